@@ -121,3 +121,40 @@ SECURE_HSTS_PRELOAD = SECURE_HTTPS
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE_HTTPS else None
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[SITE_URL])
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365  # correspondence games last for days
+
+# Celery (ACCOUNTS). Production sets CELERY_BROKER_URL to Redis. The default is
+# kombu's filesystem transport: no server to run, and still a real queue that a
+# separate worker process reads (folders under CELERY_BROKER_DIR, created by
+# config/celery.py when the app is configured).
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+_CELERY_BROKER_DIR = Path(env.str("CELERY_BROKER_DIR", default=str(BASE_DIR / ".celery")))
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {
+        "data_folder_in": str(_CELERY_BROKER_DIR / "queue"),
+        "data_folder_out": str(_CELERY_BROKER_DIR / "queue"),
+        "control_folder": str(_CELERY_BROKER_DIR / "control"),
+    }
+    if CELERY_BROKER_URL.startswith("filesystem://")
+    else {}
+)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE_FILENAME = str(_CELERY_BROKER_DIR / "beat-schedule")
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_IGNORE_RESULT = True  # tasks write to the database; nobody waits on results
+# A task is acknowledged after it ran, and one worker takes one task at a time,
+# so a worker that dies mid-task leaves it on the queue for another one.
+# Tasks must therefore be idempotent (re-read and lock, never trust arguments).
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_PUBLISH_RETRY = True
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 3,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 2,
+}
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+CELERY_TASK_EAGER_PROPAGATES = True
