@@ -25,3 +25,15 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+
+# The site on 127.0.0.1:8000 with a Celery worker and beat beside it, on the
+# embedded defaults (SQLite, filesystem broker, email on the console), with
+# DEBUG on unless set, so static files are served without collectstatic.
+# runserver stays in the foreground; when it stops (Ctrl-C) the trap stops the
+# worker too, and waits for it to finish its current task.
+run: export DEBUG ?= true
+run: $(STAMP)
+	$(BIN)/python manage.py migrate --noinput
+	@trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT INT TERM; \
+	$(BIN)/celery -A config worker --beat --concurrency=2 --loglevel=INFO & worker=$$!; \
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
