@@ -1,0 +1,96 @@
+"""Errors raised by games.services.
+
+Each error carries a machine `code` (stable, for the JSON API and tests), an
+HTTP-like `status` and a human `message` in the request's language. Views turn
+them into responses; nothing else needs to know about HTTP.
+"""
+
+from django.utils.translation import gettext_lazy as _
+
+# Every code a service can raise, with the sentence a person reads.
+# Engine codes (IllegalMove / IllegalAction) are listed too so the site can
+# translate them; an unknown engine code falls back to its own reason.
+MESSAGES = {
+    # 400
+    "bad_input": _("La petición no se entiende."),
+    "bad_version": _("Falta la versión de la partida o no es un número."),
+    "bad_play": _("La jugada no tiene la forma esperada: una lista de pasos [origen, destino]."),
+    "bad_value": _("El valor de la rendición debe ser 1, 2 o 3."),
+    "bad_nickname": _("Elige un apodo de 1 a 30 caracteres."),
+    "bad_email": _("La dirección de correo no parece válida."),
+    "bad_rules": _("Ese formato de partida no existe."),
+    "bad_bot": _("Ese jugador de la computadora no existe."),
+    # 403
+    "not_seat_holder": _("Ese asiento no es tuyo: solo puedes mirar."),
+    # 404
+    "not_found": _("No encontramos esa mesa."),
+    "no_match": _("En esta mesa todavía no se juega."),
+    # 409
+    "stale_version": _("La partida cambió mientras tanto. Recarga para ver la última jugada."),
+    "not_your_turn": _("Ahora no te toca."),
+    "room_full": _("Los dos asientos de esta mesa ya están ocupados."),
+    "game_over": _("Esta partida ya terminó."),
+    "match_over": _("Este encuentro ya terminó."),
+    "match_not_over": _("La revancha se ofrece cuando el encuentro ha terminado."),
+    "already_seated": _("Ya estás sentado en esta mesa."),
+    # 422: rules
+    "wrong_phase": _("Eso no se puede hacer en este momento de la partida."),
+    "cannot_double": _("Ahora no puedes doblar."),
+    "crawford": _("En la partida Crawford no se usa el cubo."),
+    "cube_max": _("El cubo ya está en 64."),
+    "nothing_offered": _("No hay nada que aceptar ni rechazar."),
+    "beaver_not_allowed": _("En esta mesa no se juega con castores."),
+    "illegal_play": _("Esa jugada no es legal con estos dados."),
+    "incomplete_play": _("Tienes que usar todos los dados que se puedan jugar."),
+    "wrong_dice": _("Esa jugada no corresponde a los dados."),
+    "no_checker": _("No tienes ficha en esa punta."),
+    "point_closed": _("Esa punta está cerrada."),
+    "bar_first": _("Primero tienes que entrar las fichas de la barra."),
+    "bear_off_not_home": _("Solo puedes sacar fichas con las quince en casa."),
+    "too_early": _("Todavía no han pasado dos días desde que le tocó a tu rival."),
+    "not_waiting": _("No estás esperando a tu rival."),
+    "not_a_session": _("Solo una sesión libre se puede parar entre partidas."),
+}
+
+
+class ServiceError(Exception):
+    status = 400
+    default_code = "bad_input"
+
+    def __init__(self, code: str | None = None, reason: str = ""):
+        self.code = code or self.default_code
+        self.reason = reason  # plain English detail for logs and developers
+        super().__init__(f"{self.code}: {reason}" if reason else self.code)
+
+    @property
+    def message(self):
+        return MESSAGES.get(self.code) or self.reason or MESSAGES[self.default_code]
+
+
+class BadInput(ServiceError):
+    status = 400
+    default_code = "bad_input"
+
+
+class NotSeatHolder(ServiceError):
+    status = 403
+    default_code = "not_seat_holder"
+
+
+class NotFound(ServiceError):
+    status = 404
+    default_code = "not_found"
+
+
+class Conflict(ServiceError):
+    """Stale version, out of turn, or the game is already over."""
+
+    status = 409
+    default_code = "stale_version"
+
+
+class IllegalMoveError(ServiceError):
+    """The rules refuse the action (the engine said no)."""
+
+    status = 422
+    default_code = "illegal_play"

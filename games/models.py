@@ -1,0 +1,256 @@
+"""Rooms, seats, matches, games and their turn log. Persistence only.
+
+Every change goes through games.services; these classes only describe rows
+and answer small questions about them. The engine's MatchState lives in
+`Match.state` as JSON; `Turn` is the append-only log it can be rebuilt from
+(games.replay).
+"""
+
+import hashlib
+import hmac
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+SEAT_NUMBERS = (1, 2)
+
+
+def new_room_slug() -> str:
+    # 96 random bits, URL-safe: the public invitation link.
+    return secrets.token_urlsafe(12)
+
+
+def new_seat_token() -> str:
+    # 192 random bits: the private seat link. Only its hash is stored.
+    return secrets.token_urlsafe(24)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Room(models.Model):
+    class Status(models.TextChoices):
+        WAITING = "waiting", _("esperando rival")
+        PLAYING = "playing", _("en juego")
+        FINISHED = "finished", _("terminada")
+        EXPIRED = "expired", _("caducada")
+
+    ACTIVE = (Status.WAITING, Status.PLAYING)
+
+    slug = models.CharField(max_length=32, unique=True, default=new_room_slug, editable=False)
+    rules = models.JSONField(help_text="MatchRules.to_json()")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    bot = models.CharField(
+        max_length=20, blank=True, help_text="Seat 2 is this computer player when set."
+    )
+    created_at = models.DateTimeField()
+    last_move_at = models.DateTimeField(help_text="Creation, a join or any recorded turn.")
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            # expire_idle_rooms: active rooms with no move for 7 days.
+            models.Index(
+                fields=["last_move_at"],
+                condition=Q(status__in=["waiting", "playing"]),
+                name="room_idle_idx",
+            ),
+        ]
+
+    def __str__(self):
+        return self.slug
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+
+class Seat(models.Model):
+    class Notify(models.TextChoices):
+        EVERY_TURN = "turn", _("en cada turno")
+        DAILY = "daily", _("un resumen diario")
+        NONE = "none", _("nunca")
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField(help_text="1 = the host, 2 = the guest or bot.")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="seats",
+    )
+    nickname = models.CharField(max_length=30)
+    email = models.EmailField(blank=True)
+    email_consent = models.BooleanField(default=False)
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    language = models.CharField(max_length=8, default="es")
+    notify = models.CharField(max_length=5, choices=Notify.choices, default=Notify.EVERY_TURN)
+    created_at = models.DateTimeField()
+    last_seen_at = models.DateTimeField(null=True, blank=True)
+    # Email bookkeeping (issue 7). A turn is identified by Match.turn_started_at,
+    # so "at most one email per turn" is `turn_notified_at == turn_started_at`.
+    turn_notified_at = models.DateTimeField(null=True, blank=True)
+    digest_sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["room", "number"], name="seat_unique_number"),
+            models.CheckConstraint(condition=Q(number__in=SEAT_NUMBERS), name="seat_number_1_2"),
+        ]
+        ordering = ["room_id", "number"]
+
+    def __str__(self):
+        return f"{self.room.slug}#{self.number} {self.nickname}"
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.room.bot) and self.number == 2
+
+    def set_token(self) -> str:
+        """Give the seat a fresh secret; return it (the only time it exists in clear)."""
+        token = new_seat_token()
+        self.token_hash = hash_token(token)
+        self.token = token  # transient: the caller builds the private link from it
+        return token
+
+    def check_token(self, token: str) -> bool:
+        if not isinstance(token, str) or not token:
+            return False
+        return hmac.compare_digest(self.token_hash, hash_token(token))
+
+    @property
+    def wants_email(self) -> bool:
+        return bool(self.email) and self.email_consent and self.notify != self.Notify.NONE
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        PLAYING = "playing", _("en juego")
+        FINISHED = "finished", _("terminado")
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="matches")
+    number = models.PositiveSmallIntegerField(help_text="1, then 2, 3... for rematches.")
+    side0_seat_number = models.PositiveSmallIntegerField(
+        help_text="The seat playing side 0 (bottle caps); the other seat plays side 1."
+    )
+    state = models.JSONField(help_text="MatchState.to_json(); never holds a dice seed.")
+    version = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    turn_seat = models.ForeignKey(
+        Seat,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="matches_on_turn",
+        help_text="The seat that must act now; empty when nobody owes an action.",
+    )
+    turn_started_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the turn passed to turn_seat."
+    )
+    winner_side = models.PositiveSmallIntegerField(null=True, blank=True)
+    rematch_offered_by = models.ForeignKey(
+        Seat, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Absence bookkeeping: each holds the turn_started_at of the turn it is about,
+    # so it lapses by itself when the turn passes.
+    absence_waived_for = models.DateTimeField(
+        null=True, blank=True, help_text="The waiting player chose to keep waiting this turn."
+    )
+    reminder_sent_for = models.DateTimeField(null=True, blank=True)
+    absence_notice_sent_for = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["room", "number"], name="match_unique_number"),
+        ]
+        indexes = [
+            # close_absent_games and the reminder sweep: active matches by turn age.
+            models.Index(
+                fields=["turn_started_at"],
+                condition=Q(status="playing"),
+                name="match_turn_active_idx",
+            ),
+        ]
+        verbose_name_plural = "matches"
+
+    def __str__(self):
+        return f"{self.room.slug} match {self.number}"
+
+    def side_of(self, seat: Seat) -> int:
+        return 0 if seat.number == self.side0_seat_number else 1
+
+    def seat_number_of(self, side: int) -> int:
+        return self.side0_seat_number if side == 0 else 3 - self.side0_seat_number
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        PLAYING = "playing", _("en juego")
+        FINISHED = "finished", _("terminada")
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="games")
+    number = models.PositiveSmallIntegerField()
+    # The dice seed stays secret until the game ends; `commitment` is public from the start.
+    seed = models.BinaryField(max_length=32, editable=False)
+    commitment = models.CharField(max_length=64)
+    rolls_drawn = models.PositiveIntegerField(default=0)
+    turn_count = models.PositiveIntegerField(default=0, help_text="Number of the last Turn.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    revealed = models.BooleanField(default=False)
+    winner_side = models.PositiveSmallIntegerField(null=True, blank=True)
+    points = models.PositiveSmallIntegerField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True, help_text="The engine's GameResult.")
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="game_unique_number"),
+        ]
+
+    def __str__(self):
+        return f"{self.match} game {self.number}"
+
+    @property
+    def revealed_seed(self) -> str | None:
+        """The seed in hex once the game is over, else None."""
+        return bytes(self.seed).hex() if self.revealed else None
+
+
+class Turn(models.Model):
+    """One recorded action: a roll, a cube action, a play, a resignation..."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="turns")
+    number = models.PositiveIntegerField()
+    side = models.PositiveSmallIntegerField()
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="turns")
+    kind = models.CharField(max_length=16)
+    automatic = models.BooleanField(
+        default=False, help_text="Done by the table: opening roll, a roll for who may not double."
+    )
+    dice = models.JSONField(null=True, blank=True)
+    steps = models.JSONField(null=True, blank=True, help_text="[[src, dst], ...] from the mover.")
+    value = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Resign value.")
+    reason = models.CharField(max_length=16, blank=True)
+    cube_value = models.PositiveSmallIntegerField(help_text="The cube after the action.")
+    # Position IDs from the acting side's point of view.
+    position_before = models.CharField(max_length=14)
+    position_after = models.CharField(max_length=14)
+    notation = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "number"], name="turn_unique_number"),
+        ]
+        ordering = ["game_id", "number"]
+
+    def __str__(self):
+        return f"{self.game} #{self.number} {self.kind}"
