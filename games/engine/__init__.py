@@ -1,6 +1,20 @@
-"""Mesa's backgammon rules engine: pure Python, no Django, no I/O, no randomness inside."""
+"""Mesa's backgammon rules engine: pure Python, no Django, no I/O, no randomness inside.
 
-from .moves import StepOption, legal_plays
+Dice are an input: ``legal_plays(position, dice)``. The dice sources in
+``dice`` are what the service layer rolls with.
+"""
+
+from .dice import (
+    DiceSource,
+    SecretsDice,
+    SeededDice,
+    commitment,
+    new_seed,
+    opening_starter,
+    roll_opening,
+)
+from .moves import StepOption, check_play, legal_plays, legal_steps
+from .notation import format_play, parse_play
 from .position import (
     BAR,
     CHECKERS_PER_SIDE,
@@ -17,12 +31,23 @@ __all__ = [
     "BAR",
     "CHECKERS_PER_SIDE",
     "OFF",
+    "DiceSource",
     "IllegalMove",
     "Outcome",
     "Play",
     "Position",
+    "SecretsDice",
+    "SeededDice",
     "Step",
     "StepOption",
     "WinKind",
+    "check_play",
+    "commitment",
+    "format_play",
     "legal_plays",
+    "legal_steps",
+    "new_seed",
+    "opening_starter",
+    "parse_play",
+    "roll_opening",
 ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from .position import BAR, OFF, IllegalMove, Play, Position, Step
 
-__all__ = ["StepOption", "legal_plays"]
+__all__ = ["StepOption", "check_play", "legal_plays", "legal_steps"]
 
 
 def _check_dice(dice: Sequence[int]) -> tuple[int, int]:
@@ -164,3 +164,212 @@ class StepOption:
         """The board's label for this option: "5", "5+3", "3+3+3"."""
         return "+".join(str(die) for die in self.dice)
 
+
+# --- Step by step: the click-to-move board and the check of a submitted play ---
+#
+# These work on Position values and are not tuned for speed: they run once
+# per request. They take the legal final positions from legal_plays, so a
+# step is offered only if some full legal play goes through it.
+
+_State = tuple[Position, tuple[int, ...]]  # position so far, dice still unused
+
+
+def _single_steps(position: Position, die: int) -> list[Step]:
+    """The single-die steps the rules allow for one die, ignoring the other dice."""
+    me, them = position.me, position.them
+    if me[BAR]:
+        return [(BAR, BAR - die)] if them[die] < 2 else []
+    found = [(src, src - die) for src in range(24, die, -1) if me[src] and them[25 - src + die] < 2]
+    if not any(me[7:26]):
+        if me[die]:
+            found.append((die, OFF))
+        else:
+            for src in range(min(6, die - 1), 0, -1):
+                if me[src]:
+                    if not any(me[src + 1 : 7]):
+                        found.append((src, OFF))
+                    break
+    return found
+
+
+def _step(position: Position, src: int, dst: int) -> tuple[Position, bool]:
+    """Move one checker without re-checking the rules; return the position and whether it hit."""
+    me = list(position.me)
+    them = list(position.them)
+    me[src] -= 1
+    me[dst] += 1
+    hit = dst != OFF and them[25 - dst] == 1
+    if hit:
+        them[25 - dst] = 0
+        them[BAR] += 1
+    return Position._unchecked(tuple(me), tuple(them)), hit
+
+
+def _without(dice: tuple[int, ...], die: int) -> tuple[int, ...]:
+    rest = list(dice)
+    rest.remove(die)
+    return tuple(rest)
+
+
+class _Turn:
+    """The legal final positions of one roll, and who can still reach them."""
+
+    def __init__(self, position: Position, dice: Sequence[int]):
+        d1, d2 = _check_dice(dice)
+        self.position = position
+        self.dice = (d1,) * 4 if d1 == d2 else (max(d1, d2), min(d1, d2))
+        plays = list(_generate(position, (d1, d2)).values())
+        self.length = len(plays[0]) if plays else 0
+        self.targets = {position.apply(play) for play in plays}
+        self._memo: dict[tuple[Position, tuple[int, ...], int], bool] = {}
+
+    def can_finish(self, position: Position, dice: tuple[int, ...], steps_left: int) -> bool:
+        """Whether ``steps_left`` more steps can reach one of the legal final positions."""
+        if steps_left == 0:
+            return position in self.targets
+        key = (position, dice, steps_left)
+        known = self._memo.get(key)
+        if known is None:
+            known = any(
+                self.can_finish(_step(position, *step)[0], _without(dice, die), steps_left - 1)
+                for die in set(dice)
+                for step in _single_steps(position, die)
+            )
+            self._memo[key] = known
+        return known
+
+    def follow(self, steps: Sequence[Step]) -> list[_State]:
+        """Every way (die assignment) to take ``steps`` in order that can still end legally.
+
+        Raises IllegalMove naming the first rule a step breaks.
+        """
+        if self.length == 0 and steps:
+            raise IllegalMove("illegal_play", "no checker can move with these dice")
+        if len(steps) > self.length:
+            raise IllegalMove(
+                "wrong_dice", f"these dice allow {self.length} steps, not {len(steps)}"
+            )
+        states: list[_State] = [(self.position, self.dice)]
+        for index, step in enumerate(steps):
+            src, dst = step
+            # Name the broken rule first: checker there, bar, closed point, home.
+            states[0][0].apply((step,))
+            after: list[_State] = []
+            for position, dice in states:
+                for die in sorted(set(dice), reverse=True):
+                    if (src, dst) in _single_steps(position, die):
+                        after.append((_step(position, src, dst)[0], _without(dice, die)))
+            if not after:
+                raise IllegalMove("wrong_dice", _no_die_reason(states[0][0], src, dst))
+            left = self.length - index - 1
+            states = [state for state in after if self.can_finish(*state, left)]
+            if not states:
+                raise IllegalMove(
+                    "illegal_play",
+                    "this step would leave a die unplayed that could have been played"
+                    if self.length > 1
+                    else "when only one die can be played, it must be the higher one",
+                )
+        return _unique(states)
+
+
+def _no_die_reason(position: Position, src: int, dst: int) -> str:
+    if dst == OFF and any(position.me[src + 1 : 7]):
+        return f"no die bears off from point {src} while a checker stands on a higher point"
+    return f"no die left moves a checker from {_name(src)} to {_name(dst)}"
+
+
+def _name(point: int) -> str:
+    return "the bar" if point == BAR else "off" if point == OFF else f"point {point}"
+
+
+def _unique(states: list[_State]) -> list[_State]:
+    return list(dict.fromkeys(states))
+
+
+def legal_steps(
+    position: Position, dice: Sequence[int], taken: Sequence[Step] = ()
+) -> list[StepOption]:
+    """The options for the next move of this turn, given the steps already taken.
+
+    Each option moves one checker by one die, or by several dice in a row
+    ("5+3", "3+3+3") when every stop on the way is open. An option is
+    offered only when a full legal play goes through it, so the board never
+    lets a player strand a die that could have been used. ``[]`` once the
+    turn is complete (or when nothing can move at all).
+    """
+    turn = _Turn(position, dice)
+    taken = tuple(tuple(step) for step in taken)
+    states = turn.follow(taken)
+    left = turn.length - len(taken)
+    options: dict[tuple[int, int, Position], StepOption] = {}
+
+    def extend(
+        start: int,
+        pos: Position,
+        dice: tuple[int, ...],
+        spent: tuple[int, ...],
+        path: tuple[Step, ...],
+        hits: bool,
+        steps_left: int,
+    ) -> None:
+        here = path[-1][1] if path else start
+        for die in sorted(set(dice), reverse=True):
+            for src, dst in _single_steps(pos, die):
+                if src != here:
+                    continue
+                after, hit = _step(pos, src, dst)
+                rest = _without(dice, die)
+                if not turn.can_finish(after, rest, steps_left - 1):
+                    continue
+                option = StepOption(start, dst, spent + (die,), path + ((src, dst),), hits or hit)
+                options.setdefault((start, dst, after), option)
+                if dst != OFF and steps_left > 1:
+                    extend(
+                        start, after, rest, option.dice, option.path, option.hits, steps_left - 1
+                    )
+
+    if left:
+        for pos, dice in states:
+            sources = sorted(
+                {src for die in set(dice) for src, _ in _single_steps(pos, die)}, reverse=True
+            )
+            for src in sources:
+                extend(src, pos, dice, (), (), False, left)
+    return sorted(options.values(), key=lambda o: (-o.src, -o.dst, len(o.dice), o.dice))
+
+
+def check_play(position: Position, dice: Sequence[int], play: Sequence[Step]) -> Position:
+    """Check that ``play`` is a complete legal play for the dice; return the new position.
+
+    The steps may come in any order a player could take them. Raises
+    IllegalMove with a code (``illegal_play``, ``incomplete_play``,
+    ``wrong_dice``, ``no_checker``, ``point_closed``, ``bar_first``,
+    ``bear_off_not_home``...) and a reason in plain words.
+    """
+    turn = _Turn(position, dice)
+    steps = tuple(tuple(step) for step in play)
+    try:
+        states = turn.follow(steps)
+    except IllegalMove as first_error:
+        # The same steps in another order may work (e.g. 8/5 sent before 13/8);
+        # higher sources first is a valid order whenever any order is.
+        reordered = tuple(sorted(steps, reverse=True))
+        if reordered == steps:
+            raise
+        try:
+            states = turn.follow(reordered)
+        except IllegalMove:
+            raise first_error from None
+    if len(steps) < turn.length:
+        raise IllegalMove(
+            "incomplete_play",
+            f"this roll must be played with {turn.length} "
+            f"{'step' if turn.length == 1 else 'steps'}, not {len(steps)}",
+        )
+    for reached, _dice in states:
+        if reached in turn.targets:
+            return reached
+    if not steps:  # nothing could move: the turn passes with the position unchanged
+        return position
+    raise IllegalMove("illegal_play", "this play is not legal with these dice")  # pragma: no cover
