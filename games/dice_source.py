@@ -7,6 +7,9 @@ through `settings.MESA_DICE_SOURCE`, a dotted path to a class) swap the source
 to play scripted dice.
 """
 
+import functools
+import hashlib
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -26,6 +29,38 @@ class SeededSource:
         return SeededDice(bytes(seed)).roll_at(n)
 
 
+class FixedSeedSource(SeededSource):
+    """Test dice: seeds from a counter, so every run rolls the same numbers.
+
+    Still verifiable (rolls come from the seed). For test settings only, e.g.
+    MESA_DICE_SOURCE = "games.dice_source.FixedSeedSource".
+    """
+
+    def __init__(self, prefix: bytes = b"mesa-fixed-seed"):
+        self.prefix = prefix
+        self.seeds_drawn = 0
+
+    def new_seed(self) -> bytes:
+        self.seeds_drawn += 1
+        return hashlib.sha256(b"%s:%d" % (self.prefix, self.seeds_drawn)).digest()
+
+
+class ScriptedSource(FixedSeedSource):
+    """Test dice: the pairs pushed with `push()` come first, in order, then fixed seeds."""
+
+    def __init__(self, *pairs: tuple[int, int]):
+        super().__init__()
+        self.script = deque(pairs)
+
+    def push(self, *pairs: tuple[int, int]) -> None:
+        self.script.extend(pairs)
+
+    def roll(self, seed: bytes, n: int) -> tuple[int, int]:
+        if self.script:
+            return self.script.popleft()
+        return super().roll(seed, n)
+
+
 _override = None
 
 
@@ -33,7 +68,13 @@ def current():
     if _override is not None:
         return _override
     path = getattr(settings, "MESA_DICE_SOURCE", "")
-    return import_string(path)() if path else SeededSource()
+    return _configured(path) if path else SeededSource()
+
+
+@functools.cache
+def _configured(path: str):
+    # One instance per process, so a fixed-seed counter keeps counting.
+    return import_string(path)()
 
 
 @contextmanager

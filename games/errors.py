@@ -49,7 +49,11 @@ MESSAGES = {
     "bear_off_not_home": _("Solo puedes sacar fichas con las quince en casa."),
     "too_early": _("Todavía no han pasado dos días desde que le tocó a tu rival."),
     "not_waiting": _("No estás esperando a tu rival."),
-    "not_a_session": _("Solo una sesión libre se puede parar entre partidas."),
+    "not_session": _("Solo una sesión libre se puede parar entre partidas."),
+    "no_cube": _("En la partida simple no se juega con el cubo."),
+    "already_rolled": _("Ya tiraste los dados: ahora toca mover."),
+    "unknown_action": _("Esa acción no existe."),
+    "bad_action": _("A esa acción le falta algo o le sobra algo."),
 }
 
 

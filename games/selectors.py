@@ -1,0 +1,288 @@
+"""Read-side queries for views, templates, emails and tests.
+
+Nothing here writes. `room_state` answers the board page and the JSON state
+endpoint with a fixed number of queries however long the history is.
+"""
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from games import clock
+from games.engine import SeededDice, commitment
+from games.engine.match import Action, MatchRules, MatchState
+from games.errors import NotFound
+from games.models import Game, Match, Room, Seat, Turn, hash_token
+from games.services import ABSENCE_AFTER, OWED_PHASES
+
+
+def room_by_slug(slug: str) -> Room:
+    try:
+        return Room.objects.get(slug=slug)
+    except (Room.DoesNotExist, ValueError, TypeError):
+        raise NotFound("not_found") from None
+
+
+def seat_by_token(token: str) -> Seat | None:
+    """The seat whose private link holds `token`, or None (compared in constant time)."""
+    if not isinstance(token, str) or not token or len(token) > 100:
+        return None
+    seat = Seat.objects.select_related("room").filter(token_hash=hash_token(token)).first()
+    if seat is None or not seat.check_token(token):
+        return None
+    return seat
+
+
+def current_match(room: Room) -> Match | None:
+    return room.matches.order_by("-number").first()
+
+
+def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
+    """Everything the board shows, as plain JSON-ready data, for one viewer.
+
+    `viewer_seat` is the seat the request holds (None for a spectator). The
+    position is seen from the viewer's side (side 0 for spectators). Four
+    queries: seats, current match, its games, its turns.
+    """
+    seats = {seat.number: seat for seat in Seat.objects.filter(room=room)}
+    viewer = seats.get(viewer_seat.number) if viewer_seat is not None else None
+    if viewer is not None and viewer.pk != viewer_seat.pk:
+        viewer = None
+    match = current_match(room)
+    data = {
+        "room": {
+            "slug": room.slug,
+            "status": room.status,
+            "rules": room.rules,
+            "bot": room.bot or None,
+            "last_move_at": _iso(room.last_move_at),
+        },
+        "version": match.version if match else 0,
+        "viewer": {"seat": viewer.number if viewer else None, "side": None},
+        "seats": [
+            {
+                "number": seat.number,
+                "nickname": seat.nickname,
+                "is_bot": seat.is_bot,
+                "is_you": viewer is not None and seat.pk == viewer.pk,
+                "side": match.side_of(seat) if match else None,
+            }
+            for seat in sorted(seats.values(), key=lambda s: s.number)
+        ],
+        "match": None,
+    }
+    if match is None:
+        return data
+    view_side = match.side_of(viewer) if viewer else None
+    data["viewer"]["side"] = view_side
+    data["match"] = _match_state(match, seats, view_side)
+    return data
+
+
+def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) -> dict:
+    state = MatchState.from_json(match.state)
+    rules = MatchRules.from_json(match.room.rules)
+    games = list(Game.objects.filter(match=match).order_by("number"))
+    number_of_game = {game.pk: game.number for game in games}
+    turns = Turn.objects.filter(game__in=[g.pk for g in games]).values(
+        "game_id",
+        "number",
+        "side",
+        "kind",
+        "automatic",
+        "dice",
+        "value",
+        "reason",
+        "notation",
+        "cube_value",
+        "created_at",
+    )
+    history = sorted(
+        (
+            {
+                "game": number_of_game[t["game_id"]],
+                "number": t["number"],
+                "side": t["side"],
+                "kind": t["kind"],
+                "automatic": t["automatic"],
+                "dice": t["dice"],
+                "notation": t["notation"],
+                "value": t["value"],
+                "reason": t["reason"] or None,
+                "cube_value": t["cube_value"],
+                "at": _iso(t["created_at"]),
+            }
+            for t in turns
+        ),
+        key=lambda t: (t["game"], t["number"]),
+    )
+    side = view_side if view_side is not None else 0
+    position = state.position_for(side)
+    mine, theirs = position.pips()
+    current = games[-1] if games else None
+    owing = state.turn if state.phase in OWED_PHASES else None
+    if match.status == Match.Status.FINISHED:
+        owing = None
+    return {
+        "number": match.number,
+        "status": match.status,
+        "format": str(rules.format),
+        "length": rules.length,
+        "score": list(state.score),
+        "game_number": state.game_number,
+        "crawford": state.crawford_game,
+        "phase": str(state.phase),
+        "turn": owing,
+        "turn_seat": match.seat_number_of(owing) if owing is not None else None,
+        "turn_started_at": _iso(match.turn_started_at),
+        "dice": list(state.dice) if state.dice else None,
+        "cube": {"value": state.cube_value, "owner": state.cube_owner},
+        "resign_offered": state.resign_value,
+        "position": {
+            "side": side,
+            "id": position.position_id(),
+            "me": list(position.me),
+            "them": list(position.them),
+        },
+        "pips": [mine, theirs] if side == 0 else [theirs, mine],
+        "winner": match.winner_side,
+        "allowed": _allowed(match, state, seats, view_side, owing),
+        "absence": _absence(match, view_side, owing),
+        "rematch_offered_by": _seat_number(seats, match.rematch_offered_by_id),
+        "game": _game_info(current) if current else None,
+        "games": [_game_info(game) for game in games],
+        "history": history,
+        "side0_seat": match.side0_seat_number,
+    }
+
+
+def _allowed(match, state, seats, view_side, owing) -> list[str]:
+    """The actions the viewer may take now, engine actions and the site's own."""
+    if view_side is None:
+        return []
+    if match.status == Match.Status.FINISHED:
+        offered = match.rematch_offered_by_id
+        if offered is None:
+            return ["rematch_offer"]
+        viewer_id = seats[match.seat_number_of(view_side)].pk
+        return [] if offered == viewer_id else ["rematch_accept"]
+    allowed = set(state.allowed_actions(view_side))
+    absence = _absence(match, view_side, owing)
+    if absence and absence["can_claim"]:
+        allowed.add("claim_absence")
+    if absence and not absence["kept_waiting"]:
+        allowed.add("keep_waiting")
+    return sorted(allowed)
+
+
+def _absence(match: Match, view_side: int | None, owing: int | None) -> dict | None:
+    """For the waiting player: when the absent one may be closed out."""
+    if view_side is None or owing is None or owing == view_side or match.turn_started_at is None:
+        return None
+    if match.room.bot and match.seat_number_of(owing) == 2:
+        return None
+    claimable_at = match.turn_started_at + ABSENCE_AFTER
+    return {
+        "claimable_at": _iso(claimable_at),
+        "can_claim": clock.now() >= claimable_at,
+        "kept_waiting": match.absence_waived_for == match.turn_started_at,
+    }
+
+
+def _game_info(game: Game) -> dict:
+    return {
+        "number": game.number,
+        "status": game.status,
+        "commitment": game.commitment,
+        "seed": game.revealed_seed,  # None while the game runs
+        "rolls": game.rolls_drawn,
+        "winner": game.winner_side,
+        "points": game.points,
+    }
+
+
+def _seat_number(seats: dict[int, Seat], seat_id: int | None) -> int | None:
+    return next((n for n, s in seats.items() if s.pk == seat_id), None)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+# --- "Mis partidas" --------------------------------------------------------------
+
+
+def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
+    """One line per room of these seats, newest move first: who is on turn and since when."""
+    seats = list(seats)
+    room_ids = [seat.room_id for seat in seats]
+    rooms = {room.pk: room for room in Room.objects.filter(pk__in=room_ids)}
+    latest: dict[int, Match] = {}
+    for match in Match.objects.filter(room_id__in=room_ids).order_by("room_id", "number"):
+        latest[match.room_id] = match
+    everyone = Seat.objects.filter(room_id__in=room_ids)
+    by_room: dict[int, dict[int, Seat]] = {}
+    for seat in everyone:
+        by_room.setdefault(seat.room_id, {})[seat.number] = seat
+    lines = []
+    for seat in seats:
+        room = rooms[seat.room_id]
+        match = latest.get(room.pk)
+        opponent = by_room.get(room.pk, {}).get(3 - seat.number)
+        lines.append(
+            {
+                "room": room,
+                "seat": seat,
+                "opponent": opponent.nickname if opponent else None,
+                "status": room.status,
+                "your_turn": bool(match and match.turn_seat_id == seat.pk),
+                "turn_started_at": match.turn_started_at if match else None,
+                "last_move_at": room.last_move_at,
+            }
+        )
+    lines.sort(key=lambda line: line["last_move_at"], reverse=True)
+    return lines
+
+
+def seats_of_user(user) -> list[Seat]:
+    return list(Seat.objects.filter(user=user).select_related("room"))
+
+
+# --- replay and dice verification ------------------------------------------------
+
+
+def turn_action(turn: Turn) -> Action:
+    return Action(
+        kind=turn.kind,
+        side=turn.side,
+        dice=tuple(turn.dice) if turn.dice is not None else None,
+        play=tuple(tuple(step) for step in turn.steps) if turn.steps is not None else None,
+        value=turn.value,
+        reason=turn.reason or None,
+    )
+
+
+def replay_match(match: Match) -> MatchState:
+    """Rebuild a match's state from its Turn rows alone."""
+    turns = Turn.objects.filter(game__match=match).order_by("game__number", "number")
+    rules = MatchRules.from_json(match.room.rules)
+    return MatchState.replay(rules, [turn_action(turn) for turn in turns])
+
+
+def game_rolls(game: Game) -> list[tuple[int, int]]:
+    """The dice of every roll of the game in order, the opening roll(s) first."""
+    turns = game.turns.filter(kind="roll").order_by("number")
+    return [tuple(turn.dice) for turn in turns]
+
+
+def verify_game_dice(game: Game) -> bool:
+    """True when the revealed seed matches the commitment and yields every roll."""
+    if not game.revealed:
+        return False
+    seed = bytes(game.seed)
+    if commitment(seed) != game.commitment:
+        return False
+    dice = SeededDice(seed)
+    rolls = game_rolls(game)
+    return len(rolls) == game.rolls_drawn and all(
+        tuple(dice.roll_at(n)) == pair for n, pair in enumerate(rolls)
+    )

@@ -1,0 +1,665 @@
+"""The only code that changes a room or a game.
+
+One function per action, keyword-only arguments. Each one:
+
+1. opens a transaction and locks the room's current Match row (select_for_update),
+   so one writer at a time acts on a game;
+2. checks the actor's seat and the version the client saw (stale -> 409);
+3. asks the engine (a refusal -> 409 out of turn / 422 against the rules);
+4. writes one Turn row per action, the automatic ones too (opening roll, a roll
+   for a player who may not double, the next game's start);
+5. bumps the version, moves the clocks and schedules follow-up tasks on commit.
+
+Dice: each Game has a secret seed; roll n of a game is derived from it
+(games.dice_source), and the seed is revealed when the game ends.
+"""
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+
+from games import clock, dice_source
+from games.engine import IllegalMove, format_play
+from games.engine.match import (
+    Action,
+    Format,
+    IllegalAction,
+    MatchRules,
+    MatchState,
+    Phase,
+    advance,
+)
+from games.errors import BadInput, Conflict, IllegalMoveError, NotFound, NotSeatHolder
+from games.models import Game, Match, Room, Seat, Turn
+
+ABSENCE_AFTER = timedelta(hours=48)
+NICKNAME_MAX = 30
+BOT_NAMES = ("domador", "chofer", "carcelero", "empresario")
+# A turn is owed by someone in these phases; GAME_OVER (a session between
+# games) and MATCH_OVER wait for nobody in particular.
+OWED_PHASES = (Phase.ROLL, Phase.DOUBLED, Phase.MOVE, Phase.RESIGN_OFFERED)
+# Engine refusals that mean "not now / not you" rather than "against the rules".
+CONFLICT_CODES = frozenset({"not_your_turn", "game_over", "match_over"})
+# How often a seat's last_seen_at is written at most (the board polls).
+SEEN_EVERY = timedelta(seconds=30)
+# No "your turn" email to someone who was on the board this recently.
+TURN_EMAIL_QUIET = timedelta(minutes=2)
+
+
+# --- rooms and seats -------------------------------------------------------
+
+
+def room_create(
+    *,
+    rules: MatchRules | dict,
+    nickname: str,
+    email: str = "",
+    email_consent: bool = False,
+    user=None,
+    bot: str | None = None,
+    language: str = "es",
+) -> Seat:
+    """Open a room and sit its host at seat 1; against a bot the match starts at once.
+
+    The returned seat carries `.token`, the private seat secret, this one time.
+    """
+    rules = _clean_rules(rules)
+    nickname = _clean_nickname(nickname)
+    email, email_consent = _clean_email(email, email_consent)
+    if bot is not None and bot not in BOT_NAMES:
+        raise BadInput("bad_bot", f"unknown bot {bot!r}")
+    now = clock.now()
+    with transaction.atomic():
+        room = Room.objects.create(
+            rules=rules.to_json(), bot=bot or "", created_at=now, last_move_at=now
+        )
+        host = _new_seat(room, 1, nickname, email, email_consent, user, language, now)
+        if bot:
+            _new_seat(room, 2, bot.capitalize(), "", False, None, "es", now)
+            room.status = Room.Status.PLAYING
+            room.save(update_fields=["status"])
+            _start_match(room, number=1, side0_seat_number=1, now=now)
+    return host
+
+
+def room_join(
+    *,
+    room: Room,
+    nickname: str,
+    email: str = "",
+    email_consent: bool = False,
+    user=None,
+    language: str = "es",
+) -> Seat:
+    """Take the free seat of a waiting room and start the match (opening roll included).
+
+    The returned seat carries `.token`, the private seat secret, this one time.
+    """
+    nickname = _clean_nickname(nickname)
+    email, email_consent = _clean_email(email, email_consent)
+    now = clock.now()
+    with transaction.atomic():
+        try:
+            room = Room.objects.select_for_update().get(pk=room.pk)
+        except Room.DoesNotExist:
+            raise NotFound("not_found") from None
+        if room.status != Room.Status.WAITING:
+            raise Conflict("room_full", f"room is {room.status}")
+        if user is not None and room.seats.filter(user=user).exists():
+            raise Conflict("already_seated")
+        seat = _new_seat(room, 2, nickname, email, email_consent, user, language, now)
+        room.status = Room.Status.PLAYING
+        room.last_move_at = now
+        room.save(update_fields=["status", "last_move_at"])
+        _start_match(room, number=1, side0_seat_number=1, now=now)
+    return seat
+
+
+def seats_claim_for_user(*, user, seat_ids: Sequence[int]) -> int:
+    """Attach this browser's guest seats to an account; seats of another account stay put."""
+    ids = [i for i in seat_ids if isinstance(i, int) and not isinstance(i, bool)]
+    with transaction.atomic():
+        return Seat.objects.filter(pk__in=ids, user__isnull=True).update(user=user)
+
+
+def seat_seen(*, seat: Seat) -> None:
+    """Note that the seat's holder is looking at the board (no email while they are)."""
+    now = clock.now()
+    if seat.last_seen_at and now - seat.last_seen_at < SEEN_EVERY:
+        return
+    Seat.objects.filter(pk=seat.pk).update(last_seen_at=now)
+    seat.last_seen_at = now
+
+
+def turn_notice_claim(*, match_id: int, version: int) -> Seat | None:
+    """Reserve the "es tu turno" email for the current turn; None when it is not due.
+
+    Due when the match is still at `version`, the seat on turn wants an email for
+    every turn, has not had one for this turn, and was not on the board in the
+    last two minutes. The seat row lock makes two workers send it once.
+    """
+    now = clock.now()
+    with transaction.atomic():
+        match = Match.objects.filter(pk=match_id, version=version).first()
+        if match is None or match.turn_seat_id is None:
+            return None
+        seat = (
+            Seat.objects.select_for_update(of=("self",))
+            .select_related("room")
+            .get(pk=match.turn_seat_id)
+        )
+        if seat.is_bot or not seat.wants_email or seat.notify != Seat.Notify.EVERY_TURN:
+            return None
+        if seat.turn_notified_at == match.turn_started_at:
+            return None
+        if seat.last_seen_at and now - seat.last_seen_at < TURN_EMAIL_QUIET:
+            return None
+        seat.turn_notified_at = match.turn_started_at
+        seat.save(update_fields=["turn_notified_at"])
+        return seat
+
+
+# --- game actions ------------------------------------------------------------
+
+
+def game_roll(*, seat: Seat, version) -> Match:
+    """Roll the dice for the player on turn (who might have doubled instead)."""
+
+    def act(table, side):
+        # Ask before drawing: a refused roll must not touch the dice stream.
+        table.require_allowed("roll", side)
+        table.apply(Action("roll", side, dice=table.dice.roll()))
+
+    return _act(seat, version, act)
+
+
+def game_double(*, seat: Seat, version) -> Match:
+    return _act(seat, version, lambda table, side: table.apply(Action("double", side)))
+
+
+def game_take(*, seat: Seat, version) -> Match:
+    return _act(seat, version, lambda table, side: table.apply(Action("take", side)))
+
+
+def game_drop(*, seat: Seat, version) -> Match:
+    return _act(seat, version, lambda table, side: table.apply(Action("drop", side)))
+
+
+def game_beaver(*, seat: Seat, version) -> Match:
+    return _act(seat, version, lambda table, side: table.apply(Action("beaver", side)))
+
+
+def game_play(*, seat: Seat, version, play) -> Match:
+    """Play the whole turn: `play` is a list of [src, dst] steps from the mover's side."""
+    steps = _clean_play(play)
+    return _act(seat, version, lambda table, side: table.apply(Action("play", side, play=steps)))
+
+
+def game_resign_offer(*, seat: Seat, version, value) -> Match:
+    """Offer the current game as single (1), gammon (2) or backgammon (3)."""
+    if isinstance(value, bool) or value not in (1, 2, 3):
+        raise BadInput("bad_value", f"resign value {value!r}")
+    return _act(
+        seat, version, lambda table, side: table.apply(Action("resign_offer", side, value=value))
+    )
+
+
+def game_resign_accept(*, seat: Seat, version) -> Match:
+    return _act(seat, version, lambda table, side: table.apply(Action("resign_accept", side)))
+
+
+def game_resign_decline(*, seat: Seat, version) -> Match:
+    return _act(seat, version, lambda table, side: table.apply(Action("resign_decline", side)))
+
+
+def match_resign(*, seat: Seat, version) -> Match:
+    """Give up the whole match (or the partida simple) at once."""
+    return _act(
+        seat,
+        version,
+        lambda table, side: table.apply(Action("forfeit", side, reason="resign")),
+    )
+
+
+def game_claim_absence(*, seat: Seat, version) -> Match:
+    """Win by absence: the opponent has owed an action for 48 hours."""
+
+    def act(table, side):
+        match = table.match
+        absent = 1 - side
+        if table.owing_side() != absent:
+            raise Conflict("not_your_turn", "the claimer is the one on turn")
+        if table.is_bot_side(absent):
+            raise IllegalMoveError("wrong_phase", "no absence against the computer")
+        if table.now - match.turn_started_at < ABSENCE_AFTER:
+            raise IllegalMoveError("too_early")
+        table.apply(Action("forfeit", absent, reason="absence"))
+
+    return _act(seat, version, act)
+
+
+def absence_keep_waiting(*, seat: Seat, version) -> Match:
+    """The waiting player lets this turn run past 48 h without automatic closure."""
+
+    def act(table, side):
+        if table.owing_side() != 1 - side:
+            raise Conflict("not_waiting", "only the waiting player may keep waiting")
+        table.match.absence_waived_for = table.match.turn_started_at
+
+    return _act(seat, version, act)
+
+
+def session_stop(*, seat: Seat, version) -> Match:
+    """End a sesión libre between games."""
+
+    def act(table, side):
+        if table.rules.format != Format.SESSION:
+            raise IllegalMoveError("not_session")
+        table.apply(Action("stop", side))
+
+    return _act(seat, version, act)
+
+
+def game_next(*, seat: Seat, version) -> Match:
+    """Start the next game of a sesión libre (matches go on by themselves)."""
+
+    def act(table, side):
+        if table.rules.format != Format.SESSION:
+            raise IllegalMoveError("not_session")
+        table.start_next_game(side)
+
+    return _act(seat, version, act)
+
+
+# Every game action by its engine name, for the JSON API and the bots.
+ACTIONS = {
+    "roll": game_roll,
+    "double": game_double,
+    "take": game_take,
+    "drop": game_drop,
+    "beaver": game_beaver,
+    "play": game_play,
+    "resign_offer": game_resign_offer,
+    "resign_accept": game_resign_accept,
+    "resign_decline": game_resign_decline,
+    "forfeit": match_resign,
+    "claim_absence": game_claim_absence,
+    "keep_waiting": absence_keep_waiting,
+    "stop": session_stop,
+    "next_game": game_next,
+}
+
+
+def game_act(*, seat: Seat, version, kind: str, play=None, value=None) -> Match:
+    """Dispatch one action by name (the API's `action` field, a bot's decision)."""
+    service = ACTIONS.get(kind) if isinstance(kind, str) else None
+    if service is None:
+        raise BadInput("bad_input", f"unknown action {kind!r}")
+    if kind == "play":
+        return service(seat=seat, version=version, play=play)
+    if kind == "resign_offer":
+        return service(seat=seat, version=version, value=value)
+    return service(seat=seat, version=version)
+
+
+# --- rematch -------------------------------------------------------------------
+
+
+def rematch_offer(*, seat: Seat) -> Match:
+    """Offer a rematch after the match; when the other seat already offered, it starts."""
+    with transaction.atomic():
+        match = _lock_current_match(seat)
+        if match.status != Match.Status.FINISHED:
+            raise Conflict("match_not_over")
+        offered = match.rematch_offered_by_id
+        if offered is not None and offered != seat.pk:
+            return _start_rematch(match)
+        if offered is None:
+            match.rematch_offered_by = seat
+            match.version += 1
+            match.save(update_fields=["rematch_offered_by", "version"])
+        return match
+
+
+def rematch_accept(*, seat: Seat) -> Match:
+    """Accept the other seat's rematch offer: a new match, sides swapped."""
+    with transaction.atomic():
+        match = _lock_current_match(seat)
+        if match.status != Match.Status.FINISHED:
+            raise Conflict("match_not_over")
+        if match.rematch_offered_by_id in (None, seat.pk):
+            raise IllegalMoveError("nothing_offered", "no rematch offer from the other seat")
+        return _start_rematch(match)
+
+
+def _start_rematch(match: Match) -> Match:
+    now = clock.now()
+    room = match.room
+    room.status = Room.Status.PLAYING
+    room.ended_at = None
+    room.last_move_at = now
+    room.save(update_fields=["status", "ended_at", "last_move_at"])
+    # The old match's version moves too, so a board showing it reloads.
+    match.version += 1
+    match.save(update_fields=["version"])
+    return _start_match(
+        room, number=match.number + 1, side0_seat_number=3 - match.side0_seat_number, now=now
+    )
+
+
+# --- the table: one locked match and the actions applied to it -----------------
+
+
+class _Table:
+    """A locked Match, its current Game and the Turn rows one service call writes."""
+
+    def __init__(self, match: Match, seats: dict[int, Seat], game: Game, now):
+        self.match = match
+        self.seats = seats
+        self.game = game
+        self.now = now
+        self.rules = MatchRules.from_json(match.room.rules)
+        self.state = MatchState.from_json(match.state)
+        self.dice = dice_source.GameDice(game)
+        self.turns = []
+        self.games = {game.number: game}
+        self.old_turn_seat_id = match.turn_seat_id
+        self.started_game = False
+
+    def seat_of(self, side: int) -> Seat:
+        return self.seats[self.match.seat_number_of(side)]
+
+    def is_bot_side(self, side: int) -> bool:
+        return self.seat_of(side).is_bot
+
+    def owing_side(self) -> int | None:
+        return self.state.turn if self.state.phase in OWED_PHASES else None
+
+    def require_allowed(self, kind: str, side: int) -> None:
+        if kind in self.state.allowed_actions(side):
+            return
+        if self.state.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+            raise Conflict("game_over")
+        if self.owing_side() != side:
+            raise Conflict("not_your_turn")
+        raise IllegalMoveError("wrong_phase", f"{kind} is not allowed in {self.state.phase}")
+
+    def apply(self, action: Action, automatic: bool = False) -> None:
+        before = self.state
+        try:
+            after = before.apply(action)
+        except IllegalAction as exc:
+            raise _rule_error(exc) from None
+        except IllegalMove as exc:
+            raise IllegalMoveError(exc.code, exc.reason) from None
+        self._record(before, after, automatic)
+        self.state = after
+        if after.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+            self._finish_game()
+            if after.phase == Phase.GAME_OVER and self.rules.format != Format.SESSION:
+                self.start_next_game(action.side)
+        else:
+            self.run_automatic()
+
+    def run_automatic(self) -> None:
+        """Apply what the table does by itself: opening rolls, rolls for who may not double."""
+        start = self.state
+        _, actions = advance(start, self.dice)
+        for action in actions:
+            before = self.state
+            after = before.apply(action)
+            self._record(before, after, automatic=True)
+            self.state = after
+
+    def start_next_game(self, side: int) -> None:
+        self._finish_game()
+        self.game = _new_game(self.match, self.game.number + 1, self.now)
+        self.games[self.game.number] = self.game
+        self.dice = dice_source.GameDice(self.game)
+        self.started_game = True
+        self.apply(Action("next_game", side))
+
+    def _finish_game(self) -> None:
+        game = self.game
+        if game.status == Game.Status.FINISHED or not self.state.games:
+            return
+        result = self.state.games[-1]
+        game.status = Game.Status.FINISHED
+        game.revealed = True
+        game.ended_at = self.now
+        game.result = result.to_json() if hasattr(result, "to_json") else None
+        game.winner_side = result.winner
+        game.points = result.points
+
+    def _record(self, before: MatchState, after: MatchState, automatic: bool) -> None:
+        # The engine's own record of the action: a roll with no legal play
+        # carries play=(), which is what a replay needs.
+        action = after.last_action
+        side = action.side
+        self.game.turn_count += 1
+        view_before = before.position_for(side)
+        notation = ""
+        if action.kind == "play" and action.play is not None:
+            notation = format_play(view_before, action.play)
+        self.turns.append(
+            _turn_row(
+                game=self.game,
+                number=self.game.turn_count,
+                side=side,
+                seat=self.seat_of(side),
+                action=action,
+                automatic=automatic,
+                cube_value=after.cube_value,
+                position_before=view_before.position_id(),
+                position_after=after.position_for(side).position_id(),
+                notation=notation,
+                created_at=self.now,
+            )
+        )
+
+    def save(self) -> Match:
+        match, now = self.match, self.now
+        match.state = self.state.to_json()
+        match.version += 1
+        owing = self.owing_side()
+        turn_seat = self.seat_of(owing) if owing is not None else None
+        turn_seat_id = turn_seat.pk if turn_seat else None
+        if turn_seat_id != self.old_turn_seat_id or self.started_game:
+            match.turn_seat = turn_seat
+            match.turn_started_at = now if turn_seat else None
+        if self.state.phase == Phase.MATCH_OVER:
+            match.status = Match.Status.FINISHED
+            match.winner_side = self.state.winner
+            match.ended_at = now
+            match.turn_seat = None
+            match.turn_started_at = None
+        match.save()
+        for game in self.games.values():
+            game.save()
+        if self.turns:
+            Turn.objects.bulk_create(self.turns)
+        room = match.room
+        room.last_move_at = now
+        fields = ["last_move_at"]
+        if match.status == Match.Status.FINISHED and room.status == Room.Status.PLAYING:
+            room.status = Room.Status.FINISHED
+            room.ended_at = now
+            fields += ["status", "ended_at"]
+        room.save(update_fields=fields)
+        _schedule_follow_up(match, turn_changed=match.turn_seat_id != self.old_turn_seat_id)
+        return match
+
+
+def _turn_row(*, action: Action, **fields) -> Turn:
+    return Turn(
+        kind=action.kind,
+        dice=list(action.dice) if action.dice is not None else None,
+        steps=[list(step) for step in action.play] if action.play is not None else None,
+        value=action.value,
+        reason=action.reason or "",
+        **fields,
+    )
+
+
+def _act(seat: Seat, version, act) -> Match:
+    version = _clean_version(version)
+    with transaction.atomic():
+        match = _lock_current_match(seat)
+        if match.version != version:
+            raise Conflict("stale_version", f"client saw {version}, match is at {match.version}")
+        if match.status == Match.Status.FINISHED:
+            raise Conflict("match_over")
+        table = _open_table(match)
+        act(table, match.side_of(seat))
+        return table.save()
+
+
+def _lock_current_match(seat: Seat) -> Match:
+    if not isinstance(seat, Seat) or seat.pk is None:
+        raise NotSeatHolder()
+    match = (
+        Match.objects.select_for_update().filter(room_id=seat.room_id).order_by("-number").first()
+    )
+    if match is None:
+        raise Conflict("no_match", "the room is still waiting for a second player")
+    return match
+
+
+def _open_table(match: Match) -> _Table:
+    seats = {s.number: s for s in Seat.objects.filter(room_id=match.room_id).select_related("room")}
+    match.room = seats[1].room
+    game = match.games.order_by("-number").first()
+    return _Table(match, seats, game, clock.now())
+
+
+def _start_match(room: Room, *, number: int, side0_seat_number: int, now) -> Match:
+    rules = MatchRules.from_json(room.rules)
+    match = Match.objects.create(
+        room=room,
+        number=number,
+        side0_seat_number=side0_seat_number,
+        state=MatchState.new(rules).to_json(),
+        created_at=now,
+    )
+    _new_game(match, 1, now)
+    table = _open_table(match)
+    table.started_game = True
+    table.run_automatic()
+    return table.save()
+
+
+def _new_game(match: Match, number: int, now) -> Game:
+    seed = dice_source.current().new_seed()
+    return Game.objects.create(
+        match=match,
+        number=number,
+        seed=seed,
+        commitment=dice_source.seed_commitment(seed),
+        started_at=now,
+    )
+
+
+def _new_seat(room, number, nickname, email, email_consent, user, language, now) -> Seat:
+    seat = Seat(
+        room=room,
+        number=number,
+        nickname=nickname,
+        email=email,
+        email_consent=email_consent,
+        user=user,
+        language=language if language in ("es", "en") else "es",
+        created_at=now,
+    )
+    token = seat.set_token()
+    try:
+        with transaction.atomic():
+            seat.save()
+    except IntegrityError:
+        raise Conflict("room_full", "seat taken") from None
+    seat.token = token
+    return seat
+
+
+def _schedule_follow_up(match: Match, *, turn_changed: bool) -> None:
+    """After commit: the bot's move, or the "your turn" email for a person."""
+    from games import tasks
+
+    match_id, version = match.pk, match.version
+    if match.turn_seat_id is None or not turn_changed:
+        return
+    if match.turn_seat.is_bot:
+        transaction.on_commit(lambda: tasks.bot_turn.delay(match_id, version))
+    else:
+        transaction.on_commit(lambda: tasks.turn_email.delay(match_id, version))
+
+
+def _rule_error(exc: IllegalAction):
+    # An illegal play carries the move engine's finer code (bar_first, point_closed...).
+    code = getattr(exc, "move_code", None) or exc.code
+    reason = exc.reason
+    if code in CONFLICT_CODES:
+        return Conflict(code, reason)
+    return IllegalMoveError(code, reason)
+
+
+# --- input cleaning ----------------------------------------------------------
+
+
+def _clean_rules(rules) -> MatchRules:
+    if isinstance(rules, MatchRules):
+        return rules
+    if not isinstance(rules, dict):
+        raise BadInput("bad_rules", "rules are a JSON object")
+    try:
+        return MatchRules.from_json(rules)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise BadInput("bad_rules", str(exc)) from None
+
+
+def _clean_nickname(nickname) -> str:
+    if not isinstance(nickname, str):
+        raise BadInput("bad_nickname")
+    nickname = " ".join(nickname.split())
+    if not 1 <= len(nickname) <= NICKNAME_MAX:
+        raise BadInput("bad_nickname")
+    return nickname
+
+
+def _clean_email(email, consent) -> tuple[str, bool]:
+    if email in (None, ""):
+        return "", False
+    if not isinstance(email, str):
+        raise BadInput("bad_email")
+    email = email.strip()
+    try:
+        validate_email(email)
+    except ValidationError:
+        raise BadInput("bad_email") from None
+    return email, bool(consent)
+
+
+def _clean_version(version) -> int:
+    if isinstance(version, bool):
+        raise BadInput("bad_version")
+    if isinstance(version, str) and version.strip().isdigit():
+        version = int(version.strip())
+    if not isinstance(version, int) or version < 0:
+        raise BadInput("bad_version")
+    return version
+
+
+def _clean_play(play) -> tuple[tuple[int, int], ...]:
+    """A list of at most four [src, dst] pairs of point numbers 0..25."""
+    if not isinstance(play, list | tuple) or len(play) > 4:
+        raise BadInput("bad_play")
+    steps = []
+    for step in play:
+        if not isinstance(step, list | tuple) or len(step) != 2:
+            raise BadInput("bad_play")
+        if not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 25 for p in step):
+            raise BadInput("bad_play")
+        steps.append((step[0], step[1]))
+    return tuple(steps)

@@ -1,0 +1,98 @@
+"""Shared fixtures: the clock, scripted dice and the personas of every site test.
+
+alice opens a room (seat 1, side 0 of the first match), bob joins it (seat 2),
+carol watches without a seat, mallory holds a forged seat token. Each persona
+has its own Django test client for view tests. The room's format comes from
+the `rules` fixture (a partida simple unless a test module overrides it), and
+the opening roll from `opening` (alice 3, bob 1 by default: alice starts with 3-1).
+"""
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import pytest
+from django.test import Client
+
+from games import clock as game_clock
+from games import dice_source
+
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+@dataclass
+class Persona:
+    name: str
+    seat: object = None  # games.models.Seat
+    token: str | None = None  # the private seat secret, as the seat link carries it
+    client: Client = field(default_factory=Client)
+
+    def refresh(self):
+        """Reload the seat row (after a service changed it)."""
+        self.seat.refresh_from_db()
+        return self.seat
+
+
+@pytest.fixture
+def clock():
+    """A stopped clock at a fixed Monday morning; `clock.tick(timedelta)` moves it."""
+    with game_clock.frozen(START) as frozen:
+        yield frozen
+
+
+@pytest.fixture
+def dice():
+    """Scripted dice: `dice.push((3, 1), (6, 6))`; after the script, fixed seeds."""
+    source = dice_source.ScriptedSource()
+    with dice_source.use(source):
+        yield source
+
+
+@pytest.fixture
+def rules():
+    from games.engine.match import MatchRules
+
+    return MatchRules()
+
+
+@pytest.fixture
+def opening():
+    return (3, 1)
+
+
+@pytest.fixture
+def alice(db, clock, dice, rules):
+    from games import services
+
+    seat = services.room_create(
+        rules=rules, nickname="alice", email="alice@example.com", email_consent=True
+    )
+    return Persona("alice", seat=seat, token=seat.token)
+
+
+@pytest.fixture
+def bob(alice, dice, opening):
+    from games import services
+
+    dice.push(opening)
+    seat = services.room_join(room=alice.seat.room, nickname="bob", email="bob@example.com")
+    alice.refresh()
+    return Persona("bob", seat=seat, token=seat.token)
+
+
+@pytest.fixture
+def room(alice, bob):
+    """A room with alice and bob seated and the opening roll played."""
+    room = alice.seat.room
+    room.refresh_from_db()
+    return room
+
+
+@pytest.fixture
+def carol(db):
+    return Persona("carol")
+
+
+@pytest.fixture
+def mallory(db):
+    return Persona("mallory", token=secrets.token_urlsafe(24))

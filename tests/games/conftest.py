@@ -1,0 +1,84 @@
+"""Fixtures for the games tests, and the replay check run after every test.
+
+After each test that touched the database, every match in it is rebuilt from
+its Turn rows alone and compared with the stored state: the turn log is the
+truth and the snapshot must agree with it.
+"""
+
+import pytest
+
+from games import services
+from games.engine import legal_plays
+from games.engine.match import MatchState, Phase
+from games.models import Match
+
+
+@pytest.fixture(autouse=True)
+def _every_match_replays(request):
+    marker = request.node.get_closest_marker("django_db")
+    names = set(request.fixturenames)
+    if marker is None and not names & {"db", "transactional_db"}:
+        yield
+        return
+    transactional = "transactional_db" in names or (marker and marker.kwargs.get("transaction"))
+    # Ask for the database here so it is torn down after this check runs.
+    request.getfixturevalue("transactional_db" if transactional else "db")
+    yield
+    from games.selectors import replay_match
+
+    for match in Match.objects.select_related("room"):
+        replayed = replay_match(match)
+        assert replayed.to_json() == match.state, f"{match} does not replay to its stored state"
+
+
+def current_match(room) -> Match:
+    return Match.objects.filter(room=room).order_by("-number").first()
+
+
+def state_of(room) -> MatchState:
+    return MatchState.from_json(current_match(room).state)
+
+
+def version_of(room) -> int:
+    return current_match(room).version
+
+
+def seat_on_turn(room, *personas):
+    """The persona whose seat owes the next action."""
+    match = current_match(room)
+    return next(p for p in personas if p.seat.pk == match.turn_seat_id)
+
+
+def first_legal_play(room, side) -> list[list[int]]:
+    state = state_of(room)
+    plays = legal_plays(state.position_for(side), state.dice)
+    return [list(step) for step in plays[0]]
+
+
+def play_out(room, *personas, take=True, limit=5000):
+    """Play the current match to its end: roll, take, play the first legal play.
+
+    A sesión libre is stopped after its first game. Returns the finished match.
+    """
+    for _ in range(limit):
+        match = current_match(room)
+        if match.status == Match.Status.FINISHED:
+            return match
+        state = MatchState.from_json(match.state)
+        if state.phase is Phase.GAME_OVER:
+            services.session_stop(seat=personas[0].seat, version=match.version)
+            continue
+        persona = seat_on_turn(room, *personas)
+        side = match.side_of(persona.seat)
+        if state.phase is Phase.ROLL:
+            services.game_roll(seat=persona.seat, version=match.version)
+        elif state.phase is Phase.DOUBLED:
+            answer = services.game_take if take else services.game_drop
+            answer(seat=persona.seat, version=match.version)
+        elif state.phase is Phase.RESIGN_OFFERED:
+            services.game_resign_decline(seat=persona.seat, version=match.version)
+        else:
+            services.game_play(
+                seat=persona.seat, version=match.version, play=first_legal_play(room, side)
+            )
+    raise AssertionError("the match did not end")
