@@ -158,3 +158,10 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 }
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
+
+# Accounts (ACCOUNTS). The login rate limit counts failures in the cache, so
+# production points CACHE_URL at Redis to share the count between web workers.
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "games:my_rooms"
+LOGOUT_REDIRECT_URL = "games:home"

@@ -1,0 +1,54 @@
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Notify(models.TextChoices):
+    """How often a person wants mail about their games."""
+
+    EVERY_TURN = "turn", _("En cada turno")
+    DAILY = "daily", _("Un resumen al día")
+    NONE = "none", _("Ninguno")
+
+
+class Profile(models.Model):
+    """What Mesa keeps about an account besides Django's User."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    display_name = models.CharField(_("nombre visible"), max_length=40, blank=True)
+    language = models.CharField(
+        _("idioma"), max_length=8, choices=settings.LANGUAGES, default=settings.LANGUAGE_CODE
+    )
+    notify = models.CharField(
+        _("correos"), max_length=8, choices=Notify.choices, default=Notify.EVERY_TURN
+    )
+    # Set when the person opened the confirmation link (or a password reset
+    # link) sent to their address, so mail goes only to addresses proven theirs.
+    email_confirmed = models.BooleanField(_("correo confirmado"), default=False)
+
+    class Meta:
+        verbose_name = _("perfil")
+        verbose_name_plural = _("perfiles")
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def name(self):
+        return self.display_name or self.user.get_username()
+
+
+class EmailOptOut(models.Model):
+    """An address that asked for no more mail, account or guest alike."""
+
+    email = models.EmailField(_("correo"), unique=True)
+    created_at = models.DateTimeField(_("fecha"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("baja de correo")
+        verbose_name_plural = _("bajas de correo")
+
+    def __str__(self):
+        return self.email

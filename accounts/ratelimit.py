@@ -1,0 +1,52 @@
+"""Failed log-ins counted in Django's cache, per username and per address.
+
+A fixed window starts at the first failure. Past the limit every attempt is
+refused before the password is even checked, so guessing stops paying off.
+The per-address limit is higher: several people behind one router mistype
+too, and it still stops one machine trying many usernames.
+"""
+
+import hashlib
+
+from django.core.cache import cache
+
+WINDOW_SECONDS = 15 * 60
+MAX_FAILURES_PER_USERNAME = 5
+MAX_FAILURES_PER_ADDRESS = 20
+
+
+def _keys(username, address):
+    # Hash the username: it is user input and cache keys have a charset.
+    name = hashlib.sha256((username or "").strip().lower().encode()).hexdigest()
+    return f"mesa:login-fail:user:{name}", f"mesa:login-fail:addr:{address or '-'}"
+
+
+def login_is_blocked(*, username, address):
+    user_key, addr_key = _keys(username, address)
+    counts = cache.get_many([user_key, addr_key])
+    return (
+        counts.get(user_key, 0) >= MAX_FAILURES_PER_USERNAME
+        or counts.get(addr_key, 0) >= MAX_FAILURES_PER_ADDRESS
+    )
+
+
+def login_failed(*, username, address):
+    for key in _keys(username, address):
+        # add() starts the window only if it is not running yet.
+        cache.add(key, 0, timeout=WINDOW_SECONDS)
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add() and incr()
+            cache.set(key, 1, timeout=WINDOW_SECONDS)
+
+
+def login_succeeded(*, username):
+    # Only the username's count: an address count cleared by one good
+    # log-in would let someone with an account guess for others freely.
+    user_key, _ = _keys(username, None)
+    cache.delete(user_key)
+
+
+def client_address(request):
+    """The address the request came from, as the web server saw it."""
+    return request.META.get("REMOTE_ADDR", "")

@@ -1,0 +1,93 @@
+"""Account operations used by the views, the emails and the other apps."""
+
+from django.conf import settings
+from django.core import signing
+from django.db import transaction
+from django.urls import reverse
+
+from .models import EmailOptOut, Notify, Profile
+
+UNSUBSCRIBE_SALT = "mesa.accounts.unsubscribe"
+CONFIRM_SALT = "mesa.accounts.confirm-email"
+CONFIRM_MAX_AGE = 60 * 60 * 24 * 7  # a week to open the confirmation link
+
+
+def normalize_email(email):
+    return (email or "").strip().lower()
+
+
+def profile_for(user):
+    """The user's Profile, created on the spot for accounts older than profiles."""
+    profile, _ = Profile.objects.get_or_create(user=user)
+    return profile
+
+
+# Unsubscribing works by address, so one link serves accounts and guests
+# alike. The signed token never expires: an old email must still let its
+# reader stop the mail.
+def unsubscribe_token(email):
+    return signing.dumps(normalize_email(email), salt=UNSUBSCRIBE_SALT, compress=True)
+
+
+def unsubscribe_url(email):
+    """The absolute one-click unsubscribe link for an address."""
+    path = reverse("accounts:unsubscribe", kwargs={"token": unsubscribe_token(email)})
+    return settings.SITE_URL + path
+
+
+def email_from_unsubscribe_token(token):
+    """The address a token was made for; signing.BadSignature if forged."""
+    return signing.loads(token, salt=UNSUBSCRIBE_SALT)
+
+
+@transaction.atomic
+def email_unsubscribe(*, email):
+    """Stop all mail to an address; accounts using it switch to "none"."""
+    email = normalize_email(email)
+    EmailOptOut.objects.get_or_create(email=email)
+    Profile.objects.filter(user__email__iexact=email).update(notify=Notify.NONE)
+
+
+def email_is_opted_out(email):
+    return EmailOptOut.objects.filter(email=normalize_email(email)).exists()
+
+
+@transaction.atomic
+def profile_update(*, profile, display_name, language, notify):
+    """Save the profile; choosing some mail again lifts an earlier opt-out."""
+    profile.display_name = display_name
+    profile.language = language
+    profile.notify = notify
+    profile.save(update_fields=["display_name", "language", "notify"])
+    if notify != Notify.NONE and profile.user.email:
+        EmailOptOut.objects.filter(email=normalize_email(profile.user.email)).delete()
+    return profile
+
+
+# The confirmation token names the user and the address, so it stops working
+# if the address changes before the link is opened.
+def confirm_email_url(user):
+    token = signing.dumps(
+        {"u": user.pk, "e": normalize_email(user.email)}, salt=CONFIRM_SALT, compress=True
+    )
+    return settings.SITE_URL + reverse("accounts:confirm_email", kwargs={"token": token})
+
+
+def email_confirm(*, token):
+    """Mark the address of a confirmation token as proven; the user or None."""
+    from django.contrib.auth import get_user_model
+
+    try:
+        data = signing.loads(token, salt=CONFIRM_SALT, max_age=CONFIRM_MAX_AGE)
+    except signing.BadSignature:
+        return None
+    user = get_user_model().objects.filter(pk=data.get("u")).first()
+    if user is None or normalize_email(user.email) != data.get("e"):
+        return None
+    email_mark_confirmed(user=user)
+    return user
+
+
+def email_mark_confirmed(*, user):
+    profile_for(user)
+    Profile.objects.filter(user=user).update(email_confirmed=True)

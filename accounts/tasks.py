@@ -1,0 +1,26 @@
+"""Celery tasks of the accounts app."""
+
+import smtplib
+
+from celery import shared_task
+
+from .emails import send_templated_mail
+
+
+# Transient delivery errors (the SMTP server down or refusing for a moment)
+# are retried with backoff; a message the server accepted is not sent again.
+@shared_task(
+    autoretry_for=(smtplib.SMTPException, ConnectionError, TimeoutError),
+    retry_backoff=30,
+    retry_jitter=True,
+    max_retries=5,
+)
+def send_templated_mail_task(*, to, template_name, context, language, unsubscribe_url=None):
+    """Send a templated message from a worker; arguments as send_templated_mail."""
+    return send_templated_mail(
+        to=to,
+        template_name=template_name,
+        context=context,
+        language=language,
+        unsubscribe_url=unsubscribe_url,
+    )

@@ -1,0 +1,158 @@
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.core import signing
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
+from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+
+from . import services
+from .emails import send_templated_mail
+from .forms import MesaPasswordResetForm, ProfileForm, RateLimitedAuthenticationForm, SignupForm
+from .seats import claim_browser_seats
+
+
+def _use_language(response, language):
+    # The same cookie Django's set_language view writes, so the site follows
+    # the profile from the next page on.
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=settings.LANGUAGE_COOKIE_AGE,
+        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
+    return response
+
+
+def _after_login(request, user, response):
+    """What every way into an account does once the user is logged in."""
+    joined = claim_browser_seats(request, user)
+    if joined:
+        messages.success(
+            request,
+            ngettext(
+                "Tu partida de invitado ahora es de tu cuenta.",
+                "Tus %(count)d partidas de invitado ahora son de tu cuenta.",
+                joined,
+            )
+            % {"count": joined},
+        )
+    return _use_language(response, services.profile_for(user).language)
+
+
+def _send_confirmation(user):
+    profile = services.profile_for(user)
+    send_templated_mail(
+        to=user.email,
+        template_name="confirm_email",
+        context={"name": profile.name, "confirm_url": services.confirm_email_url(user)},
+        language=profile.language,
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    next_url = request.POST.get("next") or request.GET.get("next") or ""
+    if not url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        next_url = ""
+    if request.user.is_authenticated:
+        return redirect(next_url or "accounts:profile")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        profile = services.profile_for(user)
+        # The account starts in the language the person was reading.
+        profile.language = translation.get_language() or profile.language
+        profile.save(update_fields=["language"])
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        _send_confirmation(user)
+        messages.success(
+            request,
+            _("Te damos la bienvenida a Mesa. Te mandamos un correo para confirmar tu dirección."),
+        )
+        return _after_login(request, user, redirect(next_url or "accounts:profile"))
+    return render(request, "accounts/signup.html", {"form": form, "next": next_url})
+
+
+class LoginView(auth_views.LoginView):
+    form_class = RateLimitedAuthenticationForm
+    template_name = "registration/login.html"
+    redirect_authenticated_user = True
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        return _after_login(self.request, form.get_user(), response)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    form_class = MesaPasswordResetForm
+    success_url = reverse_lazy("accounts:password_reset_done")
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    success_url = reverse_lazy("accounts:password_reset_complete")
+
+    def form_valid(self, form):
+        # Opening the link proved the mailbox is theirs.
+        services.email_mark_confirmed(user=form.user)
+        return super().form_valid(form)
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    success_url = reverse_lazy("accounts:password_change_done")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def profile(request):
+    profile = services.profile_for(request.user)
+    form = ProfileForm(request.POST or None, instance=profile)
+    if request.method == "POST" and form.is_valid():
+        services.profile_update(profile=profile, **form.cleaned_data)
+        with translation.override(profile.language):
+            messages.success(request, _("Guardado."))
+        return _use_language(redirect("accounts:profile"), profile.language)
+    return render(request, "accounts/profile.html", {"form": form, "profile": profile})
+
+
+@login_required
+@require_http_methods(["POST"])
+def resend_confirmation(request):
+    if not services.profile_for(request.user).email_confirmed:
+        _send_confirmation(request.user)
+        messages.success(request, _("Te mandamos otro correo de confirmación."))
+    return redirect("accounts:profile")
+
+
+@require_http_methods(["GET"])
+def confirm_email(request, token):
+    user = services.email_confirm(token=token)
+    return render(request, "accounts/confirm_email.html", {"confirmed": user is not None})
+
+
+# Mail clients post RFC 8058 one-click unsubscribes without a CSRF token; the
+# signed token in the URL is what authorises the request.
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request, token):
+    try:
+        email = services.email_from_unsubscribe_token(token)
+    except signing.BadSignature:
+        return render(request, "accounts/unsubscribe_invalid.html", status=400)
+    if request.method == "POST":
+        services.email_unsubscribe(email=email)
+        if request.POST.get("List-Unsubscribe") == "One-Click":
+            return HttpResponse(_("Baja hecha."), content_type="text/plain; charset=utf-8")
+        return render(request, "accounts/unsubscribe_done.html", {"email": email})
+    return render(request, "accounts/unsubscribe.html", {"email": email})
