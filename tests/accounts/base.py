@@ -1,0 +1,25 @@
+"""Personas and helpers shared by the accounts tests."""
+
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import TestCase
+
+PASSWORD = "tablero-de-nogal-77"
+
+
+class AccountsTestCase(TestCase):
+    """ana has an account (Spanish); the cache of failed log-ins starts empty."""
+
+    def setUp(self):
+        cache.clear()
+        self.ana = get_user_model().objects.create_user(
+            "ana", email="ana@example.com", password=PASSWORD
+        )
+
+    def tearDown(self):
+        cache.clear()
+
+    def log_in(self, username="ana", password=PASSWORD, **extra):
+        return self.client.post(
+            "/cuenta/entrar/", {"username": username, "password": password}, **extra
+        )

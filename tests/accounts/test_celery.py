@@ -1,0 +1,105 @@
+"""The Celery app's configuration, and a real worker on the embedded broker."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from kombu import Connection
+
+from accounts.tasks import send_templated_mail_task
+from config import celery_app
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_app_reads_the_django_settings():
+    conf = celery_app.conf
+    assert celery_app.main == "mesa"
+    assert conf.task_acks_late is True
+    assert conf.task_reject_on_worker_lost is True
+    assert conf.worker_prefetch_multiplier == 1
+    assert conf.task_always_eager is False
+    assert conf.task_publish_retry is True
+    assert conf.timezone == "UTC"
+
+
+def test_the_tasks_of_every_app_are_found():
+    celery_app.autodiscover_tasks(force=True)
+
+    assert "accounts.tasks.send_templated_mail_task" in celery_app.tasks
+
+
+def test_the_mail_task_retries_on_smtp_trouble_only():
+    import smtplib
+
+    assert smtplib.SMTPException in send_templated_mail_task.autoretry_for
+    assert send_templated_mail_task.max_retries == 5
+
+
+@pytest.mark.slow
+def test_a_separate_worker_process_runs_a_task_sent_through_the_filesystem_broker(tmp_path):
+    """The embedded default of `make run`: no server, two processes, one queue."""
+    broker_dir, mail_dir = tmp_path / "broker", tmp_path / "mail"
+    queue, control = broker_dir / "queue", broker_dir / "control"
+    for folder in (queue, control, mail_dir):
+        folder.mkdir(parents=True)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "CELERY_BROKER_URL": "filesystem://",
+        "CELERY_BROKER_DIR": str(broker_dir),
+        "EMAIL_URL": f"filemail://{mail_dir}",
+    }
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            "--loglevel=INFO",
+            "--without-heartbeat",
+            "--without-mingle",
+            "--without-gossip",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        # Publish from this process into the worker's folders.
+        options = {
+            "data_folder_in": str(queue),
+            "data_folder_out": str(queue),
+            "control_folder": str(control),
+        }
+        with Connection("filesystem://", transport_options=options) as connection:
+            send_templated_mail_task.apply_async(
+                kwargs={
+                    "to": "bruno@example.com",
+                    "template_name": "confirm_email",
+                    "context": {"name": "Bruno", "confirm_url": "http://127.0.0.1:8000/c/"},
+                    "language": "en",
+                },
+                connection=connection,
+            )
+        deadline = time.monotonic() + 30
+        while not any(mail_dir.iterdir()) and time.monotonic() < deadline:
+            assert worker.poll() is None, worker.stdout.read()
+            time.sleep(0.2)
+        written = [path.read_text() for path in mail_dir.iterdir()]
+    finally:
+        worker.terminate()
+        output, _ = worker.communicate(timeout=30)
+
+    assert written, output
+    assert "Subject: Confirm your email on Mesa" in written[0]
+    assert "To: bruno@example.com" in written[0]
+    assert "Task accounts.tasks.send_templated_mail_task" in output

@@ -1,0 +1,45 @@
+import time_machine
+from django.core import mail
+
+from accounts import services
+from accounts.models import Profile
+
+from .base import AccountsTestCase
+
+
+class ConfirmEmailTests(AccountsTestCase):
+    def path(self):
+        return services.confirm_email_url(self.ana).removeprefix("http://127.0.0.1:8000")
+
+    def confirmed(self):
+        return Profile.objects.get(user=self.ana).email_confirmed
+
+    def test_the_link_confirms_the_address(self):
+        self.assertContains(self.client.get(self.path()), "Correo confirmado")
+        self.assertTrue(self.confirmed())
+
+    def test_a_link_for_an_old_address_does_not_confirm_the_new_one(self):
+        path = self.path()
+        self.ana.email = "ana.nueva@example.com"
+        self.ana.save()
+
+        self.assertContains(self.client.get(path), "Este enlace no sirve")
+        self.assertFalse(self.confirmed())
+
+    def test_the_link_expires_after_a_week(self):
+        with time_machine.travel("2026-03-01 10:00Z", tick=False) as traveller:
+            path = self.path()
+            traveller.shift(services.CONFIRM_MAX_AGE + 1)
+            response = self.client.get(path)
+
+        self.assertContains(response, "Este enlace no sirve")
+        self.assertFalse(self.confirmed())
+
+    def test_the_profile_can_send_the_link_again(self):
+        self.client.force_login(self.ana)
+
+        response = self.client.post("/cuenta/correo/confirmar/")
+
+        self.assertRedirects(response, "/cuenta/perfil/", fetch_redirect_response=False)
+        (message,) = mail.outbox
+        self.assertIn("/cuenta/correo/confirmar/", message.body)
