@@ -1,0 +1,279 @@
+"""The JSON API: a room's state and one POST endpoint per action.
+
+Every endpoint answers JSON. Errors look like
+{"error": {"code": "stale_version", "message": "<in the request's language>"}}
+with 400 (malformed input), 403 (not the seat's holder), 404, 405, 409 (stale
+version, out of turn, finished) or 422 (the rules say no). ServiceError is
+turned into a response in one place, `json_endpoint`. The endpoints only parse
+and call a service; the services and the engine decide. docs/API.md is the
+reference for clients.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import wraps
+
+from django.http import HttpResponse, JsonResponse
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.csrf import csrf_protect
+
+from games import selectors, services
+from games.engine import IllegalMove
+from games.errors import BadInput, Conflict, IllegalMoveError, NotSeatHolder, ServiceError
+from games.presenters import load_room, remember_seat, step_options, viewer_seat
+
+POINTS = range(0, 26)  # 0 = off, 25 = bar
+MAX_STEPS = 8  # a turn has at most four steps; anything longer is not a play at all
+MAX_BODY = 4096
+
+# Codes of the HTTP layer itself; the services' codes live in games.errors.
+REQUEST_MESSAGES = {
+    "bad_json": _("El cuerpo de la petición debe ser un objeto JSON."),
+    "unknown_action": _("Esa acción no existe."),
+    "method_not_allowed": _("Ese método no está permitido aquí."),
+    "csrf_failed": _("La página caducó. Recárgala e inténtalo de nuevo."),
+    "not_found": _("No encontramos esa mesa."),
+    "bad_notation": _("No entendimos esa jugada. Escríbela como 24/18 13/10."),
+}
+
+
+class RequestError(BadInput):
+    """A request the API cannot read; its message comes from REQUEST_MESSAGES."""
+
+    def __init__(self, code, reason="", status=400):
+        super().__init__(code, reason)
+        self.status = status
+
+    @property
+    def message(self):
+        return REQUEST_MESSAGES.get(self.code) or super().message
+
+
+def error_payload(code: str, message) -> dict:
+    return {"error": {"code": code, "message": str(message)}}
+
+
+def error_response(error: ServiceError) -> JsonResponse:
+    return JsonResponse(error_payload(error.code, error.message), status=error.status)
+
+
+def json_endpoint(methods):
+    """Allow `methods`, and turn every ServiceError into its JSON response."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            try:
+                if request.method not in methods:
+                    raise RequestError("method_not_allowed", request.method, status=405)
+                response = view(request, *args, **kwargs)
+            except ServiceError as error:
+                response = error_response(error)
+                if error.status == 405:
+                    response["Allow"] = ", ".join(methods)
+            patch_vary_headers(response, ("Cookie", "Accept-Language"))
+            return response
+
+        return wrapper
+
+    return decorate
+
+
+# --- reading the body -------------------------------------------------------
+
+
+def read_json_body(request) -> dict:
+    if len(request.body) > MAX_BODY:
+        raise RequestError("bad_json", "body too large")
+    try:
+        body = json.loads(request.body.decode("utf-8") or "{}")
+    except (UnicodeDecodeError, ValueError):
+        raise RequestError("bad_json", "not JSON") from None
+    if not isinstance(body, dict):
+        raise RequestError("bad_json", "not an object")
+    return body
+
+
+def is_int(value) -> bool:
+    # JSON true/false are ints to Python; they are not numbers to us.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_version(body: dict) -> int:
+    version = body.get("version")
+    if not is_int(version) or version < 0:
+        raise BadInput("bad_version", f"version={version!r}")
+    return version
+
+
+def parse_play(body: dict) -> dict:
+    play = body.get("play")
+    if not isinstance(play, list) or len(play) > MAX_STEPS:
+        raise BadInput("bad_play", "play must be a list of steps")
+    steps = []
+    for step in play:
+        if (
+            not isinstance(step, list)
+            or len(step) != 2
+            or not all(is_int(point) and point in POINTS for point in step)
+        ):
+            raise BadInput("bad_play", f"bad step {step!r}")
+        steps.append([step[0], step[1]])
+    return {"play": steps}
+
+
+def parse_resign_value(body: dict) -> dict:
+    value = body.get("value")
+    if not is_int(value) or value not in (1, 2, 3):
+        raise BadInput("bad_value", f"value={value!r}")
+    return {"value": value}
+
+
+def no_arguments(body: dict) -> dict:
+    return {}
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    service: str  # name of the function in games.services
+    parse: object = no_arguments
+    versioned: bool = True
+    fields: tuple = field(default=())  # documented body fields besides "version"
+
+
+# The actions a seat holder can take, by the name used in URLs and forms.
+ACTIONS = {
+    "roll": ActionSpec("game_roll"),
+    "double": ActionSpec("game_double"),
+    "take": ActionSpec("game_take"),
+    "drop": ActionSpec("game_drop"),
+    "beaver": ActionSpec("game_beaver"),
+    "play": ActionSpec("game_play", parse_play, fields=("play",)),
+    "resign_offer": ActionSpec("game_resign_offer", parse_resign_value, fields=("value",)),
+    "resign_accept": ActionSpec("game_resign_accept"),
+    "resign_decline": ActionSpec("game_resign_decline"),
+    "forfeit": ActionSpec("match_resign"),
+    "claim_absence": ActionSpec("game_claim_absence"),
+    "keep_waiting": ActionSpec("absence_keep_waiting"),
+    "stop": ActionSpec("session_stop"),
+    "next_game": ActionSpec("game_next"),
+    "rematch_offer": ActionSpec("rematch_offer", versioned=False),
+    "rematch_accept": ActionSpec("rematch_accept", versioned=False),
+}
+
+
+def perform(action: str, seat, body: dict):
+    """Parse `body` for `action` and call its service as `seat`. Shared with the HTML forms."""
+    spec = ACTIONS.get(action)
+    if spec is None:
+        raise RequestError("unknown_action", action)
+    kwargs = spec.parse(body)
+    if spec.versioned:
+        kwargs["version"] = parse_version(body)
+    if seat is None:
+        raise NotSeatHolder("not_seat_holder", "no seat in this session")
+    return getattr(services, spec.service)(seat=seat, **kwargs)
+
+
+# --- endpoints --------------------------------------------------------------
+
+
+def state_etag(state: dict, body: bytes) -> str:
+    # The version says when the game moved; the digest covers what else this
+    # viewer sees (their seat, the language, a join, a rematch offer).
+    digest = hashlib.sha256(body).hexdigest()[:16]
+    return f'"v{state.get("version", 0)}-{digest}"'
+
+
+def state_response(request, room) -> HttpResponse:
+    state = selectors.room_state(room, viewer_seat(request, room))
+    body = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
+    etag = state_etag(state, body)
+    if etag in parse_etags(request.headers.get("If-None-Match", "")):
+        response = HttpResponse(status=304)
+    else:
+        response = HttpResponse(body, content_type="application/json")
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    response["Content-Language"] = get_language()
+    return response
+
+
+def parse_etags(header: str) -> set[str]:
+    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
+
+
+@json_endpoint(("GET", "HEAD"))
+def room_state(request, slug):
+    return state_response(request, load_room(slug))
+
+
+@json_endpoint(("POST",))
+@csrf_protect
+def room_action(request, slug, action):
+    if action not in ACTIONS:
+        raise RequestError("unknown_action", action)
+    body = read_json_body(request)
+    room = load_room(slug)
+    perform(action, viewer_seat(request, room), body)
+    # Answer with the fresh state so the client needs no second request.
+    return state_response(request, load_room(slug))
+
+
+@json_endpoint(("POST",))
+def room_join(request, slug):
+    body = read_json_body(request)
+    room = load_room(slug)
+    if viewer_seat(request, room) is not None:
+        raise Conflict("already_seated")
+    nickname, email = body.get("nickname"), body.get("email", "")
+    consent = body.get("email_consent", False)
+    if not isinstance(nickname, str):
+        raise BadInput("bad_nickname")
+    if not isinstance(email, str) or not isinstance(consent, bool):
+        raise BadInput("bad_email")
+    user = request.user if request.user.is_authenticated else None
+    seat = services.room_join(
+        room=room,
+        nickname=nickname,
+        email=email,
+        email_consent=consent,
+        user=user,
+        language=get_language(),
+    )
+    remember_seat(request, room, seat.token)
+    return state_response(request, load_room(slug))
+
+
+def parse_taken(text: str) -> list[tuple[int, int]]:
+    """The steps already taken this turn, from "?taken=24-18,18-13"."""
+    taken = []
+    for word in filter(None, text.split(",")):
+        src, _sep, dst = word.partition("-")
+        if not (src.isdigit() and dst.isdigit() and {int(src), int(dst)} <= set(POINTS)):
+            raise BadInput("bad_play", f"bad step {word!r}")
+        taken.append((int(src), int(dst)))
+    if len(taken) > MAX_STEPS:
+        raise BadInput("bad_play", "too many steps")
+    return taken
+
+
+@json_endpoint(("GET",))
+def room_steps(request, slug):
+    room = load_room(slug)
+    seat = viewer_seat(request, room)
+    if seat is None:
+        raise NotSeatHolder("not_seat_holder", "spectators have no steps")
+    taken = parse_taken(request.GET.get("taken", ""))
+    try:
+        return JsonResponse(step_options(room, seat, taken))
+    except IllegalMove as error:
+        raise IllegalMoveError(error.code, error.reason) from None
+
+
+@json_endpoint(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"))
+def not_found(request, rest):
+    raise RequestError("not_found", rest, status=404)

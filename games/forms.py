@@ -1,0 +1,154 @@
+"""Forms of the site: they parse what a person typed, nothing more.
+
+Whether an action is allowed is the services' and the engine's business; a
+form only turns text into the typed values a service expects.
+"""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from games.engine.match import Format, MatchRules
+
+# Short matches first (the common ones), then the long ones up to 25 points.
+MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)
+MAX_AUTO_DOUBLES = (1, 2, 3)
+NICKNAME_MAX = 30
+
+
+class PlayerFields(forms.Form):
+    """Who sits down: a nickname and, optionally, an email for "Es tu turno"."""
+
+    nickname = forms.CharField(
+        label=_("Tu apodo"),
+        max_length=NICKNAME_MAX,
+        required=False,
+        help_text=_("Es el nombre que ve tu rival."),
+    )
+    email = forms.EmailField(
+        label=_("Tu correo (opcional)"),
+        required=False,
+        help_text=_("Solo para avisarte cuando te toca. Nadie más lo ve."),
+    )
+    email_consent = forms.BooleanField(
+        label=_("Sí, quiero recibir un correo cuando me toque jugar."),
+        required=False,
+    )
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user if user is not None and user.is_authenticated else None
+        if self.user is None:
+            self.fields["nickname"].required = True
+
+    def clean_nickname(self):
+        nickname = " ".join(self.cleaned_data["nickname"].split())
+        if not nickname and self.user is not None:
+            nickname = self.user.get_username()[:NICKNAME_MAX]
+        if not nickname:
+            raise forms.ValidationError(_("Elige un apodo."))
+        return nickname
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("email_consent") and not cleaned.get("email"):
+            self.add_error("email", _("Para avisarte por correo necesitamos tu dirección."))
+        return cleaned
+
+    def player_kwargs(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "nickname": data["nickname"],
+            "email": data["email"],
+            "email_consent": bool(data["email"]) and data["email_consent"],
+            "user": self.user,
+        }
+
+
+class NewRoomForm(PlayerFields):
+    """Home page: "Jugar con alguien" and the format of the game."""
+
+    format = forms.ChoiceField(
+        label=_("Formato"),
+        choices=[
+            (Format.SINGLE.value, _("Partida simple: una partida, sin cubo")),
+            (Format.MATCH.value, _("Match a N puntos, con cubo y regla de Crawford")),
+            (Format.SESSION.value, _("Sesión libre: partidas con cubo hasta que alguien pare")),
+        ],
+        initial=Format.SINGLE.value,
+        widget=forms.RadioSelect,
+    )
+    length = forms.TypedChoiceField(
+        label=_("Puntos para ganar el match"),
+        choices=[(n, str(n)) for n in MATCH_LENGTHS],
+        coerce=int,
+        initial=5,
+        required=False,
+    )
+    auto_doubles = forms.BooleanField(label=_("Dobles automáticos"), required=False)
+    max_auto_doubles = forms.TypedChoiceField(
+        label=_("Dobles automáticos por partida, como máximo"),
+        choices=[(n, str(n)) for n in MAX_AUTO_DOUBLES],
+        coerce=int,
+        initial=1,
+        required=False,
+    )
+    beavers = forms.BooleanField(label=_("Castores"), required=False)
+    jacoby = forms.BooleanField(label=_("Regla Jacoby"), required=False)
+
+    field_order = [
+        "format",
+        "length",
+        "auto_doubles",
+        "max_auto_doubles",
+        "beavers",
+        "jacoby",
+        "nickname",
+        "email",
+        "email_consent",
+    ]
+
+    def clean(self):
+        cleaned = super().clean()
+        chosen = cleaned.get("format")
+        if chosen == Format.MATCH and not cleaned.get("length"):
+            self.add_error("length", _("Elige a cuántos puntos se juega el match."))
+        return cleaned
+
+    def match_rules(self) -> MatchRules:
+        """The rules the host chose; options that do not belong to the format are dropped."""
+        data = self.cleaned_data
+        chosen = Format(data["format"])
+        if chosen == Format.MATCH:
+            return MatchRules(format=chosen, length=data["length"])
+        if chosen == Format.SESSION:
+            return MatchRules(
+                format=chosen,
+                auto_doubles=data["auto_doubles"],
+                max_auto_doubles=data["max_auto_doubles"] or 1,
+                beavers=data["beavers"],
+                jacoby=data["jacoby"],
+            )
+        return MatchRules(format=chosen)
+
+
+class JoinForm(PlayerFields):
+    """The invitation page: take the free seat."""
+
+
+class PlayForm(forms.Form):
+    """A whole turn, typed ("24/18 13/10*") or chosen from the legal plays."""
+
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
+    choice = forms.CharField(label=_("Elige tu jugada"), required=False)
+    typed = forms.CharField(
+        label=_("O escríbela"),
+        required=False,
+        max_length=80,
+        help_text=_("Por ejemplo: 24/18 13/10 o bar/22 6/off"),
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        if not cleaned.get("choice") and not cleaned.get("typed"):
+            raise forms.ValidationError(_("Elige una jugada de la lista o escríbela."))
+        return cleaned

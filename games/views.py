@@ -1,0 +1,132 @@
+"""The site's pages. Thin: parse a form, call a service, render or redirect.
+
+Actions from the HTML forms go through the same table and parsers as the JSON
+API (games.api.perform), so both ways of playing obey exactly the same checks.
+"""
+
+from django.contrib import messages
+from django.http import Http404, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import get_language
+from django.views.csrf import csrf_failure as default_csrf_failure
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from games import clock, presenters, selectors, services
+from games.api import ACTIONS, REQUEST_MESSAGES, error_payload, perform
+from games.errors import NotFound, ServiceError
+from games.forms import JoinForm, NewRoomForm
+from games.presenters import (
+    free_seat_number,
+    load_room,
+    remember_seat,
+    seat_for_token,
+    session_seats,
+    viewer_seat,
+)
+
+
+def get_room_or_404(slug):
+    try:
+        return load_room(slug)
+    except NotFound:
+        raise Http404 from None
+
+
+@require_GET
+def rules(request):
+    template = "games/rules_en.html" if get_language() == "en" else "games/rules_es.html"
+    return render(request, "games/rules.html", {"rules_template": template})
+
+
+def home(request):
+    form = NewRoomForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            seat = services.room_create(
+                rules=form.match_rules(), language=get_language(), **form.player_kwargs()
+            )
+        except ServiceError as error:
+            form.add_error(None, error.message)
+        else:
+            remember_seat(request, seat.room, seat.token)
+            return redirect("games:room", slug=seat.room.slug)
+    return render(request, "games/home.html", {"form": form})
+
+
+@never_cache
+@require_GET
+def room(request, slug):
+    room = get_room_or_404(slug)
+    seat = viewer_seat(request, room)
+    state = selectors.room_state(room, seat)
+    context = presenters.room_context(request, room, seat, state)
+    if seat is None and free_seat_number(room) is not None:
+        context["join_form"] = JoinForm(user=request.user)
+    return render(request, "games/room.html", context)
+
+
+@require_POST
+def join(request, slug):
+    room = get_room_or_404(slug)
+    if viewer_seat(request, room) is not None:
+        return redirect("games:room", slug=slug)
+    form = JoinForm(request.POST, user=request.user)
+    if form.is_valid():
+        try:
+            seat = services.room_join(room=room, language=get_language(), **form.player_kwargs())
+        except ServiceError as error:
+            messages.error(request, error.message)
+        else:
+            remember_seat(request, room, seat.token)
+            return redirect("games:room", slug=slug)
+        return redirect("games:room", slug=slug)
+    # Show the form again with its errors, on the room page it came from.
+    seat = None
+    state = selectors.room_state(room, seat)
+    context = presenters.room_context(request, room, seat, state)
+    context["join_form"] = form
+    return render(request, "games/room.html", context, status=400)
+
+
+@never_cache
+@require_GET
+def seat_link(request, slug, token):
+    """The private seat link: bind the seat to this browser, then drop the token from the URL."""
+    room = get_room_or_404(slug)
+    seat = seat_for_token(room, token)
+    if seat is None:
+        return render(request, "games/seat_link_invalid.html", {"room": room}, status=403)
+    remember_seat(request, room, token)
+    return redirect("games:room", slug=slug)
+
+
+@require_POST
+def act(request, slug, action):
+    """Every form button of the board posts here; errors come back as a message."""
+    if action not in ACTIONS:
+        raise Http404
+    room = get_room_or_404(slug)
+    seat = viewer_seat(request, room)
+    try:
+        perform(action, seat, presenters.form_body(request, room, seat, action))
+    except ServiceError as error:
+        messages.error(request, error.message)
+    return redirect("games:room", slug=slug)
+
+
+@never_cache
+@require_GET
+def my_rooms(request):
+    seats = list(session_seats(request))
+    context = {"entries": presenters.my_room_entries(seats), "now": clock.now()}
+    return render(request, "games/my_rooms.html", context)
+
+
+def csrf_failure(request, reason=""):
+    """JSON for the API (its clients read JSON errors), Django's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            error_payload("csrf_failed", REQUEST_MESSAGES["csrf_failed"]), status=403
+        )
+    return default_csrf_failure(request, reason=reason)
