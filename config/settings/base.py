@@ -165,3 +165,6 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "games:my_rooms"
 LOGOUT_REDIRECT_URL = "games:home"
+
+# The JSON API answers a CSRF failure in JSON like its other errors (games.views).
+CSRF_FAILURE_VIEW = "games.views.csrf_failure"
