@@ -13,6 +13,17 @@ from .dice import (
     opening_starter,
     roll_opening,
 )
+from .match import (
+    Action,
+    Format,
+    GameResult,
+    IllegalAction,
+    MatchRules,
+    MatchState,
+    Phase,
+    advance,
+)
+from .matchid import gnubg_id, match_id
 from .moves import StepOption, check_play, legal_plays, legal_steps
 from .notation import format_play, parse_play
 from .position import (
@@ -28,6 +39,16 @@ from .position import (
 )
 
 __all__ = [
+    "Action",
+    "Format",
+    "GameResult",
+    "IllegalAction",
+    "MatchRules",
+    "MatchState",
+    "Phase",
+    "advance",
+    "gnubg_id",
+    "match_id",
     "BAR",
     "CHECKERS_PER_SIDE",
     "OFF",

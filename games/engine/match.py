@@ -1,0 +1,744 @@
+"""The life of a match: formats, the doubling cube, resigning, scoring.
+
+``MatchState`` is an immutable value. ``state.apply(action)`` returns the next
+state or raises ``IllegalAction``; nothing else changes a match, so the site,
+the bots and the tests all drive the same rules. Dice are an input: the
+service rolls them and records every action with its dice, so a match
+rebuilds exactly from its action list (``MatchState.replay``) and its state
+survives a JSON round trip (``to_json`` / ``from_json``).
+
+Sides are 0 and 1. ``turn`` is the side that must act now (the taker while a
+double is pending); ``on_roll`` is the side whose turn of play it is (the
+doubler while a double is pending), as GNU Backgammon's ``fTurn`` and
+``fMove``. ``position`` is seen from side ``turn``; ``position_for(side)``
+gives it from either side.
+
+Codes of ``IllegalAction`` (the site translates by code, ``reason`` is English):
+
+- ``match_over``: the match is finished; ``game_over``: the game is finished
+  and only ``next_game`` (or ``stop``, ``forfeit``) may follow.
+- ``unknown_action``, ``bad_action`` (a malformed action: missing dice, a
+  resign value other than 1-3, a forfeit without a reason...).
+- ``not_your_turn``, ``wrong_phase`` (the action does not fit the moment).
+- ``already_rolled``: doubling or rolling after the dice were rolled.
+- ``no_cube`` (partida simple has no cube), ``crawford`` (no cube in the
+  Crawford game), ``cube_max`` (the cube stops at 64), ``cannot_double`` (the
+  opponent owns the cube).
+- ``nothing_offered``: take, drop, beaver, accept or decline with no offer.
+- ``beaver_not_allowed``: beavers are off, or this double is itself a beaver.
+- ``illegal_play``: the play is not legal for the dice (``move_code`` holds
+  the engine's own code, e.g. ``bar_first``).
+- ``not_session``: only a sesión libre stops between games.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from .dice import DiceSource, opening_starter
+from .moves import check_play, legal_plays
+from .position import IllegalMove, Position, Step, WinKind
+
+__all__ = [
+    "ACTION_KINDS",
+    "CUBE_LIMIT",
+    "Action",
+    "Format",
+    "GameResult",
+    "IllegalAction",
+    "MatchRules",
+    "MatchState",
+    "Phase",
+    "advance",
+]
+
+CUBE_LIMIT = 64
+MAX_MATCH_LENGTH = 25
+# Six automatic doubles already reach the cube's limit of 64.
+MAX_AUTO_DOUBLES = 6
+ACTION_KINDS = frozenset(
+    {
+        "roll",
+        "double",
+        "take",
+        "drop",
+        "beaver",
+        "play",
+        "resign_offer",
+        "resign_accept",
+        "resign_decline",
+        "forfeit",
+        "next_game",
+        "stop",
+    }
+)
+FORFEIT_REASONS = ("resign", "absence")
+
+
+class Format(StrEnum):
+    SINGLE = "single"  # partida simple: one game, no cube
+    MATCH = "match"  # first to `length` points, cube and Crawford rule
+    SESSION = "session"  # sesión libre: game after game until a player stops
+
+
+class Phase(StrEnum):
+    OPENING = "opening"  # the opening roll is due (the table rolls it)
+    ROLL = "roll"  # side `turn` may double or roll
+    DOUBLED = "doubled"  # side `turn` must take, drop or beaver
+    MOVE = "move"  # dice rolled; side `turn` must play
+    RESIGN_OFFERED = "resign_offered"  # side `turn` must accept or decline a resignation
+    GAME_OVER = "game_over"  # the game ended, the match did not
+    MATCH_OVER = "match_over"
+
+
+class IllegalAction(Exception):
+    """Any action the rules refuse; one type for all of them."""
+
+    def __init__(self, code: str, reason: str, move_code: str | None = None):
+        super().__init__(f"{code}: {reason}")
+        self.code = code
+        self.reason = reason
+        self.move_code = move_code
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """What the players agreed on when the room was created."""
+
+    format: Format = Format.SINGLE
+    length: int = 0
+    auto_doubles: bool = False
+    max_auto_doubles: int = 1
+    beavers: bool = False
+    jacoby: bool = False
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "format", Format(self.format))
+        except ValueError:
+            raise ValueError(f"unknown format {self.format!r}") from None
+        for name in ("length", "max_auto_doubles"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"{name} must be a whole number, got {value!r}")
+        for name in ("auto_doubles", "beavers", "jacoby"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be true or false")
+        if self.format is Format.MATCH:
+            if not 1 <= self.length <= MAX_MATCH_LENGTH:
+                raise ValueError(f"a match is played to 1-{MAX_MATCH_LENGTH} points")
+        elif self.length != 0:
+            raise ValueError("only a match has a length")
+        if self.format is not Format.SESSION and (self.auto_doubles or self.beavers or self.jacoby):
+            raise ValueError("automatic doubles, beavers and Jacoby belong to a sesión libre")
+        if not 1 <= self.max_auto_doubles <= MAX_AUTO_DOUBLES:
+            raise ValueError(f"at most 1-{MAX_AUTO_DOUBLES} automatic doubles per game")
+
+    @property
+    def uses_cube(self) -> bool:
+        return self.format is not Format.SINGLE
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": self.format.value,
+            "length": self.length,
+            "auto_doubles": self.auto_doubles,
+            "max_auto_doubles": self.max_auto_doubles,
+            "beavers": self.beavers,
+            "jacoby": self.jacoby,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchRules:
+        return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
+
+
+@dataclass(frozen=True)
+class Action:
+    """One thing that happened, recorded with everything needed to redo it.
+
+    The opening roll is ``Action("roll", 0, dice=(die of side 0, die of side 1))``.
+    A roll that leaves no legal play is recorded with ``play=()``: the turn
+    passed there and then.
+    """
+
+    kind: str
+    side: int
+    dice: tuple[int, int] | None = None
+    play: tuple[Step, ...] | None = None
+    value: int | None = None
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind, "side": self.side}
+        if self.dice is not None:
+            data["dice"] = list(self.dice)
+        if self.play is not None:
+            data["play"] = [list(step) for step in self.play]
+        if self.value is not None:
+            data["value"] = self.value
+        if self.reason is not None:
+            data["reason"] = self.reason
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Action:
+        dice = data.get("dice")
+        play = data.get("play")
+        return cls(
+            kind=data["kind"],
+            side=data["side"],
+            dice=None if dice is None else tuple(dice),
+            play=None if play is None else tuple(tuple(step) for step in play),
+            value=data.get("value"),
+            reason=data.get("reason"),
+        )
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """A finished game.
+
+    ``ending`` is ``"bearoff"``, ``"drop"``, ``"resign"`` (an accepted
+    resignation) or ``"forfeit"``. ``kind`` is what the board (or the accepted
+    resignation) was worth before the cube, None for a forfeit; ``points`` is
+    what the winner scored, after the cube and the Jacoby rule.
+    """
+
+    number: int
+    winner: int
+    ending: str
+    kind: WinKind | None
+    cube_value: int
+    points: int
+    crawford: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "winner": self.winner,
+            "ending": self.ending,
+            "kind": None if self.kind is None else int(self.kind),
+            "cube_value": self.cube_value,
+            "points": self.points,
+            "crawford": self.crawford,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameResult:
+        kind = data["kind"]
+        return cls(
+            number=data["number"],
+            winner=data["winner"],
+            ending=data["ending"],
+            kind=None if kind is None else WinKind(kind),
+            cube_value=data["cube_value"],
+            points=data["points"],
+            crawford=data["crawford"],
+        )
+
+
+@dataclass(frozen=True)
+class MatchState:
+    rules: MatchRules
+    score: tuple[int, int] = (0, 0)
+    game_number: int = 1
+    crawford_game: bool = False
+    post_crawford: bool = False
+    cube_value: int = 1
+    cube_owner: int | None = None
+    turn: int = 0
+    on_roll: int = 0
+    phase: Phase = Phase.OPENING
+    position: Position = field(default_factory=Position.initial)
+    dice: tuple[int, int] | None = None
+    resign_value: int | None = None
+    beaver_pending: bool = False  # the double awaiting an answer is a beaver
+    auto_doubles_used: int = 0
+    games: tuple[GameResult, ...] = ()
+    winner: int | None = None
+    end_reason: str | None = None  # "won", "stop", "resign" or "absence" once MATCH_OVER
+    last_action: Action | None = None  # as recorded: a blocked roll carries play=()
+
+    @classmethod
+    def new(cls, rules: MatchRules) -> MatchState:
+        return cls(rules=rules)
+
+    @classmethod
+    def replay(cls, rules: MatchRules, actions: list[Action]) -> MatchState:
+        state = cls.new(rules)
+        for action in actions:
+            state = state.apply(action)
+        return state
+
+    # -- questions -------------------------------------------------------
+
+    def position_for(self, side: int) -> Position:
+        return self.position if side == self.turn else self.position.flip()
+
+    def may_double(self, side: int) -> bool:
+        return self.phase is Phase.ROLL and side == self.turn and self._double_refusal() is None
+
+    def needs_auto_roll(self) -> bool:
+        """True when the table rolls: the opening, or a player who may not double."""
+        if self.phase is Phase.OPENING:
+            return True
+        return self.phase is Phase.ROLL and not self.may_double(self.turn)
+
+    def may_beaver(self) -> bool:
+        return (
+            self.phase is Phase.DOUBLED
+            and self.rules.beavers
+            and not self.beaver_pending
+            and self.cube_value * 4 <= CUBE_LIMIT
+        )
+
+    def allowed_actions(self, side: int) -> frozenset[str]:
+        """What `side` may choose now; the table's own rolls (the opening) are not listed."""
+        phase = self.phase
+        if phase is Phase.MATCH_OVER:
+            return frozenset()
+        allowed = {"forfeit"}
+        if phase is Phase.GAME_OVER:
+            allowed.add("next_game")
+            if self.rules.format is Format.SESSION:
+                allowed.add("stop")
+        elif side == self.turn:
+            if phase is Phase.ROLL:
+                allowed |= {"roll", "resign_offer"}
+                if self.may_double(side):
+                    allowed.add("double")
+            elif phase is Phase.MOVE:
+                allowed |= {"play", "resign_offer"}
+            elif phase is Phase.DOUBLED:
+                allowed |= {"take", "drop"}
+                if self.may_beaver():
+                    allowed.add("beaver")
+            elif phase is Phase.RESIGN_OFFERED:
+                allowed |= {"resign_accept", "resign_decline"}
+        return frozenset(allowed)
+
+    def score_value(self, kind: WinKind) -> int:
+        """Points a game of this kind is worth now: kind times the cube, Jacoby aside."""
+        if self.rules.format is Format.SINGLE:
+            return 1
+        if self.rules.jacoby and self.cube_owner is None:
+            # Jacoby: gammons count single while the cube was never turned
+            # (an automatic double leaves it centred, so it does not count).
+            return self.cube_value
+        return int(kind) * self.cube_value
+
+    def away(self) -> tuple[int, int] | None:
+        """Points each side still needs in a match, None in other formats."""
+        if self.rules.format is not Format.MATCH:
+            return None
+        length = self.rules.length
+        return (max(0, length - self.score[0]), max(0, length - self.score[1]))
+
+    # -- the state machine -----------------------------------------------
+
+    def apply(self, action: Action) -> MatchState:
+        """The state after `action`; raises IllegalAction when the rules refuse it."""
+        if self.phase is Phase.MATCH_OVER:
+            raise IllegalAction("match_over", "the match is over")
+        if action.kind not in ACTION_KINDS:
+            raise IllegalAction("unknown_action", f"there is no action {action.kind!r}")
+        if action.side not in (0, 1) or isinstance(action.side, bool):
+            raise IllegalAction("bad_action", f"sides are 0 and 1, got {action.side!r}")
+        if action.kind == "forfeit":
+            return self._forfeit(action)
+        if action.kind in ("next_game", "stop"):
+            if self.phase is not Phase.GAME_OVER:
+                raise IllegalAction("wrong_phase", "the game is still being played")
+            return self._next_game(action) if action.kind == "next_game" else self._stop(action)
+        if self.phase is Phase.GAME_OVER:
+            raise IllegalAction("game_over", "the game is over; the next one has not started")
+        handler = getattr(self, "_" + action.kind)
+        return handler(action)
+
+    def _check_turn(self, action: Action) -> None:
+        if action.side != self.turn:
+            raise IllegalAction("not_your_turn", "it is the other side's turn")
+
+    def _double_refusal(self) -> IllegalAction | None:
+        """Why the player on turn may not double now (None when they may)."""
+        if not self.rules.uses_cube:
+            return IllegalAction("no_cube", "a partida simple is played without the cube")
+        if self.crawford_game:
+            return IllegalAction("crawford", "the Crawford game is played without the cube")
+        if self.cube_owner is not None and self.cube_owner != self.turn:
+            return IllegalAction("cannot_double", "only the owner of the cube may redouble")
+        if self.cube_value * 2 > CUBE_LIMIT:
+            return IllegalAction("cube_max", f"the cube does not go past {CUBE_LIMIT}")
+        return None
+
+    def _roll(self, action: Action) -> MatchState:
+        dice = _checked_dice(action.dice)
+        if action.play:
+            raise IllegalAction("bad_action", "a roll carries no play")
+        if self.phase is Phase.OPENING:
+            return self._opening_roll(action, dice)
+        if self.phase is Phase.MOVE:
+            raise IllegalAction("already_rolled", "the dice are already rolled")
+        if self.phase is not Phase.ROLL:
+            raise IllegalAction("wrong_phase", "an offer is waiting for an answer")
+        self._check_turn(action)
+        return self._start_move(action, dice)
+
+    def _opening_roll(self, action: Action, dice: tuple[int, int]) -> MatchState:
+        if action.side != 0:
+            raise IllegalAction("not_your_turn", "the opening roll is recorded as side 0's")
+        recorded = Action("roll", 0, dice)
+        starter = opening_starter(dice)
+        if starter is None:
+            # A tie rolls again; with automatic doubles it doubles the centred cube.
+            if (
+                self.rules.auto_doubles
+                and self.auto_doubles_used < self.rules.max_auto_doubles
+                and self.cube_value * 2 <= CUBE_LIMIT
+            ):
+                return replace(
+                    self,
+                    cube_value=self.cube_value * 2,
+                    auto_doubles_used=self.auto_doubles_used + 1,
+                    last_action=recorded,
+                )
+            return replace(self, last_action=recorded)
+        state = replace(self, turn=starter, on_roll=starter, position=Position.initial())
+        return state._start_move(action, dice, recorded)
+
+    def _start_move(
+        self, action: Action, dice: tuple[int, int], recorded: Action | None = None
+    ) -> MatchState:
+        recorded = recorded or Action("roll", action.side, dice)
+        if not legal_plays(self.position, dice):
+            # No legal play: the turn passes at once, and the record says so.
+            if action.play is not None and action.play != ():
+                raise IllegalAction("bad_action", "a roll carries no play")
+            return replace(
+                self._pass_turn(self.position),
+                last_action=replace(recorded, play=()),
+            )
+        if action.play == ():
+            raise IllegalAction("bad_action", "this roll can be played; it does not pass")
+        return replace(self, phase=Phase.MOVE, dice=dice, last_action=recorded)
+
+    def _pass_turn(self, mover_view: Position) -> MatchState:
+        other = 1 - self.on_roll
+        return replace(
+            self,
+            phase=Phase.ROLL,
+            turn=other,
+            on_roll=other,
+            position=mover_view.flip(),
+            dice=None,
+        )
+
+    def _play(self, action: Action) -> MatchState:
+        if self.phase is not Phase.MOVE:
+            raise IllegalAction("wrong_phase", "roll the dice before playing")
+        self._check_turn(action)
+        if action.play is None:
+            raise IllegalAction("bad_action", "a play needs its steps")
+        try:
+            play = tuple((int(src), int(dst)) for src, dst in action.play)
+        except (TypeError, ValueError):
+            raise IllegalAction("bad_action", "a play is a list of (from, to) steps") from None
+        assert self.dice is not None
+        if play in legal_plays(self.position, self.dice):
+            # A play the generator produced is legal as it stands (bots and
+            # replays send those); any other order goes through check_play.
+            after = self.position.apply(play)
+        else:
+            try:
+                after = check_play(self.position, self.dice, play)
+            except IllegalMove as exc:
+                raise IllegalAction("illegal_play", exc.reason, exc.code) from None
+        recorded = Action("play", action.side, play=play)
+        outcome = after.outcome()
+        if outcome is not None:
+            winner = self.turn if outcome.winner_is_me else 1 - self.turn
+            state = replace(self, position=after if winner == self.turn else after.flip())
+            return state._end_game(winner, "bearoff", outcome.kind, recorded)
+        return replace(self._pass_turn(after), last_action=recorded)
+
+    def _double(self, action: Action) -> MatchState:
+        if self.phase is Phase.MOVE:
+            raise IllegalAction("already_rolled", "double before rolling, not after")
+        if self.phase is not Phase.ROLL:
+            raise IllegalAction("wrong_phase", "there is nothing to double now")
+        self._check_turn(action)
+        refusal = self._double_refusal()
+        if refusal is not None:
+            raise refusal
+        return replace(
+            self,
+            phase=Phase.DOUBLED,
+            turn=1 - self.turn,
+            position=self.position.flip(),
+            beaver_pending=False,
+            last_action=Action("double", action.side),
+        )
+
+    def _check_offer(self, action: Action, phase: Phase) -> None:
+        if self.phase is not phase:
+            what = "double" if phase is Phase.DOUBLED else "resignation"
+            raise IllegalAction("nothing_offered", f"no {what} is waiting for an answer")
+        self._check_turn(action)
+
+    def _take(self, action: Action) -> MatchState:
+        self._check_offer(action, Phase.DOUBLED)
+        # A taken double belongs to the taker; a taken beaver stays with the beaverer.
+        owner = 1 - self.turn if self.beaver_pending else self.turn
+        return replace(
+            self,
+            phase=Phase.ROLL,
+            cube_value=self.cube_value * 2,
+            cube_owner=owner,
+            turn=self.on_roll,
+            position=self.position_for(self.on_roll),
+            beaver_pending=False,
+            last_action=Action("take", action.side),
+        )
+
+    def _drop(self, action: Action) -> MatchState:
+        self._check_offer(action, Phase.DOUBLED)
+        # The doubler (or the beaverer) wins at the value before the refused double.
+        winner = 1 - self.turn
+        state = replace(self, beaver_pending=False)
+        return state._end_game(
+            winner, "drop", WinKind.SINGLE, Action("drop", action.side), points=self.cube_value
+        )
+
+    def _beaver(self, action: Action) -> MatchState:
+        self._check_offer(action, Phase.DOUBLED)
+        if not self.may_beaver():
+            if not self.rules.beavers:
+                reason = "beavers are not played in this room"
+            elif self.beaver_pending:
+                reason = "a beaver cannot be beavered"
+            else:
+                reason = f"the cube does not go past {CUBE_LIMIT}"
+            raise IllegalAction("beaver_not_allowed", reason)
+        # The taker accepts and redoubles at once; the doubler now answers.
+        return replace(
+            self,
+            cube_value=self.cube_value * 2,
+            turn=1 - self.turn,
+            position=self.position.flip(),
+            beaver_pending=True,
+            last_action=Action("beaver", action.side),
+        )
+
+    def _resign_offer(self, action: Action) -> MatchState:
+        if self.phase not in (Phase.ROLL, Phase.MOVE):
+            raise IllegalAction("wrong_phase", "a resignation is offered on your own turn")
+        self._check_turn(action)
+        value = action.value
+        if value not in (1, 2, 3) or isinstance(value, bool):
+            raise IllegalAction("bad_action", "resign a single (1), gammon (2) or backgammon (3)")
+        return replace(
+            self,
+            phase=Phase.RESIGN_OFFERED,
+            resign_value=value,
+            turn=1 - self.turn,
+            position=self.position.flip(),
+            last_action=Action("resign_offer", action.side, value=value),
+        )
+
+    def _resign_accept(self, action: Action) -> MatchState:
+        self._check_offer(action, Phase.RESIGN_OFFERED)
+        assert self.resign_value is not None
+        kind = WinKind(self.resign_value)
+        return self._end_game(action.side, "resign", kind, Action("resign_accept", action.side))
+
+    def _resign_decline(self, action: Action) -> MatchState:
+        self._check_offer(action, Phase.RESIGN_OFFERED)
+        return replace(
+            self,
+            phase=Phase.MOVE if self.dice is not None else Phase.ROLL,
+            resign_value=None,
+            turn=self.on_roll,
+            position=self.position_for(self.on_roll),
+            last_action=Action("resign_decline", action.side),
+        )
+
+    def _forfeit(self, action: Action) -> MatchState:
+        if action.reason not in FORFEIT_REASONS:
+            raise IllegalAction("bad_action", "a forfeit is for 'resign' or 'absence'")
+        winner = 1 - action.side
+        games = self.games
+        if self.phase is not Phase.GAME_OVER:
+            forfeited = GameResult(
+                self.game_number, winner, "forfeit", None, self.cube_value, 0, self.crawford_game
+            )
+            games += (forfeited,)
+        return replace(
+            self,
+            phase=Phase.MATCH_OVER,
+            turn=winner,
+            position=self.position_for(winner),
+            dice=None,
+            resign_value=None,
+            beaver_pending=False,
+            games=games,
+            winner=winner,
+            end_reason=action.reason,
+            last_action=Action("forfeit", action.side, reason=action.reason),
+        )
+
+    def _end_game(
+        self,
+        winner: int,
+        ending: str,
+        kind: WinKind,
+        recorded: Action,
+        points: int | None = None,
+    ) -> MatchState:
+        if points is None:
+            points = self.score_value(kind)
+        elif self.rules.format is Format.SINGLE:
+            points = 1
+        result = GameResult(
+            self.game_number, winner, ending, kind, self.cube_value, points, self.crawford_game
+        )
+        score = list(self.score)
+        score[winner] += points
+        over = self.rules.format is Format.SINGLE or (
+            self.rules.format is Format.MATCH and score[winner] >= self.rules.length
+        )
+        return replace(
+            self,
+            score=(score[0], score[1]),
+            post_crawford=self.post_crawford or self.crawford_game,
+            phase=Phase.MATCH_OVER if over else Phase.GAME_OVER,
+            turn=winner,
+            position=self.position_for(winner),
+            dice=None,
+            resign_value=None,
+            beaver_pending=False,
+            games=self.games + (result,),
+            winner=winner if over else None,
+            end_reason="won" if over else None,
+            last_action=recorded,
+        )
+
+    def _next_game(self, action: Action) -> MatchState:
+        crawford = False
+        if self.rules.format is Format.MATCH and not self.post_crawford:
+            # The first game after exactly one side reaches match point.
+            match_point = self.rules.length - 1
+            crawford = (self.score[0] == match_point) != (self.score[1] == match_point)
+        return replace(
+            self,
+            game_number=self.game_number + 1,
+            crawford_game=crawford,
+            cube_value=1,
+            cube_owner=None,
+            turn=0,
+            on_roll=0,
+            phase=Phase.OPENING,
+            position=Position.initial(),
+            dice=None,
+            auto_doubles_used=0,
+            last_action=Action("next_game", action.side),
+        )
+
+    def _stop(self, action: Action) -> MatchState:
+        if self.rules.format is not Format.SESSION:
+            raise IllegalAction("not_session", "only a sesión libre stops between games")
+        if self.score[0] == self.score[1]:
+            winner = None
+        else:
+            winner = 0 if self.score[0] > self.score[1] else 1
+        return replace(
+            self,
+            phase=Phase.MATCH_OVER,
+            winner=winner,
+            end_reason="stop",
+            last_action=Action("stop", action.side),
+        )
+
+    # -- persistence -----------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules.to_json(),
+            "score": list(self.score),
+            "game_number": self.game_number,
+            "crawford_game": self.crawford_game,
+            "post_crawford": self.post_crawford,
+            "cube_value": self.cube_value,
+            "cube_owner": self.cube_owner,
+            "turn": self.turn,
+            "on_roll": self.on_roll,
+            "phase": self.phase.value,
+            "position": {"me": list(self.position.me), "them": list(self.position.them)},
+            "dice": None if self.dice is None else list(self.dice),
+            "resign_value": self.resign_value,
+            "beaver_pending": self.beaver_pending,
+            "auto_doubles_used": self.auto_doubles_used,
+            "games": [game.to_json() for game in self.games],
+            "winner": self.winner,
+            "end_reason": self.end_reason,
+            "last_action": None if self.last_action is None else self.last_action.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchState:
+        dice = data["dice"]
+        last = data["last_action"]
+        return cls(
+            rules=MatchRules.from_json(data["rules"]),
+            score=(data["score"][0], data["score"][1]),
+            game_number=data["game_number"],
+            crawford_game=data["crawford_game"],
+            post_crawford=data["post_crawford"],
+            cube_value=data["cube_value"],
+            cube_owner=data["cube_owner"],
+            turn=data["turn"],
+            on_roll=data["on_roll"],
+            phase=Phase(data["phase"]),
+            position=Position(tuple(data["position"]["me"]), tuple(data["position"]["them"])),
+            dice=None if dice is None else (dice[0], dice[1]),
+            resign_value=data["resign_value"],
+            beaver_pending=data["beaver_pending"],
+            auto_doubles_used=data["auto_doubles_used"],
+            games=tuple(GameResult.from_json(game) for game in data["games"]),
+            winner=data["winner"],
+            end_reason=data["end_reason"],
+            last_action=None if last is None else Action.from_json(last),
+        )
+
+
+def advance(
+    state: MatchState, dice: DiceSource, limit: int = 1000
+) -> tuple[MatchState, list[Action]]:
+    """Apply the table's own actions and return them, as recorded, for the service to store.
+
+    The table rolls the opening (again after a tie, doubling the cube when
+    automatic doubles are on) and rolls for a player who may not double. A
+    roll with no legal play passes the turn inside ``apply``, so this may roll
+    several times. ``limit`` only guards against a position where neither side
+    can ever move; the next call carries on from where this one stopped.
+    """
+    actions: list[Action] = []
+    while state.needs_auto_roll() and len(actions) < limit:
+        side = 0 if state.phase is Phase.OPENING else state.turn
+        state = state.apply(Action("roll", side, tuple(dice.roll())))
+        assert state.last_action is not None
+        actions.append(state.last_action)
+    return state, actions
+
+
+def _checked_dice(dice: object) -> tuple[int, int]:
+    try:
+        d1, d2 = dice  # type: ignore[misc]
+    except (TypeError, ValueError):
+        raise IllegalAction("bad_action", "a roll needs its two dice") from None
+    for die in (d1, d2):
+        if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= 6:
+            raise IllegalAction("bad_action", f"each die shows 1 to 6, got {dice!r}")
+    return d1, d2
