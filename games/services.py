@@ -321,6 +321,11 @@ def rematch_offer(*, seat: Seat) -> Match:
             match.rematch_offered_by = seat
             match.version += 1
             match.save(update_fields=["rematch_offered_by", "version"])
+            if match.room.bot:
+                from games import tasks
+
+                match_id, version = match.pk, match.version
+                transaction.on_commit(lambda: tasks.bot_turn.delay(match_id, version))
         return match
 
 
@@ -489,7 +494,11 @@ class _Table:
             room.ended_at = now
             fields += ["status", "ended_at"]
         room.save(update_fields=fields)
-        _schedule_follow_up(match, turn_changed=match.turn_seat_id != self.old_turn_seat_id)
+        _schedule_follow_up(
+            match,
+            turn_seat if match.turn_seat_id else None,
+            turn_changed=match.turn_seat_id != self.old_turn_seat_id,
+        )
         return match
 
 
@@ -583,16 +592,17 @@ def _new_seat(room, number, nickname, email, email_consent, user, language, now)
     return seat
 
 
-def _schedule_follow_up(match: Match, *, turn_changed: bool) -> None:
+def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: bool) -> None:
     """After commit: the bot's move, or the "your turn" email for a person."""
     from games import tasks
 
     match_id, version = match.pk, match.version
-    if match.turn_seat_id is None or not turn_changed:
+    if turn_seat is None:
         return
-    if match.turn_seat.is_bot:
+    if turn_seat.is_bot:
+        # Every time: after its own roll the bot still has to move.
         transaction.on_commit(lambda: tasks.bot_turn.delay(match_id, version))
-    else:
+    elif turn_changed:
         transaction.on_commit(lambda: tasks.turn_email.delay(match_id, version))
 
 

@@ -14,7 +14,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import services
-from games.engine.match import MatchState
+from games.engine.match import Format, MatchState, Phase
 from games.errors import Conflict
 from games.models import Match
 
@@ -23,30 +23,72 @@ from games.models import Match
 def bot_turn(match_id: int, version: int) -> str:
     """Let the computer act for its seat, once, for the version it was scheduled for.
 
-    The decision comes from `games.bots.decide(name, state, side)`, which returns
-    the engine Action the bot takes; the service applies it like a person's.
+    Run twice or late, it finds the version moved on and does nothing.
     """
-    match = Match.objects.select_related("room", "turn_seat").filter(pk=match_id).first()
-    if match is None or match.version != version:
+    match = Match.objects.select_related("room").filter(pk=match_id).first()
+    if match is None or match.version != version or not match.room.bot:
         return "stale"
-    seat = match.turn_seat
-    if seat is None or not seat.is_bot:
-        return "not the bot's turn"
-    from games import bots
+    seat = match.room.seats.get(number=2)
+    from games.bots import get_bot
 
-    state = MatchState.from_json(match.state)
-    action = bots.decide(match.room.bot, state, match.side_of(seat))
+    bot = get_bot(match.room.bot)
     try:
-        services.game_act(
-            seat=seat,
-            version=version,
-            kind=action.kind,
-            play=[list(step) for step in action.play] if action.play is not None else None,
-            value=action.value,
-        )
+        if match.status == Match.Status.FINISHED:
+            offered = match.rematch_offered_by_id
+            if offered is None or offered == seat.pk or not bot.accept_rematch():
+                return "nothing to answer"
+            services.rematch_accept(seat=seat)
+            return "rematch"
+        if match.turn_seat_id != seat.pk:
+            return "not the bot's turn"
+        state = MatchState.from_json(match.state)
+        kind, arguments = bot_decision(bot, state, match.side_of(seat))
+        services.game_act(seat=seat, version=version, kind=kind, **arguments)
     except Conflict:
         return "stale"  # another run of this task got there first
-    return action.kind
+    return kind
+
+
+def bot_decision(bot, state: MatchState, side: int) -> tuple[str, dict]:
+    """What the bot does now, as a service action name and its arguments."""
+    position = state.position_for(side)
+    context = bot_context(state, side)
+    if state.phase is Phase.DOUBLED:
+        if state.may_beaver() and bot.should_beaver(position, context):
+            return "beaver", {}
+        return ("take" if bot.should_take(position, context) else "drop"), {}
+    if state.phase is Phase.RESIGN_OFFERED:
+        accept = bot.accept_resign(position, state.resign_value, context)
+        return ("resign_accept" if accept else "resign_decline"), {}
+    if state.phase is Phase.ROLL:
+        double = state.may_double(side) and bot.should_double(position, context)
+        return ("double" if double else "roll"), {}
+    if state.phase is Phase.MOVE:
+        play = bot.choose_play(position, state.dice, context)
+        return "play", {"play": [list(step) for step in play]}
+    raise ValueError(f"the bot has nothing to do in phase {state.phase}")
+
+
+def bot_context(state: MatchState, side: int):
+    """The cube and score as the bot sees them."""
+    from games.bots import BotContext
+
+    rules = state.rules
+    owner = state.cube_owner
+    if rules.format is Format.SINGLE:
+        length = 1  # win or loss only: a 1-point match for the evaluator
+    else:
+        length = rules.length if rules.format is Format.MATCH else 0
+    return BotContext(
+        cube_value=state.cube_value,
+        cube_owner="centered" if owner is None else ("me" if owner == side else "them"),
+        cube_in_play=rules.format is not Format.SINGLE and not state.crawford_game,
+        match_length=length,
+        score=(state.score[side], state.score[1 - side]) if length > 1 else (0, 0),
+        crawford=state.crawford_game,
+        jacoby=rules.jacoby,
+        beavers=rules.beavers,
+    )
 
 
 @shared_task(acks_late=True)

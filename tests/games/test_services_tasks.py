@@ -1,0 +1,117 @@
+"""games.tasks: the bot's turn and the turn email, run as a worker would run them.
+
+The bots here are bgsage-free random players (same interface), so the tests
+are fast; the bots' strength is tested in tests/bots.
+"""
+
+import random
+
+import pytest
+
+from games import services, tasks
+from games.bots import RandomPlayer
+from games.engine.match import Format, MatchRules, MatchState
+from games.models import Match, Seat
+from tests.conftest import Persona
+from tests.games.conftest import current_match, first_legal_play, state_of
+
+
+@pytest.fixture
+def random_bots(monkeypatch):
+    import games.bots
+
+    monkeypatch.setattr(games.bots, "get_bot", lambda name: RandomPlayer(random.Random(7)))
+
+
+class Worker:
+    """Runs a service, then every task it scheduled (and those they schedule), at once."""
+
+    def __init__(self, capture):
+        self.capture = capture
+        self.emails = []
+
+    def __call__(self, service, **arguments):
+        with self.capture(execute=True):
+            return service(**arguments)
+
+
+@pytest.fixture
+def worker(monkeypatch, django_capture_on_commit_callbacks):
+    worker = Worker(django_capture_on_commit_callbacks)
+    monkeypatch.setattr(tasks.bot_turn, "delay", tasks.bot_turn)
+    monkeypatch.setattr(tasks.turn_email, "delay", lambda *args: worker.emails.append(args))
+    return worker
+
+
+def test_the_bot_plays_its_turn_once(db, clock, dice, random_bots):
+    dice.push((1, 3))  # the bot (side 1) starts
+    seat = services.room_create(rules=MatchRules(), nickname="alice", bot="domador")
+    match = current_match(seat.room)
+    assert tasks.bot_turn(match.pk, match.version) == "play"
+    assert tasks.bot_turn(match.pk, match.version) == "stale"  # a second delivery
+    match.refresh_from_db()
+    assert match.turn_seat_id == seat.pk and match.version == 2
+
+
+def test_a_person_plays_a_whole_game_against_the_bot(db, clock, dice, random_bots, worker):
+    seat = worker(services.room_create, rules=MatchRules(), nickname="alice", bot="chofer")
+    alice = Persona("alice", seat=seat)
+    room = alice.seat.room
+    for _ in range(500):
+        match = current_match(room)
+        if match.status == Match.Status.FINISHED:
+            break
+        assert match.turn_seat_id == alice.seat.pk  # the bot always answered at once
+        side = match.side_of(alice.seat)
+        play = first_legal_play(room, side)
+        worker(services.game_play, seat=alice.seat, version=match.version, play=play)
+    assert current_match(room).status == Match.Status.FINISHED
+    # Each bot move handed the turn back to alice, and asked for her email.
+    assert worker.emails and {match_id for match_id, _ in worker.emails} == {room.matches.get().pk}
+
+
+def test_the_bot_takes_its_decisions_with_the_cube(db, clock, dice, random_bots, worker):
+    rules = MatchRules(format=Format.MATCH, length=3)
+    dice.push((3, 1))
+    seat = worker(services.room_create, rules=rules, nickname="alice", bot="chofer")
+    room = seat.room
+    worker(services.game_play, seat=seat, version=1, play=[[8, 5], [6, 5]])
+    # The bot rolled (or doubled) and moved; it is alice's turn again, or her answer.
+    match = current_match(room)
+    assert match.turn_seat_id == seat.pk
+    assert state_of(room).phase.value in ("roll", "doubled")
+
+
+def test_the_bot_accepts_a_rematch(db, clock, dice, random_bots, worker):
+    seat = worker(services.room_create, rules=MatchRules(), nickname="alice", bot="domador")
+    match = current_match(seat.room)
+    worker(services.match_resign, seat=seat, version=match.version)
+    worker(services.rematch_offer, seat=seat)
+    latest = current_match(seat.room)
+    assert latest.number == 2 and latest.side_of(seat) == 1
+
+
+def test_bot_context_is_seen_from_the_bot(db):
+    state = MatchState.new(MatchRules(format=Format.MATCH, length=5))
+    context = tasks.bot_context(state, 1)
+    assert (context.match_length, context.cube_in_play, context.cube_owner) == (5, True, "centered")
+    single = tasks.bot_context(MatchState.new(MatchRules()), 0)
+    assert (single.match_length, single.cube_in_play) == (1, False)
+
+
+class TestTurnEmail:
+    def test_it_sends_one_email_with_the_link_to_the_room(self, room, alice, bob, mailoutbox):
+        Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+        match = services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
+        assert tasks.turn_email(match.pk, match.version) is True
+        assert tasks.turn_email(match.pk, match.version) is False
+        [email] = mailoutbox
+        assert email.to == ["bob@example.com"]
+        assert f"/mesa/{room.slug}/" in email.body and "alice" in email.body
+
+    def test_a_turn_already_played_sends_nothing(self, room, alice, bob, mailoutbox):
+        Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+        match = services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
+        services.match_resign(seat=bob.seat, version=match.version)
+        assert tasks.turn_email(match.pk, match.version) is False
+        assert mailoutbox == []
