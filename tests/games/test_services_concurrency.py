@@ -1,0 +1,96 @@
+"""Two requests for the same turn at the same moment, on a real PostgreSQL.
+
+Each thread has its own database connection and its own transaction; the
+Match row lock lets exactly one of them apply the turn, and the other sees
+the new version and gets a 409.
+"""
+
+import threading
+
+import pytest
+from django.db import connection, connections
+
+from games import services
+from games.engine.match import Format, MatchRules
+from games.errors import Conflict
+from games.models import Turn
+from tests.games.conftest import current_match
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="needs PostgreSQL: SQLite locks the whole database, not the row "
+        "(run with DATABASE_URL=postgres://...)",
+    ),
+]
+
+
+def race(*calls):
+    """Start every call at once on its own thread; return what each returned or raised."""
+    barrier = threading.Barrier(len(calls))
+    outcomes = [None] * len(calls)
+
+    def run(index, call):
+        try:
+            barrier.wait()
+            outcomes[index] = call()
+        except Exception as exc:  # noqa: BLE001 - the outcome is what the test checks
+            outcomes[index] = exc
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return outcomes
+
+
+@pytest.fixture(autouse=True)
+def no_tasks(monkeypatch):
+    # The transactions commit for real here: keep their follow-up off the broker.
+    from games import tasks
+
+    monkeypatch.setattr(tasks.turn_email, "delay", lambda *args: None)
+    monkeypatch.setattr(tasks.bot_turn, "delay", lambda *args: None)
+
+
+def test_the_same_play_sent_twice_at_once_is_applied_once(room, alice, bob):
+    play = [[8, 5], [6, 5]]
+    outcomes = race(
+        lambda: services.game_play(seat=alice.seat, version=1, play=play),
+        lambda: services.game_play(seat=alice.seat, version=1, play=play),
+    )
+    applied = [o for o in outcomes if not isinstance(o, Exception)]
+    refused = [o for o in outcomes if isinstance(o, Exception)]
+    assert len(applied) == 1 and len(refused) == 1
+    assert isinstance(refused[0], Conflict) and refused[0].status == 409
+    assert refused[0].code == "stale_version"
+    match = current_match(room)
+    assert match.version == 2
+    assert Turn.objects.filter(game__match=match, kind="play").count() == 1
+
+
+@pytest.mark.parametrize("rules", [MatchRules(format=Format.MATCH, length=3)])
+def test_two_tabs_rolling_at_once_roll_once(rules, room, alice, bob):
+    services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
+    outcomes = race(
+        lambda: services.game_roll(seat=bob.seat, version=2),
+        lambda: services.game_roll(seat=bob.seat, version=2),
+    )
+    assert sum(isinstance(o, Conflict) for o in outcomes) == 1
+    match = current_match(room)
+    game = match.games.get()
+    assert game.rolls_drawn == 2  # the opening and one roll for bob
+    assert Turn.objects.filter(game=game, kind="roll", automatic=False).count() == 1
+
+
+def test_a_play_and_a_resignation_at_once_leave_one_story(room, alice, bob):
+    outcomes = race(
+        lambda: services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]]),
+        lambda: services.match_resign(seat=bob.seat, version=1),
+    )
+    assert sum(isinstance(o, Conflict) for o in outcomes) == 1
+    assert current_match(room).version == 2
