@@ -1,6 +1,5 @@
 """Position: the GNU Backgammon Position ID, flipping, pips, applying steps, the result."""
 
-
 from games.engine import Position
 
 INITIAL_ID = "4HPwATDgc/ABMA"
