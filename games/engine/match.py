@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from .dice import DiceSource, opening_starter
@@ -295,6 +296,12 @@ class MatchState:
             and self.cube_value * 4 <= CUBE_LIMIT
         )
 
+    def legal_plays(self) -> tuple[tuple[Step, ...], ...]:
+        """The plays open to side `turn` for the dice rolled; () outside the MOVE phase."""
+        if self.phase is not Phase.MOVE or self.dice is None:
+            return ()
+        return _legal_plays(self.position, self.dice)
+
     def allowed_actions(self, side: int) -> frozenset[str]:
         """What `side` may choose now; the table's own rolls (the opening) are not listed."""
         phase = self.phase
@@ -413,7 +420,7 @@ class MatchState:
         self, action: Action, dice: tuple[int, int], recorded: Action | None = None
     ) -> MatchState:
         recorded = recorded or Action("roll", action.side, dice)
-        if not legal_plays(self.position, dice):
+        if not _legal_plays(self.position, dice):
             # No legal play: the turn passes at once, and the record says so.
             if action.play is not None and action.play != ():
                 raise IllegalAction("bad_action", "a roll carries no play")
@@ -447,7 +454,7 @@ class MatchState:
         except (TypeError, ValueError):
             raise IllegalAction("bad_action", "a play is a list of (from, to) steps") from None
         assert self.dice is not None
-        if play in legal_plays(self.position, self.dice):
+        if play in _legal_plays(self.position, self.dice):
             # A play the generator produced is legal as it stands (bots and
             # replays send those); any other order goes through check_play.
             after = self.position.apply(play)
@@ -731,6 +738,13 @@ def advance(
         assert state.last_action is not None
         actions.append(state.last_action)
     return state, actions
+
+
+@lru_cache(maxsize=512)
+def _legal_plays(position: Position, dice: tuple[int, int]) -> tuple[tuple[Step, ...], ...]:
+    # A roll is looked at twice (does it pass? is the play one of these?), and
+    # a replay looks again; the inputs are immutable, so remember the answer.
+    return tuple(legal_plays(position, dice))
 
 
 def _checked_dice(dice: object) -> tuple[int, int]:
