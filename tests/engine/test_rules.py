@@ -157,3 +157,9 @@ def test_no_checker_there_is_named():
         Position.initial().apply(((20, 15),))
     assert error.value.code == "no_checker"
     assert "point 20" in error.value.reason
+
+
+def test_con_la_ultima_ficha_tambien_se_juegan_los_dos_dados():
+    # 3/off alone ends the game with one die; 3/1*/off plays both, so it is required.
+    position = board({3: 1}, {1: 1, 20: 3})
+    assert plays(position, (3, 2)) == {"3/1*/off"}
