@@ -208,7 +208,11 @@ def parse_etags(header: str) -> set[str]:
 
 @json_endpoint(("GET", "HEAD"))
 def room_state(request, slug):
-    return state_response(request, load_room(slug))
+    room = load_room(slug)
+    seat = viewer_seat(request, room)
+    if seat is not None:
+        services.seat_seen(seat=seat)  # no "your turn" email while the board is open
+    return state_response(request, room)
 
 
 @json_endpoint(("POST",))

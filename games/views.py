@@ -59,6 +59,8 @@ def home(request):
 def room(request, slug):
     room = get_room_or_404(slug)
     seat = viewer_seat(request, room)
+    if seat is not None:
+        services.seat_seen(seat=seat)  # no "your turn" email while the board is open
     state = selectors.room_state(room, seat)
     context = presenters.room_context(request, room, seat, state)
     if seat is None and free_seat_number(room) is not None:
