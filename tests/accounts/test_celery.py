@@ -101,6 +101,6 @@ def test_a_separate_worker_process_runs_a_task_sent_through_the_filesystem_broke
         output, _ = worker.communicate(timeout=30)
 
     assert written, output
-    assert "Subject: Confirm your email on Mesa" in written[0]
+    assert "Subject: Confirm your email at Mesa" in written[0]
     assert "To: bruno@example.com" in written[0]
     assert "Task accounts.tasks.send_templated_mail_task" in output

@@ -24,12 +24,12 @@ class TemplatedMailTests(SimpleTestCase):
             self.assertEqual(translation.get_language(), "es")
 
         (message,) = mail.outbox
-        self.assertEqual(message.subject, "Confirm your email on Mesa")
-        self.assertIn("Hello, Bruno:", message.body)
+        self.assertEqual(message.subject, "Confirm your email at Mesa")
+        self.assertIn("Hello Bruno,", message.body)
         html, mimetype = message.alternatives[0]
         self.assertEqual(mimetype, "text/html")
         self.assertIn('<html lang="en">', html)
-        self.assertIn("Hello, Bruno:", html)
+        self.assertIn("Hello Bruno,", html)
 
     def test_it_speaks_spanish_by_default(self):
         self.send("es")

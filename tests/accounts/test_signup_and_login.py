@@ -48,7 +48,7 @@ class SignupTests(AccountsTestCase):
         self.client.post("/cuenta/registro/", signup_data())
 
         self.assertEqual(Profile.objects.get(user__username="bruno").language, "en")
-        self.assertEqual(mail.outbox[0].subject, "Confirm your email on Mesa")
+        self.assertEqual(mail.outbox[0].subject, "Confirm your email at Mesa")
 
     def test_it_refuses_a_weak_password(self):
         response = self.client.post(
