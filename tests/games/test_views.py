@@ -1,0 +1,257 @@
+"""The site by link, in Django's test client: create, invite, join, play, watch.
+
+Two browsers play a whole partida simple through the HTML forms alone while a
+third watches the live state as a spectator; seat links bind a seat to a
+browser and never leak; the board page and the state endpoint cost the same
+number of queries however long the game has run.
+"""
+
+import html
+import re
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from games import selectors, services
+from games.models import Game, Match, Room
+from tests.games.conftest import current_match, first_legal_play, seat_on_turn, version_of
+from tests.games.test_api import bind, post_json, snapshot, state_url
+
+pytestmark = pytest.mark.django_db
+
+
+def input_value(page: str, element_id: str) -> str:
+    match = re.search(rf'id="{element_id}"[^>]*value="([^"]*)"', page)
+    assert match, f"no #{element_id} on the page"
+    return html.unescape(match.group(1))
+
+
+def play_options(page: str) -> list[tuple[str, str]]:
+    select = re.search(r'<select id="play-choice".*?</select>', page, re.S)
+    assert select, "no play form on the page"
+    return [
+        (html.unescape(value), html.unescape(text))
+        for value, text in re.findall(r'<option value="([^"]+)">([^<]+)</option>', select.group(0))
+    ]
+
+
+def create_room(client, **fields) -> tuple[str, str]:
+    data = {"format": "single", "nickname": "alice", **fields}
+    response = client.post(reverse("games:home"), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    room_url = response["Location"]
+    slug = room_url.rstrip("/").rsplit("/", 1)[-1]
+    return slug, room_url
+
+
+def test_two_browsers_play_a_whole_partida_simple_by_link_while_a_third_watches(clock, dice):
+    alice, bob, carol = Client(), Client(), Client()
+
+    slug, room_url = create_room(alice)
+    host_page = alice.get(room_url).content.decode()
+    assert "Tu mesa está lista" in host_page
+    invite = input_value(host_page, "invite-url")
+    assert invite.endswith(room_url)
+
+    invitation = bob.get(invite).content.decode()
+    assert "alice te invita a jugar" in invitation
+    # No scripted pairs: every roll comes from the game's fixed seed, so it can be verified.
+    joined = bob.post(reverse("games:join", args=[slug]), {"nickname": "bob"})
+    assert joined.status_code == 302 and joined["Location"] == room_url
+
+    watching = carol.get(invite).content.decode()
+    assert "Estás mirando" in watching
+    assert 'name="nickname"' not in watching  # the room is full: no seat to take
+    assert "<form" not in watching.split("Historial")[0].split("Tablero")[1]
+
+    room = Room.objects.get(slug=slug)
+    browsers = {1: alice, 2: bob}
+    carol_etag = carol.get(state_url(room))["ETag"]
+    turns = 0
+    while current_match(room).status != Match.Status.FINISHED:
+        match = current_match(room)
+        number = 1 if match.turn_seat.number == 1 else 2
+        browser = browsers[number]
+        page = browser.get(room_url).content.decode()
+        options = play_options(page)
+        assert options, "the player on turn is offered the legal plays"
+        value, notation = options[0]
+        # Every third turn the player types the play instead of choosing it.
+        data = {"version": match.version}
+        data.update({"typed": notation} if turns % 3 == 2 else {"choice": value})
+        response = browser.post(reverse("games:act", args=[slug, "play"]), data)
+        assert response.status_code == 302
+        assert current_match(room).version > match.version, f"turn {turns} was not played"
+        turns += 1
+
+        # The spectator's poll sees the change, then gets 304 until the next one.
+        seen = carol.get(state_url(room), HTTP_IF_NONE_MATCH=carol_etag)
+        assert seen.status_code == 200
+        carol_etag = seen["ETag"]
+        assert seen.json()["version"] == current_match(room).version
+        assert carol.get(state_url(room), HTTP_IF_NONE_MATCH=carol_etag).status_code == 304
+        assert turns < 500
+
+    match = current_match(room)
+    game = Game.objects.get(match=match)
+    assert game.revealed and selectors.verify_game_dice(game)
+    seed = bytes(game.seed).hex()
+    for browser in (alice, bob, carol):
+        final = browser.get(room_url).content.decode()
+        assert "El encuentro terminó." in final
+        assert f"python -m games.engine.dice {seed}" in final
+    assert carol.get(state_url(room)).json()["match"]["game"]["seed"] == seed
+    winner = "alice" if match.seat_number_of(match.winner_side) == 1 else "bob"
+    assert winner in carol.get(room_url).content.decode()
+
+
+def test_the_private_seat_link_moves_a_seat_to_another_device_and_leaves_no_token_in_the_url(
+    clock, dice
+):
+    laptop, phone, stranger = Client(), Client(), Client()
+    slug, room_url = create_room(laptop)
+    seat_url = input_value(laptop.get(room_url).content.decode(), "seat-url")
+    token = seat_url.rstrip("/").rsplit("/", 1)[-1]
+
+    response = phone.get(seat_url)
+    assert response.status_code == 302
+    assert response["Location"] == room_url  # a clean URL: the token is not left in history
+    assert token not in response["Location"]
+    phone_page = phone.get(room_url).content.decode()
+    assert "Tu mesa está lista" in phone_page
+
+    stranger_page = stranger.get(room_url).content.decode()
+    assert token not in stranger_page
+    assert "seat-url" not in stranger_page
+
+
+def test_a_spectator_never_sees_a_seat_token(room, alice, bob, carol):
+    bind(alice, room)
+    page = carol.client.get(reverse("games:room", args=[room.slug])).content.decode()
+    state = carol.client.get(state_url(room)).content.decode()
+    for token in (alice.token, bob.token):
+        assert token not in page and token not in state
+    assert "Estás mirando" in page
+    assert 'action="/mesa/' not in page.split("Historial")[0].split("Tablero")[1]
+
+
+def test_a_spectator_posting_a_form_gets_a_message_and_changes_nothing(room, carol):
+    before = snapshot()
+    response = carol.client.post(
+        reverse("games:act", args=[room.slug, "play"]),
+        {"version": version_of(room), "choice": "8-5 6-5"},
+        follow=True,
+    )
+    assert snapshot() == before
+    assert response.status_code == 200
+    assert "Ese asiento no es tuyo" in response.content.decode()
+
+
+def test_a_typed_play_that_makes_no_sense_is_explained_and_changes_nothing(room, alice):
+    bind(alice, room)
+    before = snapshot()
+    for typed in ("hello", "24/18"):
+        alice.client.post(
+            reverse("games:act", args=[room.slug, "play"]),
+            {"version": version_of(room), "typed": typed},
+        )
+    assert snapshot() == before
+    page = alice.client.get(reverse("games:room", args=[room.slug])).content.decode()
+    assert "No entendimos esa jugada" in page
+    assert "Esa jugada no es legal con estos dados." in page
+
+
+def test_every_button_the_board_shows_is_an_action_the_api_knows(room, alice):
+    from games.api import ACTIONS
+
+    bind(alice, room)
+    page = alice.client.get(reverse("games:room", args=[room.slug])).content.decode()
+    actions = set(re.findall(rf"/mesa/{re.escape(room.slug)}/jugar/([a-z_]+)/", page))
+    assert actions == {"play", "resign_offer", "forfeit"}
+    assert actions <= set(ACTIONS)
+
+
+def test_a_resignation_offer_and_its_answer_go_through_the_forms(room, alice, bob):
+    bind(alice, room)
+    bind(bob, room)
+    act = lambda who, action, **data: who.client.post(  # noqa: E731
+        reverse("games:act", args=[room.slug, action]), {"version": version_of(room), **data}
+    )
+    act(alice, "resign_offer", value="1")
+    bob_page = bob.client.get(reverse("games:room", args=[room.slug])).content.decode()
+    assert "Aceptar la rendición" in bob_page
+    act(bob, "resign_accept")
+    assert current_match(room).status == Match.Status.FINISHED
+    final = alice.client.get(reverse("games:room", args=[room.slug])).content.decode()
+    assert "Ofrecer la revancha" in final
+    alice.client.post(reverse("games:act", args=[room.slug, "rematch_offer"]))
+    bob.client.post(reverse("games:act", args=[room.slug, "rematch_accept"]))
+    assert current_match(room).number == 2
+
+
+def test_a_second_guest_finds_the_room_full(room, carol):
+    response = carol.client.post(
+        reverse("games:join", args=[room.slug]), {"nickname": "carol"}, follow=True
+    )
+    assert "ya están ocupados" in response.content.decode()
+
+
+# --- a fixed number of queries -------------------------------------------------------
+
+
+def count_queries(client, url) -> int:
+    client.get(url)  # warm up: the seat's "last seen" write happens at most every 30 s
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(queries)
+
+
+def play_turns(room, alice, bob, count):
+    for _ in range(count):
+        match = current_match(room)
+        if match.status == Match.Status.FINISHED:
+            return
+        persona = seat_on_turn(room, alice, bob)
+        side = match.side_of(persona.seat)
+        services.game_play(
+            seat=persona.seat, version=match.version, play=first_legal_play(room, side)
+        )
+
+
+ROOM_PAGE_QUERIES = 7
+STATE_QUERIES = 7
+
+
+def test_the_room_page_and_the_state_cost_the_same_queries_for_a_short_and_a_long_game(
+    room, alice, bob, carol
+):
+    bind(alice, room)
+    room_url = reverse("games:room", args=[room.slug])
+    short = {
+        "page": count_queries(alice.client, room_url),
+        "state": count_queries(alice.client, state_url(room)),
+        "spectator": count_queries(carol.client, room_url),
+    }
+    play_turns(room, alice, bob, 40)
+    assert current_match(room).version > 40
+    long = {
+        "page": count_queries(alice.client, room_url),
+        "state": count_queries(alice.client, state_url(room)),
+        "spectator": count_queries(carol.client, room_url),
+    }
+    assert short == long
+    assert long["page"] == ROOM_PAGE_QUERIES
+    assert long["state"] == STATE_QUERIES
+
+
+def test_the_state_of_a_finished_match_with_history_still_costs_the_same(room, alice, bob):
+    bind(alice, room)
+    before = count_queries(alice.client, state_url(room))
+    play_turns(room, alice, bob, 1000)
+    assert current_match(room).status == Match.Status.FINISHED
+    assert count_queries(alice.client, state_url(room)) == before
+    assert post_json(alice.client, state_url(room), {}).status_code == 405
