@@ -44,10 +44,14 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     queries: seats, current match, its games, its turns.
     """
     seats = {seat.number: seat for seat in Seat.objects.filter(room=room)}
+    for seat in seats.values():
+        seat.room = room  # no query per seat for is_bot
     viewer = seats.get(viewer_seat.number) if viewer_seat is not None else None
     if viewer is not None and viewer.pk != viewer_seat.pk:
         viewer = None
     match = current_match(room)
+    if match is not None:
+        match.room = room
     data = {
         "room": {
             "slug": room.slug,

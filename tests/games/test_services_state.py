@@ -1,0 +1,170 @@
+"""games.selectors: what the board and the JSON state endpoint are given."""
+
+import base64
+import json
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from games import selectors, services
+from games.engine import CHECKERS_PER_SIDE
+from games.engine.match import MatchRules
+from games.models import Game
+from tests.conftest import Persona
+from tests.games.conftest import current_match, first_legal_play, play_out, seat_on_turn
+
+OPENING_PLAY = [[8, 5], [6, 5]]
+
+
+def secret_forms(game: Game) -> list[str]:
+    seed = bytes(game.seed)
+    return [seed.hex(), seed.hex().upper(), base64.b64encode(seed).decode(), repr(seed)]
+
+
+class TestRoomState:
+    def test_a_waiting_room_has_no_match_yet(self, alice):
+        state = selectors.room_state(alice.seat.room, alice.seat)
+        assert state["match"] is None and state["version"] == 0
+        assert state["viewer"] == {"seat": 1, "side": None}
+        assert [s["nickname"] for s in state["seats"]] == ["alice"]
+
+    def test_the_player_on_turn_sees_the_board_from_their_side(self, room, alice):
+        state = selectors.room_state(room, alice.seat)
+        match = state["match"]
+        assert state["viewer"] == {"seat": 1, "side": 0}
+        assert state["version"] == 1
+        assert match["phase"] == "move" and match["dice"] == [3, 1]
+        assert match["turn"] == 0 and match["turn_seat"] == 1
+        assert match["turn_started_at"] == "2026-03-02T09:00:00+00:00"
+        assert {"play", "resign_offer", "forfeit"} <= set(match["allowed"])
+        assert match["pips"] == [167, 167]
+        assert sum(match["position"]["me"]) == CHECKERS_PER_SIDE
+        assert match["cube"] == {"value": 1, "owner": None}
+        assert match["game"]["commitment"] and match["game"]["seed"] is None
+        assert [h["kind"] for h in match["history"]] == ["roll"]
+
+    def test_the_other_player_waits(self, room, bob):
+        match = selectors.room_state(room, bob.seat)["match"]
+        assert match["position"]["side"] == 1
+        assert "play" not in match["allowed"] and "forfeit" in match["allowed"]
+        assert match["absence"]["can_claim"] is False
+        assert match["absence"]["claimable_at"] == "2026-03-04T09:00:00+00:00"
+
+    def test_a_spectator_may_do_nothing(self, room, carol):
+        state = selectors.room_state(room, None)
+        assert state["viewer"] == {"seat": None, "side": None}
+        assert state["match"]["allowed"] == [] and state["match"]["absence"] is None
+        assert not any(seat["is_you"] for seat in state["seats"])
+
+    def test_a_seat_of_another_room_is_a_spectator_here(self, room, db, clock):
+        elsewhere = services.room_create(rules=MatchRules(), nickname="mallory")
+        state = selectors.room_state(room, elsewhere)
+        assert state["viewer"]["seat"] is None and state["match"]["allowed"] == []
+
+    def test_the_history_is_in_notation(self, room, alice, dice):
+        dice.push((6, 5))
+        services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
+        history = selectors.room_state(room, None)["match"]["history"]
+        assert [(h["kind"], h["side"], h["notation"], h["dice"]) for h in history] == [
+            ("roll", 0, "", [3, 1]),
+            ("play", 0, "8/5 6/5", None),
+            ("roll", 1, "", [6, 5]),
+        ]
+
+    def test_after_48_hours_the_waiting_player_may_claim(self, room, bob, clock):
+        clock.tick(timedelta(hours=48))
+        match = selectors.room_state(room, bob.seat)["match"]
+        assert match["absence"]["can_claim"] is True
+        assert "claim_absence" in match["allowed"]
+
+    def test_a_finished_match_offers_a_rematch(self, room, alice, bob):
+        services.match_resign(seat=alice.seat, version=1)
+        assert selectors.room_state(room, alice.seat)["match"]["allowed"] == ["rematch_offer"]
+        services.rematch_offer(seat=alice.seat)
+        assert selectors.room_state(room, alice.seat)["match"]["allowed"] == []
+        assert selectors.room_state(room, bob.seat)["match"]["allowed"] == ["rematch_accept"]
+        assert selectors.room_state(room, bob.seat)["match"]["rematch_offered_by"] == 1
+
+
+class TestTheSeedStaysSecret:
+    def test_a_running_game_never_shows_its_seed(self, room, alice, bob):
+        game = current_match(room).games.get()
+        for viewer in (alice.seat, bob.seat, None):
+            text = json.dumps(selectors.room_state(room, viewer))
+            assert not any(secret in text for secret in secret_forms(game))
+        assert not any(
+            secret in json.dumps(current_match(room).state) for secret in secret_forms(game)
+        )
+
+    def test_the_seed_is_revealed_when_the_game_ends(self, room, alice, bob):
+        services.match_resign(seat=bob.seat, version=1)
+        game = current_match(room).games.get()
+        info = selectors.room_state(room, None)["match"]["game"]
+        assert info["seed"] == bytes(game.seed).hex()
+
+
+def test_the_state_costs_the_same_queries_however_long_the_history(room, alice, bob):
+    room = alice.seat.room
+    with CaptureQueriesContext(connection) as short:
+        selectors.room_state(room, alice.seat)
+    for _ in range(20):  # ten turns each
+        match = current_match(room)
+        persona = seat_on_turn(room, alice, bob)
+        play = first_legal_play(room, match.side_of(persona.seat))
+        services.game_play(seat=persona.seat, version=match.version, play=play)
+    assert current_match(room).games.get().turn_count > 30
+    with CaptureQueriesContext(connection) as long:
+        selectors.room_state(room, alice.seat)
+    assert len(short) == len(long) == 4
+
+
+class TestSeatByToken:
+    def test_the_private_token_finds_its_seat(self, room, alice, bob):
+        assert selectors.seat_by_token(alice.token) == alice.seat
+        assert selectors.seat_by_token(bob.token) == bob.seat
+
+    @pytest.mark.parametrize("token", ["", None, 42, "x" * 500])
+    def test_nonsense_finds_nothing(self, room, token):
+        assert selectors.seat_by_token(token) is None
+
+    def test_a_forged_token_finds_nothing(self, room, mallory):
+        assert selectors.seat_by_token(mallory.token) is None
+
+
+class TestMyRooms:
+    def test_each_seat_sees_whose_turn_it_is(self, room, alice, bob, db, clock):
+        waiting = services.room_create(rules=MatchRules(), nickname="alice")
+        lines = selectors.rooms_for_seats([alice.seat, waiting])
+        by_room = {line["room"].pk: line for line in lines}
+        assert by_room[room.pk]["your_turn"] is True
+        assert by_room[room.pk]["opponent"] == "bob"
+        assert by_room[waiting.room_id]["opponent"] is None
+        assert by_room[waiting.room_id]["your_turn"] is False
+        [line] = selectors.rooms_for_seats([bob.seat])
+        assert line["your_turn"] is False and line["turn_started_at"] is not None
+
+
+class TestVerifiableDice:
+    def test_every_roll_of_a_finished_game_comes_from_its_revealed_seed(self, db, clock, dice):
+        # No scripted dice: the real derivation from each game's seed.
+        alice = Persona("alice", seat=services.room_create(rules=MatchRules(), nickname="alice"))
+        bob = Persona("bob", seat=services.room_join(room=alice.seat.room, nickname="bob"))
+        match = play_out(alice.seat.room, alice, bob)
+        game = match.games.get()
+        assert game.revealed and game.rolls_drawn > 10
+        assert selectors.verify_game_dice(game)
+
+    def test_a_changed_roll_fails_the_check(self, db, clock, dice):
+        alice = Persona("alice", seat=services.room_create(rules=MatchRules(), nickname="alice"))
+        bob = Persona("bob", seat=services.room_join(room=alice.seat.room, nickname="bob"))
+        services.match_resign(seat=bob.seat, version=1)
+        game = current_match(alice.seat.room).games.get()
+        assert selectors.verify_game_dice(game)
+        Game.objects.filter(pk=game.pk).update(commitment="0" * 64)
+        game.refresh_from_db()
+        assert not selectors.verify_game_dice(game)
+
+    def test_a_running_game_cannot_be_verified_yet(self, room):
+        assert not selectors.verify_game_dice(current_match(room).games.get())
