@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .position import BAR, OFF, IllegalMove, Play, Position, Step
 
@@ -205,6 +206,22 @@ def _step(position: Position, src: int, dst: int) -> tuple[Position, bool]:
     return Position._unchecked(tuple(me), tuple(them)), hit
 
 
+def _position_from_key(position: Position, key: bytes) -> Position:
+    """The position a generator key stands for: my checkers, then the blots hit."""
+    them = list(position.them)
+    for point in range(1, 25):
+        if key[26 + point]:
+            them[25 - point] = 0
+            them[BAR] += 1
+    return Position._unchecked(tuple(key[:26]), tuple(them))
+
+
+@lru_cache(maxsize=128)
+def _turn(position: Position, dice: tuple[int, int]) -> _Turn:
+    """One roll's targets, shared by the calls a board makes while a play is built."""
+    return _Turn(position, dice)
+
+
 def _without(dice: tuple[int, ...], die: int) -> tuple[int, ...]:
     rest = list(dice)
     rest.remove(die)
@@ -218,9 +235,9 @@ class _Turn:
         d1, d2 = _check_dice(dice)
         self.position = position
         self.dice = (d1,) * 4 if d1 == d2 else (max(d1, d2), min(d1, d2))
-        plays = list(_generate(position, (d1, d2)).values())
-        self.length = len(plays[0]) if plays else 0
-        self.targets = {position.apply(play) for play in plays}
+        found = _generate(position, (d1, d2))
+        self.length = len(next(iter(found.values()))) if found else 0
+        self.targets = {_position_from_key(position, key) for key in found}
         self._memo: dict[tuple[Position, tuple[int, ...], int], bool] = {}
 
     def can_finish(self, position: Position, dice: tuple[int, ...], steps_left: int) -> bool:
@@ -298,7 +315,7 @@ def legal_steps(
     lets a player strand a die that could have been used. ``[]`` once the
     turn is complete (or when nothing can move at all).
     """
-    turn = _Turn(position, dice)
+    turn = _turn(position, _check_dice(dice))
     taken = tuple(tuple(step) for step in taken)
     states = turn.follow(taken)
     left = turn.length - len(taken)
@@ -347,7 +364,7 @@ def check_play(position: Position, dice: Sequence[int], play: Sequence[Step]) ->
     ``wrong_dice``, ``no_checker``, ``point_closed``, ``bar_first``,
     ``bear_off_not_home``...) and a reason in plain words.
     """
-    turn = _Turn(position, dice)
+    turn = _turn(position, _check_dice(dice))
     steps = tuple(tuple(step) for step in play)
     try:
         states = turn.follow(steps)
