@@ -1,0 +1,152 @@
+"""The pages a visitor reads: home and its formats, the rules, Mis partidas, languages."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from games.engine.match import Format, MatchRules
+from games.models import Room, Seat
+from tests.games.test_api import bind
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_home_page_offers_the_formats_and_hides_the_computer_until_the_bots_land(db):
+    page = Client().get(reverse("games:home")).content.decode()
+    assert "Jugar con alguien" in page
+    for length in (1, 3, 5, 7, 25):
+        assert f'<option value="{length}"' in page
+    assert 'value="single"' in page and 'value="match"' in page and 'value="session"' in page
+    assert "Jugar contra la computadora" not in page
+
+
+@pytest.mark.parametrize(
+    ("fields", "rules"),
+    [
+        ({"format": "single"}, MatchRules()),
+        ({"format": "match", "length": "7"}, MatchRules(format=Format.MATCH, length=7)),
+        ({"format": "match", "length": "25"}, MatchRules(format=Format.MATCH, length=25)),
+        (
+            {"format": "session", "auto_doubles": "on", "max_auto_doubles": "2", "jacoby": "on"},
+            MatchRules(format=Format.SESSION, auto_doubles=True, max_auto_doubles=2, jacoby=True),
+        ),
+        # Session options sent with another format are dropped, not an error.
+        ({"format": "match", "length": "3", "beavers": "on"}, MatchRules(Format.MATCH, 3)),
+    ],
+    ids=["single", "match-7", "match-25", "session-options", "stray-options"],
+)
+def test_creating_a_room_seats_the_host_with_the_chosen_rules(clock, dice, fields, rules):
+    host = Client()
+    response = host.post(reverse("games:home"), {"nickname": "alice", **fields})
+    assert response.status_code == 302
+    room = Room.objects.get()
+    assert MatchRules.from_json(room.rules) == rules
+    assert response["Location"] == reverse("games:room", args=[room.slug])
+    page = host.get(response["Location"]).content.decode()
+    assert "Tu mesa está lista" in page and 'id="invite-url"' in page and 'id="seat-url"' in page
+
+
+@pytest.mark.parametrize(
+    ("fields", "error_field"),
+    [
+        ({"format": "single", "nickname": ""}, "nickname"),
+        ({"format": "chess", "nickname": "alice"}, "format"),
+        ({"format": "match", "length": "4", "nickname": "alice"}, "length"),
+        ({"format": "match", "nickname": "alice"}, "length"),
+        ({"format": "single", "nickname": "alice", "email": "nope"}, "email"),
+        ({"format": "single", "nickname": "alice", "email_consent": "on"}, "email"),
+    ],
+)
+def test_a_bad_home_form_is_shown_again_with_its_error_and_creates_nothing(
+    clock, dice, fields, error_field
+):
+    response = Client().post(reverse("games:home"), fields)
+    assert response.status_code == 200
+    assert error_field in response.context["form"].errors
+    assert not Room.objects.exists()
+
+
+def test_a_logged_in_host_may_leave_the_nickname_empty(clock, dice):
+    user = get_user_model().objects.create_user("marta", password="x" * 12)
+    host = Client()
+    host.force_login(user)
+    host.post(reverse("games:home"), {"format": "single"})
+    seat = Seat.objects.get()
+    assert (seat.nickname, seat.user) == ("marta", user)
+
+
+def test_a_join_form_with_errors_is_shown_again(alice):
+    response = Client().post(reverse("games:join", args=[alice.seat.room.slug]), {"nickname": ""})
+    assert response.status_code == 400
+    assert "nickname" in response.context["join_form"].errors
+    assert Seat.objects.count() == 1
+
+
+def test_mis_partidas_lists_the_browsers_seats_with_whose_turn_it_is(room, alice, bob, carol):
+    bind(alice, room)
+    bind(bob, room)
+    alice_page = alice.client.get(reverse("games:my_rooms")).content.decode()
+    bob_page = bob.client.get(reverse("games:my_rooms")).content.decode()
+    assert "Contra bob" in alice_page and "te toca" in alice_page
+    assert "Contra alice" in bob_page and "le toca a tu rival" in bob_page
+    carol_page = carol.client.get(reverse("games:my_rooms")).content.decode()
+    assert "Todavía no tienes partidas." in carol_page
+
+
+def test_mis_partidas_shows_an_accounts_rooms_on_any_device(room, alice):
+    user = get_user_model().objects.create_user("alice", password="x" * 12)
+    Seat.objects.filter(pk=alice.seat.pk).update(user=user)
+    elsewhere = Client()
+    elsewhere.force_login(user)
+    assert "Contra bob" in elsewhere.get(reverse("games:my_rooms")).content.decode()
+    # The account holds the seat on this device too, without the seat link.
+    page = elsewhere.get(reverse("games:room", args=[room.slug])).content.decode()
+    assert 'id="play-choice"' in page
+
+
+def test_an_unknown_room_is_a_404_page(db):
+    assert Client().get(reverse("games:room", args=["nothing-here"])).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("language", "heading", "sample"),
+    [
+        ("es", "Cómo se juega en Mesa", "tapas de latón"),
+        ("en", "How to play at Mesa", "brass bottle caps"),
+    ],
+)
+def test_the_rules_page_speaks_both_languages(db, language, heading, sample):
+    page = Client().get(reverse("games:rules"), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert heading in page and sample in page
+    assert f'<html lang="{language}">' in page
+    assert "python -m games.engine.dice" in page
+
+
+def test_the_language_switch_remembers_english_and_back(room, alice):
+    bind(alice, room)
+    room_url = reverse("games:room", args=[room.slug])
+    assert "Te toca mover." in alice.client.get(room_url).content.decode()
+    response = alice.client.post(reverse("set_language"), {"language": "en", "next": room_url})
+    assert response.status_code == 302 and response["Location"] == room_url
+    english = alice.client.get(room_url).content.decode()
+    assert "Your move." in english and "Point 13: 5 checkers of yours" in english
+    assert "Opening roll: alice rolls 3, bob rolls 1" in english
+    alice.client.post(reverse("set_language"), {"language": "es", "next": room_url})
+    assert "Punta 13: 5 fichas tuyas" in alice.client.get(room_url).content.decode()
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_every_page_renders_in_both_languages(room, alice, carol, language):
+    bind(alice, room)
+    urls = [
+        reverse("games:home"),
+        reverse("games:rules"),
+        reverse("games:my_rooms"),
+        reverse("games:room", args=[room.slug]),
+    ]
+    for client in (alice.client, carol.client):
+        for url in urls:
+            response = client.get(url, HTTP_ACCEPT_LANGUAGE=language)
+            assert response.status_code == 200, url
+            assert response["Content-Language"] == language
