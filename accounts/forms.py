@@ -1,3 +1,5 @@
+import logging
+
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -9,6 +11,8 @@ from . import ratelimit
 from .emails import send_templated_mail
 from .models import Notify, Profile
 from .services import profile_for
+
+logger = logging.getLogger(__name__)
 
 
 class SignupForm(UserCreationForm):
@@ -105,9 +109,15 @@ class MesaPasswordResetForm(PasswordResetForm):
             "accounts:password_reset_confirm",
             kwargs={"uidb64": context["uid"], "token": context["token"]},
         )
-        send_templated_mail(
-            to=to_email,
-            template_name="password_reset",
-            context={"name": profile_for(user).name, "reset_url": reset_url},
-            language=profile_for(user).language,
-        )
+        profile = profile_for(user)
+        try:
+            send_templated_mail(
+                to=to_email,
+                template_name="password_reset",
+                context={"name": profile.name, "reset_url": reset_url},
+                language=profile.language,
+            )
+        except Exception:
+            # Like Django's own form: log, and show the same page as for an
+            # unknown address, so a failure does not reveal that it exists.
+            logger.exception("could not send the password reset mail to user %s", user.pk)

@@ -1,3 +1,5 @@
+import logging
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -18,6 +20,8 @@ from . import services
 from .emails import send_templated_mail
 from .forms import MesaPasswordResetForm, ProfileForm, RateLimitedAuthenticationForm, SignupForm
 from .seats import claim_browser_seats
+
+logger = logging.getLogger(__name__)
 
 
 def _use_language(response, language):
@@ -49,14 +53,25 @@ def _after_login(request, user, response):
     return _use_language(response, services.profile_for(user).language)
 
 
-def _send_confirmation(user):
+def _send_confirmation(request, user):
+    """Mail the confirmation link and tell the person how it went."""
     profile = services.profile_for(user)
-    send_templated_mail(
-        to=user.email,
-        template_name="confirm_email",
-        context={"name": profile.name, "confirm_url": services.confirm_email_url(user)},
-        language=profile.language,
-    )
+    try:
+        send_templated_mail(
+            to=user.email,
+            template_name="confirm_email",
+            context={"name": profile.name, "confirm_url": services.confirm_email_url(user)},
+            language=profile.language,
+        )
+    except Exception:
+        # A mail server that is down must not undo a sign-up that succeeded.
+        logger.exception("could not send the confirmation mail to user %s", user.pk)
+        messages.warning(
+            request,
+            _("No pudimos mandarte el correo de confirmación. Pídelo otra vez desde tu perfil."),
+        )
+        return False
+    return True
 
 
 @require_http_methods(["GET", "POST"])
@@ -76,11 +91,14 @@ def signup(request):
         profile.language = translation.get_language() or profile.language
         profile.save(update_fields=["language"])
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        _send_confirmation(user)
-        messages.success(
-            request,
-            _("Te damos la bienvenida a Mesa. Te mandamos un correo para confirmar tu dirección."),
-        )
+        if _send_confirmation(request, user):
+            messages.success(
+                request,
+                _(
+                    "Te damos la bienvenida a Mesa. "
+                    "Te mandamos un correo para confirmar tu dirección."
+                ),
+            )
         return _after_login(request, user, redirect(next_url or "accounts:profile"))
     return render(request, "accounts/signup.html", {"form": form, "next": next_url})
 
@@ -130,8 +148,8 @@ def profile(request):
 @require_http_methods(["POST"])
 def resend_confirmation(request):
     if not services.profile_for(request.user).email_confirmed:
-        _send_confirmation(request.user)
-        messages.success(request, _("Te mandamos otro correo de confirmación."))
+        if _send_confirmation(request, request.user):
+            messages.success(request, _("Te mandamos otro correo de confirmación."))
     return redirect("accounts:profile")
 
 

@@ -1,3 +1,6 @@
+from smtplib import SMTPException
+from unittest import mock
+
 from django.contrib.auth import get_user_model
 from django.core import mail
 
@@ -109,3 +112,26 @@ class LoginTests(AccountsTestCase):
         self.log_in()
 
         self.assertTrue(Profile.objects.filter(user=self.ana).exists())
+
+
+class MailServerDownTests(AccountsTestCase):
+    def test_sign_up_still_succeeds_and_says_the_mail_failed(self):
+        with (
+            mock.patch("accounts.views.send_templated_mail", side_effect=SMTPException),
+            self.assertLogs("accounts.views", "ERROR"),
+        ):
+            response = self.client.post("/cuenta/registro/", signup_data(), follow=True)
+
+        self.assertTrue(get_user_model().objects.filter(username="bruno").exists())
+        self.assertContains(response, "No pudimos mandarte el correo de confirmación")
+
+    def test_a_password_reset_looks_the_same_and_is_logged(self):
+        with (
+            mock.patch("accounts.forms.send_templated_mail", side_effect=SMTPException),
+            self.assertLogs("accounts.forms", "ERROR"),
+        ):
+            response = self.client.post("/cuenta/clave/olvidada/", {"email": "ana@example.com"})
+
+        self.assertRedirects(
+            response, "/cuenta/clave/olvidada/enviada/", fetch_redirect_response=False
+        )
