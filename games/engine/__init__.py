@@ -24,6 +24,7 @@ from .match import (
     advance,
 )
 from .matchid import gnubg_id, match_id
+from .matfile import export_mat, parse_mat
 from .moves import StepOption, check_play, legal_plays, legal_steps
 from .notation import format_play, parse_play
 from .position import (
@@ -47,8 +48,10 @@ __all__ = [
     "MatchState",
     "Phase",
     "advance",
+    "export_mat",
     "gnubg_id",
     "match_id",
+    "parse_mat",
     "BAR",
     "CHECKERS_PER_SIDE",
     "OFF",
