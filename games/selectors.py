@@ -7,12 +7,14 @@ endpoint with a fixed number of queries however long the history is.
 from collections.abc import Iterable
 from datetime import datetime
 
+from django.db.models import F
+
 from games import clock
 from games.engine import SeededDice, commitment
 from games.engine.match import Action, MatchRules, MatchState
 from games.errors import NotFound
 from games.models import Game, Match, Room, Seat, Turn, hash_token
-from games.services import ABSENCE_AFTER, OWED_PHASES
+from games.services import ABSENCE_AFTER, OWED_PHASES, REMINDER_AFTER, ROOM_IDLE_AFTER
 
 
 def room_by_slug(slug: str) -> Room:
@@ -249,6 +251,43 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
 
 def seats_of_user(user) -> list[Seat]:
     return list(Seat.objects.filter(user=user).select_related("room"))
+
+
+# --- what the sweeps look for (each uses a partial index; see games.models) ------
+
+
+def absent_due(*, limit: int = 100) -> list[int]:
+    """Matches whose player on turn has owed an action for 48 h: for services.absence_close."""
+    cutoff = clock.now() - ABSENCE_AFTER
+    matches = (
+        Match.objects.filter(status=Match.Status.PLAYING, turn_started_at__lte=cutoff, room__bot="")
+        .exclude(absence_waived_for=F("turn_started_at"))
+        .order_by("turn_started_at")
+    )
+    return list(matches.values_list("pk", flat=True)[:limit])
+
+
+def reminder_due(*, limit: int = 100) -> list[int]:
+    """Matches whose player on turn is 24 h from the deadline: for services.reminder_claim."""
+    now = clock.now()
+    matches = (
+        Match.objects.filter(
+            status=Match.Status.PLAYING,
+            turn_started_at__lte=now - REMINDER_AFTER,
+            turn_started_at__gt=now - ABSENCE_AFTER,
+            room__bot="",
+        )
+        .exclude(reminder_sent_for=F("turn_started_at"))
+        .order_by("turn_started_at")
+    )
+    return list(matches.values_list("pk", flat=True)[:limit])
+
+
+def idle_rooms_due(*, limit: int = 100) -> list[int]:
+    """Active rooms with no move for seven days: for services.room_expire."""
+    cutoff = clock.now() - ROOM_IDLE_AFTER
+    rooms = Room.objects.filter(status__in=Room.ACTIVE, last_move_at__lte=cutoff)
+    return list(rooms.order_by("last_move_at").values_list("pk", flat=True)[:limit])
 
 
 # --- replay and dice verification ------------------------------------------------

@@ -36,6 +36,10 @@ from games.errors import BadInput, Conflict, IllegalMoveError, NotFound, NotSeat
 from games.models import Game, Match, Room, Seat, Turn
 
 ABSENCE_AFTER = timedelta(hours=48)
+# The reminder email goes this long after the turn passed (24 h before the deadline).
+REMINDER_AFTER = ABSENCE_AFTER - timedelta(hours=24)
+# A room with no move for this long expires with no winner.
+ROOM_IDLE_AFTER = timedelta(days=7)
 NICKNAME_MAX = 30
 BOT_NAMES = ("domador", "chofer", "carcelero", "empresario")
 # A turn is owed by someone in these phases; GAME_OVER (a session between
@@ -303,6 +307,91 @@ def game_act(*, seat: Seat, version, kind: str, play=None, value=None) -> Match:
     if kind == "resign_offer":
         return service(seat=seat, version=version, value=value)
     return service(seat=seat, version=version)
+
+
+# --- sweeps (periodic tasks) ---------------------------------------------------
+# Each takes one id found by a selectors.*_due query, locks the row with
+# skip_locked (another worker already holds it: skip, the next sweep sees it
+# again), re-checks everything and acts at most once.
+
+
+def absence_close(*, match_id: int) -> Match | None:
+    """Close a game whose player on turn has owed an action for 48 h: the waiting player wins.
+
+    Not when the waiting player chose to keep waiting this turn, and never in a
+    room against the computer (its games may sleep until the room expires).
+    """
+    with transaction.atomic():
+        match = _lock_for_sweep(match_id)
+        if match is None or match.turn_seat_id is None or match.room.bot:
+            return None
+        if match.absence_waived_for == match.turn_started_at:
+            return None
+        table = _open_table(match)
+        if table.now - match.turn_started_at < ABSENCE_AFTER or table.owing_side() is None:
+            return None
+        table.apply(Action("forfeit", table.owing_side(), reason="absence"))
+        return table.save()
+
+
+def reminder_claim(*, match_id: int) -> Seat | None:
+    """Reserve the reminder to the player on turn, 24 h before the absence deadline.
+
+    Marks the turn as reminded whether or not the seat wants email, so each
+    turn is looked at once; returns the seat to write to, or None.
+    """
+    now = clock.now()
+    with transaction.atomic():
+        match = _lock_for_sweep(match_id)
+        if match is None or match.turn_seat_id is None or match.room.bot:
+            return None
+        started = match.turn_started_at
+        if match.reminder_sent_for == started or not (
+            REMINDER_AFTER <= now - started < ABSENCE_AFTER
+        ):
+            return None
+        match.reminder_sent_for = started
+        match.save(update_fields=["reminder_sent_for"])
+        seat = Seat.objects.select_related("room").get(pk=match.turn_seat_id)
+        return seat if seat.wants_email and not seat.is_bot else None
+
+
+def room_expire(*, room_id: int) -> Room | None:
+    """Expire a room with no move for seven days; its match ends with no winner."""
+    now = clock.now()
+    with transaction.atomic():
+        # Lock the current match first, as every action does, then the room.
+        latest = Match.objects.filter(room_id=room_id).order_by("-number").values("pk").first()
+        match = _lock_for_sweep(latest["pk"]) if latest else None
+        if latest and match is None:
+            return None  # someone is acting right now
+        room = Room.objects.select_for_update().filter(pk=room_id).first()
+        if room is None or not room.is_active or now - room.last_move_at < ROOM_IDLE_AFTER:
+            return None
+        room.status = Room.Status.EXPIRED
+        room.ended_at = now
+        room.save(update_fields=["status", "ended_at"])
+        if match is not None and match.status == Match.Status.PLAYING:
+            match.status = Match.Status.FINISHED
+            match.ended_at = now
+            match.turn_seat = None
+            match.turn_started_at = None
+            match.version += 1
+            match.save()
+            # No roll will ever be drawn again: the seed can be checked.
+            match.games.filter(status=Game.Status.PLAYING).update(
+                status=Game.Status.FINISHED, revealed=True, ended_at=now
+            )
+        return room
+
+
+def _lock_for_sweep(match_id: int) -> Match | None:
+    return (
+        Match.objects.select_for_update(skip_locked=True, of=("self",))
+        .select_related("room")
+        .filter(pk=match_id, status=Match.Status.PLAYING)
+        .first()
+    )
 
 
 # --- rematch -------------------------------------------------------------------

@@ -6,6 +6,7 @@ the new version and gets a 409.
 """
 
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import connection, connections
@@ -94,3 +95,25 @@ def test_a_play_and_a_resignation_at_once_leave_one_story(room, alice, bob):
     )
     assert sum(isinstance(o, Conflict) for o in outcomes) == 1
     assert current_match(room).version == 2
+
+
+def test_two_sweeps_at_once_close_an_absent_game_once(room, clock):
+    clock.tick(timedelta(hours=48))
+    match_id = current_match(room).pk
+    outcomes = race(
+        lambda: services.absence_close(match_id=match_id),
+        lambda: services.absence_close(match_id=match_id),
+    )
+    assert sum(outcome is not None for outcome in outcomes) == 1
+    assert not any(isinstance(outcome, Exception) for outcome in outcomes)
+    assert Turn.objects.filter(game__match_id=match_id, kind="forfeit").count() == 1
+
+
+def test_two_sweeps_at_once_remind_once(room, clock):
+    clock.tick(timedelta(hours=30))
+    match_id = current_match(room).pk
+    outcomes = race(
+        lambda: services.reminder_claim(match_id=match_id),
+        lambda: services.reminder_claim(match_id=match_id),
+    )
+    assert [outcome is not None for outcome in outcomes].count(True) == 1
