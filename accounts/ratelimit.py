@@ -1,6 +1,7 @@
-"""Failed log-ins counted in Django's cache, per username and per address.
+"""Failed log-ins (and reset requests) counted in Django's cache.
 
-A fixed window starts at the first failure. Past the limit every attempt is
+Log-ins are counted per username and per address; a fixed window starts at
+the first failure. Past the limit every attempt is
 refused before the password is even checked, so guessing stops paying off.
 The per-address limit is higher: several people behind one router mistype
 too, and it still stops one machine trying many usernames.
@@ -30,14 +31,20 @@ def login_is_blocked(*, username, address):
     )
 
 
+def _count(key, window):
+    """Add one to a counter whose window starts at its first hit; the new count."""
+    # add() starts the window only if it is not running yet.
+    cache.add(key, 0, timeout=window)
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between add() and incr()
+        cache.set(key, 1, timeout=window)
+        return 1
+
+
 def login_failed(*, username, address):
     for key in _keys(username, address):
-        # add() starts the window only if it is not running yet.
-        cache.add(key, 0, timeout=WINDOW_SECONDS)
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between add() and incr()
-            cache.set(key, 1, timeout=WINDOW_SECONDS)
+        _count(key, WINDOW_SECONDS)
 
 
 def login_succeeded(*, username):
@@ -45,6 +52,21 @@ def login_succeeded(*, username):
     # log-in would let someone with an account guess for others freely.
     user_key, _ = _keys(username, None)
     cache.delete(user_key)
+
+
+# Password reset mail: a few per hour, so the form cannot be used to flood
+# someone's inbox. Past the limit the page looks the same but nothing is sent.
+RESET_WINDOW_SECONDS = 60 * 60
+MAX_RESETS_PER_EMAIL = 3
+MAX_RESETS_PER_ADDRESS = 10
+
+
+def password_reset_allowed(*, email, address):
+    """Count one reset request; False once the address or the email asked too often."""
+    name = hashlib.sha256((email or "").strip().lower().encode()).hexdigest()
+    per_email = _count(f"mesa:reset:email:{name}", RESET_WINDOW_SECONDS)
+    per_address = _count(f"mesa:reset:addr:{address or '-'}", RESET_WINDOW_SECONDS)
+    return per_email <= MAX_RESETS_PER_EMAIL and per_address <= MAX_RESETS_PER_ADDRESS
 
 
 def client_address(request):

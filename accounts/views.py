@@ -16,7 +16,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from . import services
+from . import ratelimit, services
 from .emails import send_templated_mail
 from .forms import MesaPasswordResetForm, ProfileForm, RateLimitedAuthenticationForm, SignupForm
 from .seats import claim_browser_seats
@@ -116,6 +116,15 @@ class LoginView(auth_views.LoginView):
 class PasswordResetView(auth_views.PasswordResetView):
     form_class = MesaPasswordResetForm
     success_url = reverse_lazy("accounts:password_reset_done")
+
+    def form_valid(self, form):
+        allowed = ratelimit.password_reset_allowed(
+            email=form.cleaned_data["email"], address=ratelimit.client_address(self.request)
+        )
+        if not allowed:
+            # The same page as a sent mail: the limit reveals nothing either.
+            return redirect(self.get_success_url())
+        return super().form_valid(form)
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
