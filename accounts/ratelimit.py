@@ -1,10 +1,10 @@
 """Failed log-ins (and reset requests) counted in Django's cache.
 
 Log-ins are counted per username and per address; a fixed window starts at
-the first failure. Past the limit every attempt is
-refused before the password is even checked, so guessing stops paying off.
-The per-address limit is higher: several people behind one router mistype
-too, and it still stops one machine trying many usernames.
+the first failure. Past the limit every attempt is refused before the
+password is even checked, so guessing stops paying off. The per-address limit
+is higher: several people behind one router mistype too, and it still stops
+one machine trying many usernames.
 """
 
 import hashlib
