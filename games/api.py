@@ -22,7 +22,14 @@ from django.views.decorators.csrf import csrf_protect
 
 from games import selectors, services
 from games.engine import IllegalMove
-from games.errors import BadInput, Conflict, IllegalMoveError, NotSeatHolder, ServiceError
+from games.errors import (
+    MESSAGES,
+    BadInput,
+    Conflict,
+    IllegalMoveError,
+    NotSeatHolder,
+    ServiceError,
+)
 from games.presenters import load_room, remember_seat, step_options, viewer_seat
 
 POINTS = range(0, 26)  # 0 = off, 25 = bar
@@ -52,12 +59,30 @@ class RequestError(BadInput):
         return REQUEST_MESSAGES.get(self.code) or super().message
 
 
+# When a code has no sentence of its own (a new engine code, say), a person
+# still reads one in their language rather than the English developer reason.
+FALLBACK_BY_STATUS = {
+    400: "bad_input",
+    403: "not_seat_holder",
+    404: "not_found",
+    409: "wrong_phase",
+    422: "illegal_play",
+}
+
+
+def public_message(error: ServiceError) -> str:
+    """The sentence a person reads for `error`, always translated."""
+    if isinstance(error, RequestError) or error.code in MESSAGES:
+        return str(error.message)
+    return str(MESSAGES[FALLBACK_BY_STATUS.get(error.status, "bad_input")])
+
+
 def error_payload(code: str, message) -> dict:
     return {"error": {"code": code, "message": str(message)}}
 
 
 def error_response(error: ServiceError) -> JsonResponse:
-    return JsonResponse(error_payload(error.code, error.message), status=error.status)
+    return JsonResponse(error_payload(error.code, public_message(error)), status=error.status)
 
 
 def json_endpoint(methods):

@@ -13,7 +13,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from games import clock, presenters, selectors, services
-from games.api import ACTIONS, REQUEST_MESSAGES, error_payload, perform
+from games.api import ACTIONS, REQUEST_MESSAGES, error_payload, perform, public_message
 from games.errors import NotFound, ServiceError
 from games.forms import JoinForm, NewRoomForm
 from games.presenters import (
@@ -47,7 +47,7 @@ def home(request):
                 rules=form.match_rules(), language=get_language(), **form.player_kwargs()
             )
         except ServiceError as error:
-            form.add_error(None, error.message)
+            form.add_error(None, public_message(error))
         else:
             remember_seat(request, seat.room, seat.token)
             return redirect("games:room", slug=seat.room.slug)
@@ -78,7 +78,7 @@ def join(request, slug):
         try:
             seat = services.room_join(room=room, language=get_language(), **form.player_kwargs())
         except ServiceError as error:
-            messages.error(request, error.message)
+            messages.error(request, public_message(error))
         else:
             remember_seat(request, room, seat.token)
             return redirect("games:room", slug=slug)
@@ -113,7 +113,7 @@ def act(request, slug, action):
     try:
         perform(action, seat, presenters.form_body(request, room, seat, action))
     except ServiceError as error:
-        messages.error(request, error.message)
+        messages.error(request, public_message(error))
     return redirect("games:room", slug=slug)
 
 

@@ -291,3 +291,13 @@ def test_every_step_of_a_whole_game_can_go_through_the_json_api(room, alice, bob
     state = alice.client.get(state_url(room)).json()
     assert state["match"]["status"] == "finished"
     assert state["match"]["game"]["seed"] is not None
+
+
+def test_a_rule_code_without_its_own_sentence_still_reads_in_the_players_language(room, alice):
+    bind(alice, room)
+    # One step spending both dice (24/20 with 3-1) is refused by the engine as "too_far".
+    response = post_json(alice.client, action_url(room, "play"), {"version": 1, "play": [[24, 20]]})
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "too_far"
+    assert error["message"] == "Esa jugada no es legal con estos dados."
