@@ -11,6 +11,8 @@ import json
 import random
 from dataclasses import dataclass, field
 
+import pytest
+
 from games.engine.match import (
     ACTION_KINDS,
     CUBE_LIMIT,
@@ -179,6 +181,7 @@ def play_match(rules: MatchRules, rng: random.Random, tally: Tally) -> None:
     tally.by_format[rules.format.value] = tally.by_format.get(rules.format.value, 0) + 1
 
 
+@pytest.mark.slow
 def test_random_matches_keep_every_invariant():
     rng = random.Random(SEED)
     tally = Tally()
