@@ -293,11 +293,18 @@ def test_every_step_of_a_whole_game_can_go_through_the_json_api(room, alice, bob
     assert state["match"]["game"]["seed"] is not None
 
 
-def test_a_rule_code_without_its_own_sentence_still_reads_in_the_players_language(room, alice):
+def test_a_rule_code_without_its_own_sentence_still_reads_in_the_players_language(
+    room, alice, monkeypatch
+):
+    from games.errors import IllegalMoveError
+
+    def refuse(**kwargs):
+        raise IllegalMoveError("a_rule_added_later", "an English reason for developers")
+
+    monkeypatch.setattr(services, "game_play", refuse)
     bind(alice, room)
-    # One step spending both dice (24/20 with 3-1) is refused by the engine as "too_far".
-    response = post_json(alice.client, action_url(room, "play"), {"version": 1, "play": [[24, 20]]})
+    response = post_json(alice.client, action_url(room, "play"), {"version": 1, "play": GOOD})
     assert response.status_code == 422
     error = response.json()["error"]
-    assert error["code"] == "too_far"
+    assert error["code"] == "a_rule_added_later"
     assert error["message"] == "Esa jugada no es legal con estos dados."
