@@ -98,6 +98,25 @@ class TestTheSeedStaysSecret:
             secret in json.dumps(current_match(room).state) for secret in secret_forms(game)
         )
 
+    def test_no_page_or_state_endpoint_shows_it_to_anyone(self, room, alice, bob, carol):
+        from django.urls import reverse
+
+        game = current_match(room).games.get()
+        for persona in (alice, bob, carol):
+            if persona.token:
+                persona.client.get(reverse("games:seat_link", args=[room.slug, persona.token]))
+            for url in (
+                reverse("games:room", args=[room.slug]),
+                reverse("games:api_state", args=[room.slug]),
+            ):
+                response = persona.client.get(url)
+                assert response.status_code == 200
+                text = response.content.decode()
+                assert not any(secret in text for secret in secret_forms(game)), (persona, url)
+                assert game.commitment in text
+            state = persona.client.get(reverse("games:api_state", args=[room.slug])).json()
+            assert state["viewer"]["seat"] == (persona.seat.number if persona.seat else None)
+
     def test_the_seed_is_revealed_when_the_game_ends(self, room, alice, bob):
         services.match_resign(seat=bob.seat, version=1)
         game = current_match(room).games.get()
