@@ -90,6 +90,30 @@ class ProfileForm(forms.ModelForm):
         ]
 
 
+class EmailChangeForm(forms.Form):
+    """A new address for the account; the current password proves it is the owner."""
+
+    email = forms.EmailField(label=_("Correo nuevo"))
+    password = forms.CharField(label=_("Tu clave actual"), strip=False, widget=forms.PasswordInput)
+
+    def __init__(self, user, *args, **kwargs):
+        self.user = user
+        super().__init__(*args, **kwargs)
+
+    def clean_email(self):
+        email = self.cleaned_data["email"].strip()
+        taken = get_user_model().objects.filter(email__iexact=email).exclude(pk=self.user.pk)
+        if taken.exists():
+            raise forms.ValidationError(_("Ya hay una cuenta con ese correo."), code="email_taken")
+        return email
+
+    def clean_password(self):
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError(_("Esa no es tu clave."), code="wrong_password")
+        return password
+
+
 class MesaPasswordResetForm(PasswordResetForm):
     """Django's reset form, mailing our templates in the account's language."""
 

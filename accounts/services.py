@@ -64,6 +64,18 @@ def profile_update(*, profile, display_name, language, notify):
     return profile
 
 
+@transaction.atomic
+def email_change(*, user, email):
+    """Give the account a new address, unconfirmed until its link is opened."""
+    if normalize_email(email) == normalize_email(user.email):
+        return False
+    user.email = email
+    user.save(update_fields=["email"])
+    profile_for(user)
+    Profile.objects.filter(user=user).update(email_confirmed=False)
+    return True
+
+
 # The confirmation token names the user and the address, so it stops working
 # if the address changes before the link is opened.
 def confirm_email_url(user):

@@ -9,6 +9,7 @@ urlpatterns = [
     path("entrar/", views.LoginView.as_view(), name="login"),
     path("salir/", auth_views.LogoutView.as_view(), name="logout"),
     path("perfil/", views.profile, name="profile"),
+    path("correo/", views.change_email, name="change_email"),
     path("correo/confirmar/", views.resend_confirmation, name="resend_confirmation"),
     path("correo/confirmar/<str:token>/", views.confirm_email, name="confirm_email"),
     path("correo/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),

@@ -18,7 +18,13 @@ from django.views.decorators.http import require_http_methods
 
 from . import ratelimit, services
 from .emails import send_templated_mail
-from .forms import MesaPasswordResetForm, ProfileForm, RateLimitedAuthenticationForm, SignupForm
+from .forms import (
+    EmailChangeForm,
+    MesaPasswordResetForm,
+    ProfileForm,
+    RateLimitedAuthenticationForm,
+    SignupForm,
+)
 from .seats import claim_browser_seats
 
 logger = logging.getLogger(__name__)
@@ -151,6 +157,20 @@ def profile(request):
             messages.success(request, _("Guardado."))
         return _use_language(redirect("accounts:profile"), profile.language)
     return render(request, "accounts/profile.html", {"form": form, "profile": profile})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def change_email(request):
+    form = EmailChangeForm(request.user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        if services.email_change(user=request.user, email=form.cleaned_data["email"]):
+            if _send_confirmation(request, request.user):
+                messages.success(
+                    request, _("Listo. Te mandamos un enlace a tu correo nuevo para confirmarlo.")
+                )
+        return redirect("accounts:profile")
+    return render(request, "accounts/change_email.html", {"form": form})
 
 
 @login_required
