@@ -1,6 +1,22 @@
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 
 from .models import EmailOptOut, Profile
+
+
+class ProfileInline(admin.StackedInline):
+    model = Profile
+    can_delete = False
+
+
+# Django's user admin, with the profile on the same page.
+admin.site.unregister(get_user_model())
+
+
+@admin.register(get_user_model())
+class MesaUserAdmin(UserAdmin):
+    inlines = [ProfileInline]
 
 
 @admin.register(Profile)
