@@ -260,17 +260,17 @@ class _Turn:
 
         Raises IllegalMove naming the first rule a step breaks.
         """
-        if self.length == 0 and steps:
-            raise IllegalMove("illegal_play", "no checker can move with these dice")
-        if len(steps) > self.length:
-            raise IllegalMove(
-                "wrong_dice", f"these dice allow {self.length} steps, not {len(steps)}"
-            )
         states: list[_State] = [(self.position, self.dice)]
         for index, step in enumerate(steps):
             src, dst = step
             # Name the broken rule first: checker there, bar, closed point, home.
             states[0][0].apply((step,))
+            if index >= self.length:
+                if self.length == 0:
+                    raise IllegalMove("illegal_play", "no checker can move with these dice")
+                raise IllegalMove(
+                    "wrong_dice", f"these dice allow {self.length} steps, not {len(steps)}"
+                )
             after: list[_State] = []
             for position, dice in states:
                 for die in sorted(set(dice), reverse=True):

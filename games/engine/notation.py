@@ -101,15 +101,14 @@ def parse_play(position: Position, dice: Sequence[int], text: str) -> Play:
     from .moves import legal_plays
 
     wanted, starred = _moves_of(text)
-    matches = [play for play in legal_plays(position, dice) if _merge(list(play)) == wanted]
-    if starred:
-        # "13/8*/5" and "13/10/5" differ only in the stop; the stars tell them apart.
-        matches = [play for play in matches if _hit_points(position, play) == starred]
-    elif len(matches) > 1:
-        # Without stars, read a route as hitting nothing on the way.
-        ends = {dst for _src, dst in wanted}
-        plain = [play for play in matches if _hit_points(position, play) <= ends]
-        matches = plain or matches
+    matches = [play for play in legal_plays(position, dice) if _net(play) == wanted]
+    if len(matches) > 1:
+        # Same checkers moved, different stops: "13/8*/5" or "13/10/5". The stars
+        # decide; without them, read the route as hitting as little as it can.
+        matches.sort(key=lambda play: len(_hit_points(position, play)))
+        marked = [play for play in matches if starred <= _hit_points(position, play)]
+        exact = [play for play in marked if _hit_points(position, play) == starred]
+        matches = exact or marked or matches
     if matches:
         return matches[0]
     if not wanted:
@@ -121,8 +120,8 @@ def _hit_points(position: Position, play: Play) -> set[int]:
     return {dst for (_src, dst), hit in zip(play, _hits(position, play), strict=True) if hit}
 
 
-def _moves_of(text: str) -> tuple[list[tuple[int, int]], set[int]]:
-    """The routes a notation names (joined per checker) and the points marked with "*"."""
+def _moves_of(text: str) -> tuple[dict[int, int], set[int]]:
+    """The net change of checkers per point the notation names, and the points marked "*"."""
     moves: list[tuple[int, int]] = []
     starred: set[int] = set()
     for word in text.lower().split():
@@ -134,24 +133,14 @@ def _moves_of(text: str) -> tuple[list[tuple[int, int]], set[int]]:
         starred.update(int(p[:-1]) for p in stops if p.endswith("*"))
         points = [start] + [p.rstrip("*") for p in stops]
         numbers = [BAR if p == "bar" else OFF if p == "off" else int(p) for p in points]
-        for _ in range(int(count or 1)):
-            moves.extend(zip(numbers, numbers[1:], strict=False))
-    return _merge(moves), starred
+        moves.extend([(numbers[0], numbers[-1])] * int(count or 1))
+    return _net(moves), starred
 
 
-def _merge(moves: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Join moves where one starts where another ended, so routes compare as wholes."""
-    merged = sorted(moves, reverse=True)
-    changed = True
-    while changed:
-        changed = False
-        for i, (src, dst) in enumerate(merged):
-            for j, (src2, dst2) in enumerate(merged):
-                if i != j and src2 == dst and dst != OFF:
-                    merged[i] = (src, dst2)
-                    del merged[j]
-                    changed = True
-                    break
-            if changed:
-                break
-    return sorted(merged)
+def _net(moves: Sequence[tuple[int, int]]) -> dict[int, int]:
+    """Checkers gained or lost per point: the same for every way to split a route."""
+    net: dict[int, int] = {}
+    for src, dst in moves:
+        net[src] = net.get(src, 0) - 1
+        net[dst] = net.get(dst, 0) + 1
+    return {point: n for point, n in net.items() if n}

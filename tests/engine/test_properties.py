@@ -46,7 +46,7 @@ def games_in_progress(draw) -> Position:
 
 
 dice_rolls = st.tuples(st.integers(1, 6), st.integers(1, 6))
-fast = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+fast = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @fast
@@ -117,7 +117,7 @@ def _reachable_by_steps(position, dice):
     return finals
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games_in_progress(), dice_rolls)
 def test_legal_steps_reach_exactly_the_legal_plays(position, dice):
     expected = {position.apply(play) for play in legal_plays(position, dice)} or {position}

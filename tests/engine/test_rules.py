@@ -82,7 +82,11 @@ def test_los_dobles_se_juegan_cuatro_veces():
     # Four 3s shared between two checkers: 0 to 4 of them for the back one.
     position = board({24: 1, 13: 1}, {})
     assert plays(position, (3, 3)) == {
-        "13/1", "24/21 13/4", "24/18 13/7", "24/15 13/10", "24/12",
+        "13/1",
+        "24/21 13/4",
+        "24/18 13/7",
+        "24/15 13/10",
+        "24/12",
     }
 
 
