@@ -440,7 +440,13 @@ def _start_rematch(match: Match) -> Match:
     match.version += 1
     match.save(update_fields=["version"])
     return _start_match(
-        room, number=match.number + 1, side0_seat_number=3 - match.side0_seat_number, now=now
+        room,
+        number=match.number + 1,
+        side0_seat_number=3 - match.side0_seat_number,
+        now=now,
+        # Versions keep growing across the room's matches, so a client's
+        # "newer than what I saw" stays true after a rematch.
+        version=match.version,
     )
 
 
@@ -633,13 +639,14 @@ def _open_table(match: Match) -> _Table:
     return _Table(match, seats, game, clock.now())
 
 
-def _start_match(room: Room, *, number: int, side0_seat_number: int, now) -> Match:
+def _start_match(room: Room, *, number: int, side0_seat_number: int, now, version=0) -> Match:
     rules = MatchRules.from_json(room.rules)
     match = Match.objects.create(
         room=room,
         number=number,
         side0_seat_number=side0_seat_number,
         state=MatchState.new(rules).to_json(),
+        version=version,
         created_at=now,
     )
     _new_game(match, 1, now)

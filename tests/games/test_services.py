@@ -129,6 +129,12 @@ class TestRoomJoin:
             services.room_join(room=alice.seat.room, nickname="bob")
 
 
+def test_the_bot_names_are_the_bots(db):
+    from games.bots import BOT_NAMES
+
+    assert services.BOT_NAMES == BOT_NAMES
+
+
 class TestSeatsClaimForUser:
     def test_guest_seats_join_the_account_and_others_stay(
         self, room, alice, bob, django_user_model
@@ -472,6 +478,7 @@ class TestRematch:
         dice.push((2, 5))
         match = services.rematch_accept(seat=bob.seat)
         assert match.number == 2 and match.status == Match.Status.PLAYING
+        assert match.version > offered.version  # versions only grow within a room
         assert match.side_of(bob.seat) == 0 and match.side_of(alice.seat) == 1
         finished.refresh_from_db()
         assert finished.status == Room.Status.PLAYING
