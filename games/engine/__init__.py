@@ -75,3 +75,19 @@ __all__ = [
     "parse_play",
     "roll_opening",
 ]
+
+# The match state machine lives in games.engine.match (its own owner); its
+# public names are also reachable from here, loaded on first use so that
+# importing the rules alone stays light.
+_MATCH_NAMES = frozenset(
+    {"Action", "Format", "GameResult", "IllegalAction", "MatchRules", "MatchState", "Phase",
+     "advance"}
+)  # fmt: skip
+
+
+def __getattr__(name: str):
+    if name in _MATCH_NAMES:
+        from . import match
+
+        return getattr(match, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
