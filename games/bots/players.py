@@ -1,0 +1,237 @@
+"""The four computer players and the random reference player.
+
+Every bot ranks the legal plays with bgsage and then picks like its
+character: the weaker ones add Gaussian noise to bgsage's equities (the way
+GNU Backgammon's practice levels do) and a small bonus for the kind of play
+they like, but never look at a play that bgsage rates worse than the best by
+more than ``max_loss``, so their mistakes are the ones a person makes, not
+random nonsense. See docs/BOTS.md for the numbers and why.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+
+from games.engine import BAR, Play, Position, legal_plays
+
+from . import sage
+from .context import CUBELESS_MONEY, BotContext
+
+
+@dataclass(frozen=True, slots=True)
+class Character:
+    name: str
+    label: str  # the strength shown on the site, Spanish
+    level: str  # bgsage level for checker play without a cube or score
+    cubeful_level: str  # bgsage level for checker play with a cube or a match score
+    cube_level: str  # bgsage level for cube and resign decisions
+    noise: float = 0.0  # standard deviation added to each play's equity
+    max_loss: float = 1.0  # plays worse than the best by more are never considered
+    run: float = 0.0  # bonus per checker out of the opponent's home board
+    hit: float = 0.0  # bonus per opponent checker on the bar
+    points: float = 0.0  # bonus per point made in the home board
+    cube_noise: float = 0.0  # standard deviation added to cube equities
+    double_bias: float = 0.0  # > 0 doubles too early
+    take_bias: float = 0.0  # > 0 takes too much
+    resign_margin: float = 0.0  # accepts a resignation that gives up this much equity
+
+
+DOMADOR = Character(
+    "Domador", "muy fácil", "1ply", "1ply", "1ply",
+    noise=0.18, max_loss=0.6, hit=0.03,
+    cube_noise=0.15, double_bias=-0.05, take_bias=0.15, resign_margin=0.3,
+)  # fmt: skip
+CHOFER = Character(
+    "Chofer", "fácil", "1ply", "1ply", "1ply",
+    noise=0.12, max_loss=0.4, run=0.08,
+    cube_noise=0.1, double_bias=0.05, take_bias=0.05, resign_margin=0.2,
+)  # fmt: skip
+CARCELERO = Character(
+    "Carcelero", "medio", "1ply", "1ply", "1ply",
+    noise=0.065, max_loss=0.25, hit=0.06, points=0.04,
+    cube_noise=0.05, double_bias=0.0, take_bias=0.02, resign_margin=0.1,
+)  # fmt: skip
+EMPRESARIO = Character("Empresario", "difícil", "3ply", "2ply", "3ply")
+
+CHARACTERS = {c.name.lower(): c for c in (DOMADOR, CHOFER, CARCELERO, EMPRESARIO)}
+BOT_NAMES = tuple(CHARACTERS)  # weakest to strongest
+
+
+class Bot:
+    """A computer player. Positions are always seen from the bot's own side."""
+
+    def __init__(self, character: Character, rng: random.Random | None = None):
+        self.character = character
+        self.rng = rng if rng is not None else random.Random()
+
+    def __repr__(self) -> str:
+        return f"<Bot {self.character.name}>"
+
+    @property
+    def name(self) -> str:
+        return self.character.name
+
+    # Checker play -----------------------------------------------------------
+
+    def choose_play(
+        self, position: Position, dice: tuple[int, int], context: BotContext | None = None
+    ) -> Play:
+        """One of ``legal_plays(position, dice)``; the empty play when none exists."""
+        context = context or CUBELESS_MONEY
+        c = self.character
+        level = c.cubeful_level if sage.uses_cube_equity(context) else c.level
+        ranked = sage.rank_plays(position, dice, level, context)
+        if not ranked:
+            return ()
+        if len(ranked) == 1 or (c.noise == 0 and not self._has_style()):
+            return ranked[0].play
+        best = ranked[0].equity
+        pool = [cand for cand in ranked if best - cand.equity <= c.max_loss]
+        return max(pool, key=lambda cand: self._liking(cand.after, cand.equity)).play
+
+    def _has_style(self) -> bool:
+        c = self.character
+        return bool(c.run or c.hit or c.points)
+
+    def _liking(self, after: Position, equity: float) -> float:
+        c = self.character
+        score = equity
+        if c.run:
+            score -= c.run * (after.me[BAR] + sum(after.me[19:25]))
+        if c.hit:
+            score += c.hit * after.them[BAR]
+        if c.points:
+            score += c.points * sum(1 for p in range(1, 7) if after.me[p] >= 2)
+        if c.noise:
+            score += self.rng.gauss(0.0, c.noise)
+        return score
+
+    # Cube -------------------------------------------------------------------
+
+    def should_double(self, position: Position, context: BotContext) -> bool:
+        """Offer the cube before rolling? ``position`` has the bot on roll."""
+        if not sage.cube_is_alive(context):
+            return False
+        c = self.character
+        verdict = sage.cube_decision(position, c.cube_level, context)
+        if c.cube_noise == 0 and c.double_bias == 0:
+            return verdict.should_double
+        doubled = min(verdict.equity_dt, verdict.equity_dp)
+        return doubled + c.double_bias + self._cube_noise() > verdict.equity_nd
+
+    def should_take(self, position: Position, context: BotContext) -> bool:
+        """Take the cube the opponent just offered? ``position`` is from the bot's side."""
+        c = self.character
+        verdict = sage.cube_decision(position.flip(), c.cube_level, context.flip())
+        if c.cube_noise == 0 and c.take_bias == 0:
+            return verdict.should_take
+        # Equities are the doubler's: a take is right when it costs the doubler more.
+        return verdict.equity_dt - c.take_bias + self._cube_noise() <= verdict.equity_dp
+
+    def should_beaver(self, position: Position, context: BotContext) -> bool:
+        """Take and redouble at once, keeping the cube (money sessions with beavers only)."""
+        if not context.beavers or not context.is_money:
+            return False
+        verdict = sage.cube_decision(position.flip(), self.character.cube_level, context.flip())
+        return verdict.is_beaver
+
+    def should_accept_beaver(self, position: Position, context: BotContext) -> bool:
+        """Play on after the opponent beavered the bot's double (``position``: bot on roll).
+
+        ``context`` holds the cube as it stands after the beaver. Playing on
+        means the opponent owns the cube at twice that value; refusing loses
+        the beavered value, which is half the stake of playing on.
+        """
+        playing_on = replace(context, cube_owner="them")
+        verdict = sage.cube_decision(position, self.character.cube_level, playing_on)
+        return verdict.equity_nd >= -0.5
+
+    def _cube_noise(self) -> float:
+        sigma = self.character.cube_noise
+        return self.rng.gauss(0.0, sigma) if sigma else 0.0
+
+    # Resigning and rematches --------------------------------------------------
+
+    def accept_resign(self, position: Position, value: int, context: BotContext) -> bool:
+        """Accept the opponent's offer to resign ``value`` (1 single, 2 gammon, 3 backgammon).
+
+        ``position`` is from the bot's side with the resigning player to roll.
+        The bot accepts when the offer is worth at least what it expects from
+        playing on, less its margin.
+        """
+        verdict = sage.cube_decision(position.flip(), self.character.cube_level, context.flip())
+        p = verdict.probs  # the resigner's chances, before their roll
+        # The bot's chances of winning/losing 1, 2 or 3 times the cube.
+        outcomes = {
+            1: (1.0 - p.win) - p.gammon_loss,
+            2: p.gammon_loss - p.backgammon_loss,
+            3: p.backgammon_loss,
+            -1: p.win - p.gammon_win,
+            -2: p.gammon_win - p.backgammon_win,
+            -3: p.backgammon_win,
+        }
+        cube = context.cube_value
+        if context.is_money:
+            play_on = sum(k * cube * chance for k, chance in outcomes.items())
+            return value * cube >= play_on - self.character.resign_margin
+        away_me, away_them = context.away()
+
+        def after(points: int) -> float:
+            if points > 0:
+                return sage.match_winning_chance(away_me - points, away_them, False)
+            return sage.match_winning_chance(away_me, away_them + points, False)
+
+        play_on = sum(after(k * cube) * chance for k, chance in outcomes.items())
+        # Margins are in money equity; a match winning chance moves about half as much.
+        return after(value * cube) >= play_on - self.character.resign_margin / 2
+
+    def accept_rematch(self) -> bool:
+        """Every character is happy to play again: a table with a bot is never left waiting."""
+        return True
+
+
+class RandomPlayer:
+    """The reference floor: any legal play, never doubles, takes everything."""
+
+    name = "Random"
+
+    def __init__(self, rng: random.Random | None = None):
+        self.rng = rng if rng is not None else random.Random()
+
+    def choose_play(
+        self, position: Position, dice: tuple[int, int], context: BotContext | None = None
+    ) -> Play:
+        plays = legal_plays(position, dice)
+        return self.rng.choice(plays) if plays else ()
+
+    def should_double(self, position: Position, context: BotContext) -> bool:
+        return False
+
+    def should_take(self, position: Position, context: BotContext) -> bool:
+        return True
+
+    def should_beaver(self, position: Position, context: BotContext) -> bool:
+        return False
+
+    def should_accept_beaver(self, position: Position, context: BotContext) -> bool:
+        return True
+
+    def accept_resign(self, position: Position, value: int, context: BotContext) -> bool:
+        return True
+
+    def accept_rematch(self) -> bool:
+        return True
+
+
+def get_bot(name: str, rng: random.Random | None = None, *, seed: int | None = None) -> Bot:
+    """The bot called ``name`` (any case): domador, chofer, carcelero or empresario.
+
+    Pass ``rng`` (or ``seed``) to make its choices reproducible.
+    """
+    character = CHARACTERS.get(name.strip().lower())
+    if character is None:
+        raise ValueError(f"unknown bot {name!r}; the bots are {', '.join(BOT_NAMES)}")
+    if rng is None and seed is not None:
+        rng = random.Random(seed)
+    return Bot(character, rng)

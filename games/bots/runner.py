@@ -1,0 +1,72 @@
+"""A bot's next action in a match, read off the match state. Pure.
+
+The Celery task that plays the bot's turns loads the match, asks
+``next_action`` and hands the answer to the matching service (``roll`` ->
+``game_roll``, which rolls the dice itself; ``play`` -> ``game_play``...).
+``None`` means there is nothing for the bot to do: it is the other side's
+turn, the table rolls by itself (the opening), or the game or match is over
+(rematches are answered by ``bot.accept_rematch()``).
+"""
+
+from __future__ import annotations
+
+from games.engine import Action, Format, MatchState, Phase
+
+from .context import SINGLE_GAME, BotContext
+
+
+def context_for(state: MatchState, side: int) -> BotContext:
+    """The cube and score of ``state`` as ``side`` sees them."""
+    rules = state.rules
+    if rules.format is Format.SINGLE:
+        return SINGLE_GAME
+    if state.cube_owner is None:
+        owner = "centered"
+    else:
+        owner = "me" if state.cube_owner == side else "them"
+    if rules.format is Format.MATCH:
+        return BotContext(
+            cube_value=state.cube_value,
+            cube_owner=owner,
+            cube_in_play=not state.crawford_game,
+            match_length=rules.length,
+            score=(state.score[side], state.score[1 - side]),
+            crawford=state.crawford_game,
+        )
+    return BotContext(
+        cube_value=state.cube_value,
+        cube_owner=owner,
+        cube_in_play=True,
+        jacoby=rules.jacoby,
+        beavers=rules.beavers,
+    )
+
+
+def next_action(bot, state: MatchState, side: int) -> Action | None:
+    """What ``bot``, sitting on ``side``, does now; None when it is not the bot's move."""
+    if state.turn != side or state.phase in (Phase.OPENING, Phase.GAME_OVER, Phase.MATCH_OVER):
+        return None
+    position = state.position_for(side)
+    context = context_for(state, side)
+    phase = state.phase
+    if phase is Phase.ROLL:
+        if state.may_double(side) and bot.should_double(position, context):
+            return Action("double", side)
+        return Action("roll", side)
+    if phase is Phase.MOVE:
+        assert state.dice is not None
+        return Action("play", side, play=tuple(bot.choose_play(position, state.dice, context)))
+    if phase is Phase.DOUBLED:
+        if state.beaver_pending:
+            # The bot doubled and was beavered; the stake now is the cube after the beaver.
+            taken = bot.should_accept_beaver(position, context)
+        else:
+            if state.may_beaver() and bot.should_beaver(position, context):
+                return Action("beaver", side)
+            taken = bot.should_take(position, context)
+        return Action("take" if taken else "drop", side)
+    if phase is Phase.RESIGN_OFFERED:
+        assert state.resign_value is not None
+        accepted = bot.accept_resign(position, state.resign_value, context)
+        return Action("resign_accept" if accepted else "resign_decline", side)
+    return None

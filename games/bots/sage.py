@@ -1,0 +1,173 @@
+"""The bridge to bgsage: board conversion and one analyzer per level per process.
+
+bgsage sees a board as 26 signed counts from the side of the player on roll:
+index p (1..24) is my point p, positive for my checkers and negative for the
+opponent's; 25 counts my checkers on the bar and 0 the opponent's, both as
+positive numbers. Loading the networks takes
+a noticeable moment and a few megabytes, so each analyzer is built lazily, the
+first time a bot needs it, and then shared by every bot in the process (a
+Celery worker builds each one once, not once per move).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from games.engine import BAR, Play, Position, legal_plays
+
+from .context import BotContext
+
+if TYPE_CHECKING:  # bgsage is imported on first use only
+    from bgsage import BgBotAnalyzer, CubeActionResult
+
+LEVELS = ("1ply", "2ply", "3ply")
+
+_analyzers: dict[tuple[str, bool], BgBotAnalyzer] = {}
+_lock = threading.Lock()
+build_count = 0  # how many analyzers this process has built; tests read it
+
+
+def analyzer(level: str, cubeful: bool) -> BgBotAnalyzer:
+    """The process-wide analyzer for ``level``, built on first use."""
+    global build_count
+    key = (level, cubeful)
+    found = _analyzers.get(key)
+    if found is not None:
+        return found
+    if level not in LEVELS:
+        raise ValueError(f"unknown evaluation level {level!r}; known: {', '.join(LEVELS)}")
+    with _lock:
+        found = _analyzers.get(key)
+        if found is None:
+            from bgsage import create_analyzer
+
+            found = create_analyzer(level, cubeful=cubeful)
+            _analyzers[key] = found
+            build_count += 1
+    return found
+
+
+def to_board(position: Position) -> list[int]:
+    """The position as a bgsage board, from the side of the player on roll."""
+    me, them = position.me, position.them
+    board = [0] * 26
+    for point in range(1, 25):
+        board[point] = me[point] - them[25 - point]
+    board[25] = me[BAR]
+    board[0] = them[BAR]
+    return board
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A legal play with bgsage's verdict on it, from the mover's side."""
+
+    play: Play
+    after: Position
+    equity: float  # cubeful if the context has a cube or a match score, else cubeless
+    win: float
+    gammon_win: float
+    gammon_loss: float
+
+
+def _cube_args(context: BotContext) -> dict:
+    away_me, away_them = context.away()
+    owner = {"centered": "centered", "me": "player", "them": "opponent"}[context.cube_owner]
+    return {
+        "cube_value": context.cube_value,
+        "cube_owner": owner,
+        "away1": away_me,
+        "away2": away_them,
+        "is_crawford": context.crawford,
+        "jacoby": context.jacoby,
+        "beaver": context.beavers,
+    }
+
+
+def uses_cube_equity(context: BotContext) -> bool:
+    """Whether plays must be judged by cubeful (or match) equity rather than cubeless.
+
+    A match score changes what gammons are worth even when no cube is in play.
+    The one exception is a game that decides everything (a single game, or
+    both players at 1-away): there only winning counts, which the cubeless
+    winning chance measures exactly.
+    """
+    if context.away() == (1, 1):
+        return False
+    return context.cube_in_play or not context.is_money
+
+
+def rank_plays(
+    position: Position, dice: tuple[int, int], level: str, context: BotContext
+) -> list[Candidate]:
+    """Every legal play, best first by bgsage at ``level``; [] when nothing can be played."""
+    plays = legal_plays(position, dice)
+    if not plays:
+        return []
+    cubeful = uses_cube_equity(context)
+    winning_only = context.away() == (1, 1)
+    args = _cube_args(context) if cubeful else {}
+    result = analyzer(level, cubeful).checker_play(to_board(position), dice[0], dice[1], **args)
+    by_board = {tuple(move.board): move for move in result.moves}
+    ranked: list[Candidate] = []
+    for play in plays:
+        after = position.apply(play)
+        move = by_board.get(tuple(to_board(after)))
+        if move is None:
+            # bgsage's move generator and ours disagree: judge this play on its own
+            # rather than lose it (it is legal by our rules).
+            candidate = _judge_alone(play, after, cubeful, context)
+        else:
+            probs = move.probs
+            candidate = Candidate(
+                play, after, move.equity, probs.win, probs.gammon_win, probs.gammon_loss
+            )
+        if winning_only:
+            candidate = replace(candidate, equity=2 * candidate.win - 1)
+        ranked.append(candidate)
+    ranked.sort(key=lambda c: -c.equity)
+    return ranked
+
+
+def _judge_alone(play: Play, after: Position, cubeful: bool, context: BotContext) -> Candidate:
+    args = _cube_args(context) if cubeful else {}
+    args.pop("beaver", None)
+    analysis = analyzer("1ply", cubeful).post_move_analytics(to_board(after), **args)
+    equity = analysis.cubeful_equity if cubeful else analysis.cubeless_equity
+    probs = analysis.probs
+    return Candidate(play, after, equity, probs.win, probs.gammon_win, probs.gammon_loss)
+
+
+def cube_decision(position: Position, level: str, context: BotContext) -> CubeActionResult:
+    """bgsage's cube verdict for the player on roll in ``position`` (before rolling)."""
+    return analyzer(level, True).cube_action(to_board(position), **_cube_args(context))
+
+
+def cube_is_alive(context: BotContext) -> bool:
+    """Whether doubling can change anything for the player on roll.
+
+    False in the Crawford game, when the opponent owns the cube, and when the
+    cube already covers every point the player still needs (a dead cube).
+    """
+    if not context.cube_in_play or context.crawford or context.cube_owner == "them":
+        return False
+    if context.is_money:
+        return True
+    from bgsage import can_double_match
+
+    away_me, away_them = context.away()
+    owner = {"centered": "centered", "me": "player"}[context.cube_owner]
+    return can_double_match(away_me, away_them, context.cube_value, owner, context.crawford)
+
+
+def match_winning_chance(away_me: int, away_them: int, post_crawford: bool) -> float:
+    """bgsage's match equity table: my chance to win the match from this score."""
+    if away_me <= 0:
+        return 1.0
+    if away_them <= 0:
+        return 0.0
+    import bgbot_cpp
+
+    return bgbot_cpp.get_met(away_me, away_them, post_crawford)
