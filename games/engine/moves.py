@@ -44,12 +44,12 @@ def _generate(position: Position, dice: Sequence[int]) -> dict[bytes, Play]:
     # [0..25] my checkers; [26 + p] becomes 1 once the blot on my point p is hit,
     # so hitting on the way (13/8*/5) and passing by (13/10/5) stay apart.
     board = bytearray(position.me) + bytearray(26)
-    closed = [False] * 26
-    blot = [False] * 26
-    for point in range(1, 25):
-        theirs = them[25 - point]
-        closed[point] = theirs >= 2
-        blot[point] = theirs == 1
+    # Their checkers on my point p are them[25 - p]: read their side backwards.
+    # Index 0 (my "off") must never count as a blot or a closed point.
+    facing = them[::-1]
+    closed = [n >= 2 for n in facing]
+    blot = [n == 1 for n in facing]
+    closed[OFF] = blot[OFF] = False
     # open_from[die]: sources on the board whose landing point is not closed.
     open_from: list[list[int]] = [[] for _ in range(7)]
     for die in {d1, d2}:
