@@ -6,7 +6,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from kombu import Connection
 
 from accounts.tasks import send_templated_mail_task
@@ -39,7 +38,6 @@ def test_the_mail_task_retries_on_smtp_trouble_only():
     assert send_templated_mail_task.max_retries == 5
 
 
-@pytest.mark.slow
 def test_a_separate_worker_process_runs_a_task_sent_through_the_filesystem_broker(tmp_path):
     """The embedded default of `make run`: no server, two processes, one queue."""
     broker_dir, mail_dir = tmp_path / "broker", tmp_path / "mail"
