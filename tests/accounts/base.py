@@ -23,3 +23,8 @@ class AccountsTestCase(TestCase):
         return self.client.post(
             "/cuenta/entrar/", {"username": username, "password": password}, **extra
         )
+
+
+# Tests that travel in time need a cache whose expiry follows this process's
+# clock; a Redis cache (CACHE_URL) expires keys on the server's own clock.
+IN_PROCESS_CACHE = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

@@ -1,9 +1,10 @@
 import time_machine
 from django.contrib.auth import get_user_model
+from django.test import override_settings
 
 from accounts import ratelimit
 
-from .base import PASSWORD, AccountsTestCase
+from .base import IN_PROCESS_CACHE, PASSWORD, AccountsTestCase
 
 BLOCKED_ES = "Demasiados intentos fallidos"
 BLOCKED_EN = "Too many failed attempts"
@@ -38,6 +39,7 @@ class LoginRateLimitTests(AccountsTestCase):
 
         self.assertContains(self.log_in(), BLOCKED_ES)
 
+    @override_settings(CACHES=IN_PROCESS_CACHE)
     def test_the_block_ends_after_fifteen_minutes(self):
         with time_machine.travel("2026-03-01 10:00Z", tick=False) as traveller:
             self.fail(ratelimit.MAX_FAILURES_PER_USERNAME)

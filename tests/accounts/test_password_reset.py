@@ -1,10 +1,11 @@
 import time_machine
 from django.core import mail
+from django.test import override_settings
 
 from accounts import ratelimit
 from accounts.models import Profile
 
-from .base import AccountsTestCase
+from .base import IN_PROCESS_CACHE, AccountsTestCase
 
 NEW_PASSWORD = "fichas-de-chapa-2026"
 
@@ -83,6 +84,7 @@ class PasswordResetLimitTests(AccountsTestCase):
 
         self.assertEqual(len(mail.outbox), ratelimit.MAX_RESETS_PER_EMAIL)
 
+    @override_settings(CACHES=IN_PROCESS_CACHE)
     def test_the_limit_lifts_after_an_hour(self):
         with time_machine.travel("2026-03-01 10:00Z", tick=False) as traveller:
             for _ in range(ratelimit.MAX_RESETS_PER_EMAIL + 1):
