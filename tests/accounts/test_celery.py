@@ -6,10 +6,12 @@ import sys
 import time
 from pathlib import Path
 
+from celery import Celery
 from kombu import Connection
 
 from accounts.tasks import send_templated_mail_task
 from config import celery_app
+from config.celery import _create_filesystem_broker_folders
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -102,3 +104,28 @@ def test_a_separate_worker_process_runs_a_task_sent_through_the_filesystem_broke
     assert "Subject: Confirm your email at Mesa" in written[0]
     assert "To: bruno@example.com" in written[0]
     assert "Task accounts.tasks.send_templated_mail_task" in output
+
+
+def test_the_filesystem_broker_folders_are_created_when_the_app_is_configured(tmp_path):
+    app = Celery("probe", set_as_current=False)
+    folders = {name: tmp_path / name for name in ("queue", "control")}
+    app.conf.broker_url = "filesystem://"
+    app.conf.broker_transport_options = {
+        "data_folder_in": str(folders["queue"]),
+        "data_folder_out": str(folders["queue"]),
+        "control_folder": str(folders["control"]),
+    }
+
+    _create_filesystem_broker_folders(sender=app)
+
+    assert all(folder.is_dir() for folder in folders.values())
+
+
+def test_a_redis_broker_creates_no_folders(tmp_path):
+    app = Celery("probe", set_as_current=False)
+    app.conf.broker_url = "redis://127.0.0.1:6379/0"
+    app.conf.broker_transport_options = {"data_folder_in": str(tmp_path / "queue")}
+
+    _create_filesystem_broker_folders(sender=app)
+
+    assert not (tmp_path / "queue").exists()
