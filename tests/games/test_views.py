@@ -255,3 +255,25 @@ def test_the_state_of_a_finished_match_with_history_still_costs_the_same(room, a
     assert current_match(room).status == Match.Status.FINISHED
     assert count_queries(alice.client, state_url(room)) == before
     assert post_json(alice.client, state_url(room), {}).status_code == 405
+
+
+def test_after_two_days_the_waiting_player_may_close_the_game_by_absence(room, alice, bob, clock):
+    from datetime import timedelta
+
+    bind(bob, room)  # alice is on turn; bob waits
+    room_url = reverse("games:room", args=[room.slug])
+    early = bob.client.get(room_url).content.decode()
+    assert "Cerrar la partida por ausencia" not in early
+    assert "Seguir esperando" not in early
+    assert "podrás cerrar la partida por ausencia" in early
+
+    clock.tick(timedelta(hours=48, minutes=1))
+    late = bob.client.get(room_url).content.decode()
+    assert "Cerrar la partida por ausencia" in late and "Seguir esperando" in late
+    bob.client.post(
+        reverse("games:act", args=[room.slug, "claim_absence"]), {"version": version_of(room)}
+    )
+    match = current_match(room)
+    assert match.status == Match.Status.FINISHED
+    assert match.seat_number_of(match.winner_side) == 2
+    assert "alice pierde por ausencia" in bob.client.get(room_url).content.decode()
