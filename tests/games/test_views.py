@@ -16,6 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import selectors, services
+from games.engine.match import Format, MatchRules
 from games.models import Game, Match, Room
 from tests.games.conftest import current_match, first_legal_play, seat_on_turn, version_of
 from tests.games.test_api import bind, post_json, snapshot, state_url
@@ -277,3 +278,52 @@ def test_after_two_days_the_waiting_player_may_close_the_game_by_absence(room, a
     assert match.status == Match.Status.FINISHED
     assert match.seat_number_of(match.winner_side) == 2
     assert "alice pierde por ausencia" in bob.client.get(room_url).content.decode()
+
+
+def page_of(persona, room) -> str:
+    return persona.client.get(reverse("games:room", args=[room.slug])).content.decode()
+
+
+def press(persona, room, action, **data):
+    response = persona.client.post(
+        reverse("games:act", args=[room.slug, action]), {"version": version_of(room), **data}
+    )
+    assert response.status_code == 302
+    return response
+
+
+@pytest.mark.parametrize("rules", [MatchRules(format=Format.MATCH, length=3)])
+def test_the_cube_goes_round_through_the_forms_in_a_match(room, alice, bob, rules):
+    bind(alice, room)
+    bind(bob, room)
+    press(alice, room, "play", choice="8-5 6-5")
+    bob_page = page_of(bob, room)
+    assert "Doblar" in bob_page and "Tirar los dados" in bob_page
+    assert "Match a 3 puntos" in bob_page
+
+    press(bob, room, "double")
+    alice_page = page_of(alice, room)
+    assert "Aceptar el cubo" in alice_page and "Rechazar el cubo" in alice_page
+    assert "Castor" not in alice_page  # no beavers outside a sesión libre
+    press(alice, room, "take")
+    assert "alice acepta el cubo en 2" in page_of(bob, room)
+    assert "tiene el cubo" in page_of(bob, room)
+
+    press(bob, room, "roll")
+    state = bob.client.get(state_url(room)).json()["match"]
+    assert state["phase"] == "move" and state["dice"] and "play" in state["allowed"]
+    assert state["cube"] == {"value": 2, "owner": state["position"]["side"] ^ 1}
+
+
+@pytest.mark.parametrize("rules", [MatchRules(format=Format.SESSION)])
+def test_a_sesion_libre_offers_the_next_game_or_stopping_after_each_game(room, alice, bob, rules):
+    bind(alice, room)
+    bind(bob, room)
+    press(alice, room, "resign_offer", value="2")
+    press(bob, room, "resign_accept")
+    page = page_of(alice, room)
+    assert "Jugar la partida siguiente" in page and "Parar la sesión" in page
+    assert "La partida terminó." in page
+    press(bob, room, "next_game")
+    assert "Sesión libre, partida 2" in page_of(alice, room)
+    assert current_match(room).status == Match.Status.PLAYING
