@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from games import services
+from games import selectors, services
 from games.engine.match import Format, MatchState, Phase
 from games.errors import Conflict
 from games.models import Match
@@ -106,3 +106,27 @@ def turn_email(match_id: int, version: int) -> bool:
         }
     send_mail(subject, body, None, [seat.email])
     return True
+
+
+# --- sweeps (beat) -------------------------------------------------------------
+# Each finds due rows through an indexed query and hands them one by one to a
+# service that locks with skip_locked and re-checks: two workers running the
+# same sweep at once close each game once.
+
+
+@shared_task(acks_late=True)
+def close_absent_games(batch: int = 100) -> int:
+    """Close, as a win for the waiting player, games whose player on turn is 48 h away."""
+    return sum(
+        services.absence_close(match_id=match_id) is not None
+        for match_id in selectors.absent_due(limit=batch)
+    )
+
+
+@shared_task(acks_late=True)
+def expire_idle_rooms(batch: int = 100) -> int:
+    """Expire rooms with no move for seven days (no winner)."""
+    return sum(
+        services.room_expire(room_id=room_id) is not None
+        for room_id in selectors.idle_rooms_due(limit=batch)
+    )

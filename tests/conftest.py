@@ -5,6 +5,10 @@ carol watches without a seat, mallory holds a forged seat token. Each persona
 has its own Django test client for view tests. The room's format comes from
 the `rules` fixture (a partida simple unless a test module overrides it), and
 the opening roll from `opening` (alice 3, bob 1 by default: alice starts with 3-1).
+
+After each test that touched the database, every match in it is rebuilt from
+its Turn rows alone and compared with the stored state: the turn log is the
+truth and the snapshot must agree with it, for every game the suite plays.
 """
 
 import secrets
@@ -31,6 +35,25 @@ class Persona:
         """Reload the seat row (after a service changed it)."""
         self.seat.refresh_from_db()
         return self.seat
+
+
+@pytest.fixture(autouse=True)
+def _every_match_replays(request):
+    marker = request.node.get_closest_marker("django_db")
+    names = set(request.fixturenames)
+    if marker is None and not names & {"db", "transactional_db"}:
+        yield
+        return
+    transactional = "transactional_db" in names or (marker and marker.kwargs.get("transaction"))
+    # Ask for the database here so it is torn down after this check runs.
+    request.getfixturevalue("transactional_db" if transactional else "db")
+    yield
+    from games.models import Match
+    from games.selectors import replay_match
+
+    for match in Match.objects.select_related("room"):
+        replayed = replay_match(match)
+        assert replayed.to_json() == match.state, f"{match} does not replay to its stored state"
 
 
 @pytest.fixture

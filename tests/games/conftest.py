@@ -1,34 +1,12 @@
-"""Fixtures for the games tests, and the replay check run after every test.
+"""Helpers for the games tests: read the current match, play turns, play a match out.
 
-After each test that touched the database, every match in it is rebuilt from
-its Turn rows alone and compared with the stored state: the turn log is the
-truth and the snapshot must agree with it.
+(The replay check that runs after every test lives in tests/conftest.py.)
 """
-
-import pytest
 
 from games import services
 from games.engine import legal_plays
 from games.engine.match import MatchState, Phase
 from games.models import Match
-
-
-@pytest.fixture(autouse=True)
-def _every_match_replays(request):
-    marker = request.node.get_closest_marker("django_db")
-    names = set(request.fixturenames)
-    if marker is None and not names & {"db", "transactional_db"}:
-        yield
-        return
-    transactional = "transactional_db" in names or (marker and marker.kwargs.get("transaction"))
-    # Ask for the database here so it is torn down after this check runs.
-    request.getfixturevalue("transactional_db" if transactional else "db")
-    yield
-    from games.selectors import replay_match
-
-    for match in Match.objects.select_related("room"):
-        replayed = replay_match(match)
-        assert replayed.to_json() == match.state, f"{match} does not replay to its stored state"
 
 
 def current_match(room) -> Match:

@@ -248,6 +248,23 @@ class TestPlay:
             services.game_double(seat=bob.seat, version=2)
 
 
+class TestGameAct:
+    def test_it_dispatches_an_action_by_name(self, room, alice, bob):
+        match = services.game_act(seat=alice.seat, version=1, kind="play", play=OPENING_PLAY)
+        assert match.version == 2 and turns_of(room)[1].notation == "8/5 6/5"
+
+    def test_it_passes_the_resign_value(self, room, alice):
+        services.game_act(seat=alice.seat, version=1, kind="resign_offer", value=3)
+        assert state_of(room).resign_value == 3
+
+    @pytest.mark.parametrize("kind", ["teleport", "", None, 3, "_act"])
+    def test_an_unknown_action_is_bad_input(self, room, alice, kind):
+        before = snapshot(room)
+        with pytest.raises(BadInput):
+            services.game_act(seat=alice.seat, version=1, kind=kind)
+        assert snapshot(room) == before
+
+
 class TestRoll:
     @pytest.fixture
     def rules(self):

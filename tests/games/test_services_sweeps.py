@@ -99,3 +99,22 @@ class TestExpiry:
         services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
         clock.tick(timedelta(days=6))
         assert selectors.idle_rooms_due() == []
+
+
+class TestSweepTasks:
+    def test_the_absence_sweep_closes_each_due_game_once(self, room, clock):
+        from games import tasks
+
+        assert tasks.close_absent_games() == 0
+        clock.tick(timedelta(hours=48))
+        assert tasks.close_absent_games() == 1
+        assert tasks.close_absent_games() == 0
+
+    def test_the_expiry_sweep_expires_each_idle_room_once(self, room, clock):
+        from games import tasks
+
+        clock.tick(timedelta(days=7))
+        assert tasks.expire_idle_rooms() == 1
+        assert tasks.expire_idle_rooms() == 0
+        room.refresh_from_db()
+        assert room.status == Room.Status.EXPIRED
