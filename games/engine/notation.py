@@ -97,11 +97,20 @@ def parse_play(position: Position, dice: Sequence[int], text: str) -> Play:
 
     >>> parse_play(Position.initial(), (6, 5), "24/13")
     ((24, 18), (18, 13))
+    >>> parse_play(Position.from_points({25: 1}, {k: 2 for k in range(1, 7)}), (6, 6), "")
+    ()
     """
     from .moves import legal_plays
 
     wanted, starred = _moves_of(text)
-    matches = [play for play in legal_plays(position, dice) if _net(play) == wanted]
+    found = legal_plays(position, dice)
+    if not found:
+        if not wanted:
+            return ()
+        raise IllegalMove("illegal_play", "no checker can move with these dice")
+    if not wanted:
+        raise IllegalMove("incomplete_play", "these dice can be played, so the play is not empty")
+    matches = [play for play in found if _net(play) == wanted]
     if len(matches) > 1:
         # Same checkers moved, different stops: "13/8*/5" or "13/10/5". The stars
         # decide; without them, read the route as hitting as little as it can.
@@ -111,8 +120,6 @@ def parse_play(position: Position, dice: Sequence[int], text: str) -> Play:
         matches = exact or marked or matches
     if matches:
         return matches[0]
-    if not wanted:
-        raise IllegalMove("illegal_play", "a checker can move with these dice")
     raise IllegalMove("illegal_play", f"{text!r} is not a legal play with {dice[0]}-{dice[1]}")
 
 

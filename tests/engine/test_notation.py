@@ -56,7 +56,10 @@ def test_parse_play_accepts_split_routes_and_tells_hits_apart():
     assert position.apply(parse_play(position, (5, 3), "13/5")).them[25] == 0
 
 
-@pytest.mark.parametrize(("text", "code"), [("13-10", "bad_notation"), ("24/20", "illegal_play")])
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [("13-10", "bad_notation"), ("24/20", "illegal_play"), ("", "incomplete_play")],
+)
 def test_parse_play_rejects(text, code):
     with pytest.raises(IllegalMove) as error:
         parse_play(Position.initial(), (5, 3), text)
