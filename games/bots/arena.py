@@ -19,7 +19,9 @@ from .players import BOT_NAMES, Bot, Character, RandomPlayer, get_bot
 
 # Noiseless bgsage at a fixed level, to measure the bots against.
 REFERENCES = {
-    f"sage{n}": Character(f"Sage {n}-ply", "referencia", f"{n}ply", f"{n}ply", f"{n}ply")
+    f"sage{n}": Character(
+        f"Sage {n}-ply", "referencia", "bgsage sin ruido", f"{n}ply", f"{n}ply", f"{n}ply"
+    )
     for n in (1, 2, 3)
 }
 PLAYER_NAMES = (*BOT_NAMES, "random", *REFERENCES)

@@ -19,10 +19,16 @@ from . import sage
 from .context import CUBELESS_MONEY, BotContext
 
 
+def _(text: str) -> str:
+    """Mark a string for makemessages; the site translates it when it shows it (gettext)."""
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class Character:
     name: str
-    label: str  # the strength shown on the site, Spanish
+    label: str  # the strength shown on the site, Spanish source text
+    style: str  # one line about how it plays, Spanish source text
     level: str  # bgsage level for checker play without a cube or score
     cubeful_level: str  # bgsage level for checker play with a cube or a match score
     cube_level: str  # bgsage level for cube and resign decisions
@@ -38,21 +44,31 @@ class Character:
 
 
 DOMADOR = Character(
-    "Domador", "muy fácil", "1ply", "1ply", "1ply",
+    "Domador", _("muy fácil"),
+    _("Aprende a domar los dados: se le escapan jugadas y pega siempre que puede."),
+    "1ply", "1ply", "1ply",
     noise=0.18, max_loss=0.6, hit=0.03,
     cube_noise=0.15, double_bias=-0.05, take_bias=0.15, resign_margin=0.3,
 )  # fmt: skip
 CHOFER = Character(
-    "Chofer", "fácil", "1ply", "1ply", "1ply",
+    "Chofer", _("fácil"),
+    _("Lo suyo es la carretera: saca pronto sus fichas de atrás y corre a casa."),
+    "1ply", "1ply", "1ply",
     noise=0.12, max_loss=0.4, run=0.08,
     cube_noise=0.1, double_bias=0.05, take_bias=0.05, resign_margin=0.2,
 )  # fmt: skip
 CARCELERO = Character(
-    "Carcelero", "medio", "1ply", "1ply", "1ply",
+    "Carcelero", _("medio"),
+    _("Construye puntas en su casa y le encanta dejar tus fichas en la barra."),
+    "1ply", "1ply", "1ply",
     noise=0.065, max_loss=0.25, hit=0.06, points=0.04,
     cube_noise=0.05, double_bias=0.0, take_bias=0.02, resign_margin=0.1,
 )  # fmt: skip
-EMPRESARIO = Character("Empresario", "difícil", "3ply", "2ply", "3ply")
+EMPRESARIO = Character(
+    "Empresario", _("difícil"),
+    _("Juega fino y lleva el cubo como un negocio: dobla, acepta o rechaza según las cuentas."),
+    "3ply", "2ply", "3ply",
+)  # fmt: skip
 
 CHARACTERS = {c.name.lower(): c for c in (DOMADOR, CHOFER, CARCELERO, EMPRESARIO)}
 BOT_NAMES = tuple(CHARACTERS)  # weakest to strongest
