@@ -107,7 +107,11 @@ def test_a_separate_worker_process_runs_a_task_sent_through_the_filesystem_broke
     assert "Task accounts.tasks.send_templated_mail_task" in output
 
 
-def test_the_filesystem_broker_folders_are_created_when_the_app_is_configured(tmp_path):
+def test_the_filesystem_broker_folders_are_created_when_the_app_is_configured(
+    tmp_path, monkeypatch
+):
+    # Celery lets this variable override broker_url (CI sets it to Redis).
+    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)
     app = Celery("probe", set_as_current=False)
     folders = {name: tmp_path / name for name in ("queue", "control")}
     app.conf.broker_url = "filesystem://"
