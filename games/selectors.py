@@ -99,6 +99,7 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
         "value",
         "reason",
         "notation",
+        "steps",
         "cube_value",
         "created_at",
     )
@@ -112,6 +113,9 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
                 "automatic": t["automatic"],
                 "dice": t["dice"],
                 "notation": t["notation"],
+                "steps": t["steps"],  # from the mover's side; the board marks the last play
+                # A roll with no legal play: the turn passed at once.
+                "blocked": t["kind"] == "roll" and t["steps"] == [],
                 "value": t["value"],
                 "reason": t["reason"] or None,
                 "cube_value": t["cube_value"],

@@ -73,6 +73,21 @@ class TestRoomState:
             ("roll", 1, "", [6, 5]),
         ]
 
+    @pytest.mark.parametrize("opening", [(3, 4)])  # bob starts with 4-3
+    def test_a_roll_with_no_legal_play_passes_and_says_so(self, room, alice, bob, dice):
+        dice.push((4, 1))
+        services.game_play(seat=bob.seat, version=1, play=[[24, 20], [24, 21]])
+        dice.push((6, 6), (2, 1))  # bob's two checkers on the bar face alice's closed 6-point
+        services.game_play(seat=alice.seat, version=2, play=[[8, 4], [6, 5]])
+        history = selectors.room_state(room, bob.seat)["match"]["history"]
+        assert [(h["kind"], h["side"], h["dice"], h["blocked"]) for h in history[-3:]] == [
+            ("play", 0, None, False),
+            ("roll", 1, [6, 6], True),
+            ("roll", 0, [2, 1], False),
+        ]
+        assert history[-3]["notation"] == "8/4* 6/5*"
+        assert selectors.room_state(room, alice.seat)["match"]["turn_seat"] == 1
+
     def test_after_48_hours_the_waiting_player_may_claim(self, room, bob, clock):
         clock.tick(timedelta(hours=48))
         match = selectors.room_state(room, bob.seat)["match"]
