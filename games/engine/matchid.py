@@ -28,7 +28,7 @@ with a Match ID is seen from the player on roll: ``gnubg_id`` gives both.
 
 >>> from games.engine.match import Format, MatchRules, MatchState
 >>> match_id(MatchState.new(MatchRules(Format.MATCH, 7)))
-'MAHgAAAAAAAA'
+'MAHgAAAAAAAE'
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def encode_match_id(fields: MatchIdFields) -> str:
 def decode_match_id(mid: str) -> MatchIdFields:
     """Read a Match ID; ValueError when it is not one.
 
-    >>> decode_match_id("MAHgAAAAAAAA").length
+    >>> decode_match_id("MAHgAAAAAAAE").length
     7
     """
     if not isinstance(mid, str) or len(mid) != 12:
@@ -162,8 +162,8 @@ def match_fields(state: MatchState) -> MatchIdFields:
         dice=state.dice if state.phase is Phase.MOVE and state.dice else (0, 0),
         length=length,
         score=(min(state.score[0], 0x7FFF), min(state.score[1], 0x7FFF)),
-        # GNU Backgammon keeps its Jacoby setting (on by default) in match play too.
-        jacoby=rules.jacoby if rules.format is Format.SESSION else True,
+        # Off outside a sesión libre, as GNU Backgammon writes it for a match.
+        jacoby=rules.jacoby,
     )
 
 

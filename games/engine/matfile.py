@@ -15,11 +15,12 @@ columns, side 0 on the left and side 1 on the right::
                                       Wins 2 points
 
 Plays are written one die at a time with 25 for the bar and 0 for off, a
-``*`` after a step that hits, as GNU Backgammon's own export does. What the
-format cannot say is left out: opening ties (and the automatic doubles they
-cause), declined resignations and forfeits. The take that answers a beaver
-is implied by the next roll, the way GNU Backgammon reads it. See
-``docs/MAT_FORMAT.md``.
+``*`` after a step that hits, as GNU Backgammon's own export does. A taken
+beaver is ``Beavers => 4`` with the take implied by the next roll; a dropped
+one is written as a double answered by a double. What the format cannot say
+is left out:
+opening ties (and the automatic doubles they cause), declined resignations
+and forfeits. See ``docs/MAT_FORMAT.md``.
 """
 
 from __future__ import annotations
@@ -117,8 +118,15 @@ def _walk(rules: MatchRules, actions: Iterable[Action]) -> list[_Game]:
             move = MatMove(recorded.side, "beaver", value=state.cube_value * 2)
             entries.append((move, f" Beavers => {move.value}"))
         elif kind == "take" and not before.beaver_pending:
+            # A taken beaver is not written: the next roll says it (and GNU
+            # Backgammon misreads an explicit one).
             entries.append((MatMove(recorded.side, "take"), " Takes"))
         elif kind == "drop":
+            if before.beaver_pending:
+                # GNU Backgammon reads a dropped "Beavers" badly (the games after
+                # it lose their rolls); a double answered by a double it reads well.
+                beaver, _text = entries[-1]
+                entries[-1] = (beaver, f" Doubles => {beaver.value}")
             entries.append((MatMove(recorded.side, "drop"), " Drops"))
         if state.games and len(state.games) > len(before.games) and kind != "forfeit":
             result = state.games[-1]
@@ -211,7 +219,12 @@ def _columns(entries: list[tuple[MatMove, str]]) -> list[str]:
         cells[0] = cells[1] = None
 
     for move, text in entries:
-        if move.kind == "win":
+        if move.kind == "win" and move.side == 1 and cells[0] is not None and cells[1] is None:
+            # Right after side 0's entry (a drop, a resignation), on the same
+            # line, where GNU Backgammon puts it and expects it.
+            cells[1] = text
+            flush()
+        elif move.kind == "win":
             flush()
             lines.append(" " * WIN_INDENT[move.side] + text)
         elif move.side == 0:
@@ -278,8 +291,12 @@ def parse_mat(text: str) -> MatRecord:
             raise ValueError(f"line {index}: a move before the first 'Game' line")
         for side, cell in enumerate(_split_columns(line)):
             move = _parse_cell(cell.strip(), side, index)
-            if move is not None:
-                current[2].append(move)
+            if move is None:
+                continue
+            moves = current[2]
+            if move.kind == "double" and moves and moves[-1].kind in ("double", "beaver"):
+                move = MatMove(side, "beaver", value=move.value)  # doubled straight back
+            moves.append(move)
     if length is None:
         raise ValueError("not a .mat file: no 'N point match' line")
     if current is not None:

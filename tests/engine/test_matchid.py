@@ -36,6 +36,15 @@ def test_it_reads_a_match_id_written_by_another_program():
     assert encode_match_id(fields) == "8IhuACAACAAE"
 
 
+def test_it_writes_what_gnu_backgammon_showed_for_the_same_match():
+    # GNU Backgammon 1.07 imported the scripted 3-point match of test_matfile
+    # (side 1 to roll in the Crawford game at 1-2) and showed these two IDs.
+    from tests.engine.test_matfile import SCRIPTED, THREE_POINTS
+
+    state = MatchState.replay(THREE_POINTS, SCRIPTED)
+    assert gnubg_id(state) == "jM/gATDg28HBAA:8AlgABAAEAAE"
+
+
 def test_every_field_survives_encoding():
     rng = random.Random(7)
     for _ in range(500):
@@ -88,7 +97,7 @@ def test_rolled_dice_and_an_offered_resignation_show():
 
 def test_the_format_sets_the_length_and_the_jacoby_bit():
     single = decode_match_id(match_id(MatchState.new(MatchRules())))
-    assert (single.length, single.jacoby) == (1, True)
+    assert (single.length, single.jacoby) == (1, False)
     money = decode_match_id(match_id(MatchState.new(MatchRules(Format.SESSION))))
     assert (money.length, money.jacoby) == (0, False)
     jacoby = MatchRules(Format.SESSION, jacoby=True)

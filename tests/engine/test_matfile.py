@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import random
+import re
+import shutil
+import subprocess
 from datetime import date
+from pathlib import Path
 
 import pytest
 
 from games.engine.match import Action, Format, MatchRules, MatchState, Phase, advance
+from games.engine.matchid import gnubg_id
 from games.engine.matfile import (
     MatMove,
     actions_from_mat,
@@ -194,3 +199,52 @@ def test_the_parser_reads_the_other_ways_of_writing_a_play():
 def test_the_parser_refuses_what_is_not_a_mat_file(text):
     with pytest.raises(ValueError):
         parse_mat(text)
+
+
+# -- against GNU Backgammon itself, where it is installed ----------------------
+
+GNUBG = shutil.which("gnubg") or next(
+    (path for path in ("/usr/games/gnubg",) if Path(path).exists()), None
+)
+needs_gnubg = pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon is not installed")
+
+
+def gnubg(commands: str) -> str:
+    assert GNUBG is not None
+    done = subprocess.run(
+        [GNUBG, "-t", "-q", "-r"], input=commands, text=True, capture_output=True, timeout=120
+    )
+    return done.stdout
+
+
+@needs_gnubg
+@pytest.mark.parametrize(
+    "rules, seed",
+    [
+        (MatchRules(Format.MATCH, 5), 2),
+        (MatchRules(Format.MATCH, 7), 8),
+        # Seeds 3 and 17 drop a beaver and play on, seed 9 takes one.
+        (MatchRules(Format.SESSION, beavers=True), 3),
+        (MatchRules(Format.SESSION, beavers=True), 9),
+        (MatchRules(Format.SESSION, beavers=True), 17),
+    ],
+)
+def test_gnu_backgammon_imports_the_export_with_the_same_games_and_score(rules, seed, tmp_path):
+    final, actions = play_random_match(rules, seed)
+    path = tmp_path / "match.mat"
+    path.write_text(export_mat(rules, actions))
+    out = gnubg(f"import mat {path}\nshow score\n")
+    assert "WARNING" not in out and "doesn't follow" not in out
+    found = re.search(r"The score \(after (\d+) games?\) is: Chapas (\d+), Neumaticos (\d+)", out)
+    assert found, out
+    assert tuple(map(int, found.groups())) == (len(final.games), *final.score)
+
+
+@needs_gnubg
+def test_gnu_backgammon_shows_our_position_and_match_ids_for_a_running_match(tmp_path):
+    path = tmp_path / "running.mat"
+    path.write_text(export_mat(THREE_POINTS, SCRIPTED))
+    out = gnubg(f"import mat {path}\nshow board\n")
+    position_id = re.findall(r"Position ID: (\S+)", out)[-1]
+    match_id = re.findall(r"Match ID   : (\S+)", out)[-1]
+    assert f"{position_id}:{match_id}" == gnubg_id(MatchState.replay(THREE_POINTS, SCRIPTED))
