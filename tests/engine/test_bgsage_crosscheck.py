@@ -57,7 +57,9 @@ def test_legal_plays_equal_bgsage_on_10000_self_play_positions(sample):
     seen = Counter()
     last_checker_cases = 0
     for position, dice in sample:
-        ours = {position.apply(play) for play in legal_plays(position, dice)}
+        found = legal_plays(position, dice)
+        ours = {position.apply(play) for play in found}
+        assert len(ours) == len(found), "one play per distinct result"
         theirs = bgsage_results(position, dice)
         extra = theirs - ours
         if extra:
