@@ -6,6 +6,7 @@ appear (not in lists, not in forms).
 """
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from games.models import Game, Match, Room, Seat, Turn
 
@@ -120,10 +121,10 @@ class GameAdmin(ServicesWriteMixin, admin.ModelAdmin):
     readonly_fields = fields
     inlines = [TurnInline]
 
-    @admin.display(description="seed")
+    @admin.display(description=_("semilla"))
     def seed_if_revealed(self, game):
         # The seed of a running game would let its reader know every future roll.
-        return game.revealed_seed or "(secreta hasta el final de la partida)"
+        return game.revealed_seed or _("(secreta hasta el final de la partida)")
 
 
 @admin.register(Turn)

@@ -9,6 +9,7 @@ the arguments beyond the ids.
 from celery import shared_task
 from django.conf import settings
 from django.core.mail import send_mail
+from django.db import OperationalError
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -18,8 +19,17 @@ from games.engine.match import Format, MatchState, Phase
 from games.errors import Conflict
 from games.models import Match
 
+# A lost database connection or a deadlock victim is worth another try; the
+# task re-reads everything, so running it again is safe.
+RETRYING = {
+    "acks_late": True,
+    "autoretry_for": (OperationalError,),
+    "retry_backoff": True,
+    "max_retries": 5,
+}
 
-@shared_task(acks_late=True)
+
+@shared_task(**RETRYING)
 def bot_turn(match_id: int, version: int) -> str:
     """Let the computer act for its seat, once, for the version it was scheduled for.
 
@@ -91,7 +101,7 @@ def bot_context(state: MatchState, side: int):
     )
 
 
-@shared_task(acks_late=True)
+@shared_task(**RETRYING)
 def turn_email(match_id: int, version: int) -> bool:
     """Tell the player on turn by email, at most once per turn (see services.turn_notice_claim)."""
     seat = services.turn_notice_claim(match_id=match_id, version=version)
@@ -114,7 +124,7 @@ def turn_email(match_id: int, version: int) -> bool:
 # same sweep at once close each game once.
 
 
-@shared_task(acks_late=True)
+@shared_task(**RETRYING)
 def close_absent_games(batch: int = 100) -> int:
     """Close, as a win for the waiting player, games whose player on turn is 48 h away."""
     return sum(
@@ -123,7 +133,7 @@ def close_absent_games(batch: int = 100) -> int:
     )
 
 
-@shared_task(acks_late=True)
+@shared_task(**RETRYING)
 def expire_idle_rooms(batch: int = 100) -> int:
     """Expire rooms with no move for seven days (no winner)."""
     return sum(

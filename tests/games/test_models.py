@@ -6,6 +6,7 @@ from django.db import IntegrityError, connection, transaction
 from games import models, services
 from games.engine.match import MatchRules
 from games.models import Game, Match, Room, Seat, Turn
+from tests.conftest import START
 from tests.games.conftest import current_match
 
 
@@ -79,16 +80,21 @@ class TestIndexes:
             constraints = connection.introspection.get_constraints(cursor, table)
         assert index in constraints
 
-    def test_the_absence_sweep_uses_the_partial_index_on_postgresql(self, room):
+    @pytest.mark.parametrize(
+        ("model", "query", "index"),
+        [
+            (Match, {"status": "playing", "turn_started_at__lt": START}, "match_turn_active_idx"),
+            (Room, {"status__in": Room.ACTIVE, "last_move_at__lte": START}, "room_idle_idx"),
+        ],
+    )
+    def test_the_sweeps_use_their_partial_indexes_on_postgresql(self, room, model, query, index):
         if connection.vendor != "postgresql":
             pytest.skip("EXPLAIN output differs on SQLite")
         with connection.cursor() as cursor:
-            cursor.execute("SET enable_seqscan = off")
-            plan = Match.objects.filter(
-                status="playing", turn_started_at__lt=room.created_at
-            ).explain()
+            cursor.execute("SET enable_seqscan = off")  # a tiny table would be scanned anyway
+            plan = model.objects.filter(**query).explain()
             cursor.execute("SET enable_seqscan = on")
-        assert "match_turn_active_idx" in plan
+        assert index in plan
 
 
 class TestSides:

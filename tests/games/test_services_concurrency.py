@@ -117,3 +117,13 @@ def test_two_sweeps_at_once_remind_once(room, clock):
         lambda: services.reminder_claim(match_id=match_id),
     )
     assert [outcome is not None for outcome in outcomes].count(True) == 1
+
+
+def test_two_people_joining_at_once_take_one_seat(alice):
+    room = alice.seat.room
+    outcomes = race(
+        lambda: services.room_join(room=room, nickname="bob"),
+        lambda: services.room_join(room=room, nickname="carol"),
+    )
+    assert sum(isinstance(outcome, Conflict) for outcome in outcomes) == 1
+    assert room.seats.count() == 2 and room.matches.count() == 1
