@@ -33,6 +33,7 @@ Codes of ``IllegalAction`` (the site translates by code, ``reason`` is English):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import lru_cache
@@ -243,6 +244,8 @@ class GameResult:
 
 @dataclass(frozen=True)
 class MatchState:
+    """Everything about a match at one moment; ``apply`` gives the next moment."""
+
     rules: MatchRules
     score: tuple[int, int] = (0, 0)
     game_number: int = 1
@@ -268,7 +271,7 @@ class MatchState:
         return cls(rules=rules)
 
     @classmethod
-    def replay(cls, rules: MatchRules, actions: list[Action]) -> MatchState:
+    def replay(cls, rules: MatchRules, actions: Iterable[Action]) -> MatchState:
         state = cls.new(rules)
         for action in actions:
             state = state.apply(action)
