@@ -567,7 +567,15 @@ class _Table:
         owing = self.owing_side()
         turn_seat = self.seat_of(owing) if owing is not None else None
         turn_seat_id = turn_seat.pk if turn_seat else None
-        if turn_seat_id != self.old_turn_seat_id or self.started_game:
+        # The turn passed when someone else acted in between, even if it came
+        # straight back (the other side's roll had no legal play): the 48 h
+        # start again. A player who only rolled still owes the same turn.
+        passed = (
+            turn_seat_id != self.old_turn_seat_id
+            or self.started_game
+            or any(turn.side != owing for turn in self.turns)
+        )
+        if passed:
             match.turn_seat = turn_seat
             match.turn_started_at = now if turn_seat else None
         if self.state.phase == Phase.MATCH_OVER:
@@ -589,11 +597,7 @@ class _Table:
             room.ended_at = now
             fields += ["status", "ended_at"]
         room.save(update_fields=fields)
-        _schedule_follow_up(
-            match,
-            turn_seat if match.turn_seat_id else None,
-            turn_changed=match.turn_seat_id != self.old_turn_seat_id,
-        )
+        _schedule_follow_up(match, turn_seat if match.turn_seat_id else None, turn_changed=passed)
         return match
 
 
