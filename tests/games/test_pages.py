@@ -1,5 +1,8 @@
 """The pages a visitor reads: home and its formats, the rules, Mis partidas, languages."""
 
+import re
+from pathlib import Path
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -150,3 +153,30 @@ def test_every_page_renders_in_both_languages(room, alice, carol, language):
             response = client.get(url, HTTP_ACCEPT_LANGUAGE=language)
             assert response.status_code == 200, url
             assert response["Content-Language"] == language
+
+
+def test_an_expired_room_says_so_instead_of_offering_a_seat(alice, carol):
+    room = alice.seat.room
+    Room.objects.filter(pk=room.pk).update(status=Room.Status.EXPIRED)
+    page = carol.client.get(reverse("games:room", args=[room.slug])).content.decode()
+    assert "Esta mesa caducó" in page
+    assert 'name="nickname"' not in page
+
+
+def sentences_of(text: str, words: int = 7) -> set[str]:
+    """Every run of `words` consecutive words, lower-cased, punctuation dropped."""
+    tokens = re.findall(r"\w+", text.lower())
+    return {" ".join(tokens[i : i + words]) for i in range(len(tokens) - words + 1)}
+
+
+def test_the_rules_are_written_in_our_own_words_not_copied_from_the_seeds():
+    seeds = Path("/work/shared/seeds")
+    if not seeds.is_dir():
+        pytest.skip("the seed documents are not on this machine")
+    seed_runs = set()
+    for path in seeds.glob("*.txt"):
+        seed_runs |= sentences_of(path.read_text())
+    templates = Path(__file__).resolve().parent.parent.parent / "templates" / "games"
+    for name in ("rules_es.html", "rules_en.html", "home.html", "room.html"):
+        ours = sentences_of(re.sub(r"<[^>]+>|{[%{#].*?[%}#]}", " ", (templates / name).read_text()))
+        assert ours & seed_runs == set(), name
