@@ -180,3 +180,17 @@ def test_the_rules_are_written_in_our_own_words_not_copied_from_the_seeds():
     for name in ("rules_es.html", "rules_en.html", "home.html", "room.html"):
         ours = sentences_of(re.sub(r"<[^>]+>|{[%{#].*?[%}#]}", " ", (templates / name).read_text()))
         assert ours & seed_runs == set(), name
+
+
+def test_a_logged_in_guest_joins_with_their_account(alice, dice):
+    user = get_user_model().objects.create_user("bruno", password="x" * 12)
+    guest = Client()
+    guest.force_login(user)
+    room_url = reverse("games:room", args=[alice.seat.room.slug])
+    invitation = guest.get(room_url).content.decode()
+    assert "alice te invita a jugar" in invitation
+    assert "Entra y siéntate" not in invitation  # already logged in
+    guest.post(reverse("games:join", args=[alice.seat.room.slug]), {"nickname": ""})
+    seat = Seat.objects.get(number=2)
+    assert (seat.user, seat.nickname) == (user, "bruno")
+    assert 'id="board-title"' in guest.get(room_url).content.decode()
