@@ -56,7 +56,7 @@ def _generate(position: Position, dice: Sequence[int]) -> dict[bytes, Play]:
         open_from[die] = [src for src in range(24, die, -1) if not closed[src - die]]
     outside = sum(position.me[7:26])  # my checkers outside home, bar included
 
-    def steps(die: int, top: int) -> list[Step]:
+    def steps(die: int, top: int, outside: int) -> list[Step]:
         """Single-die steps from sources <= top, the highest source first."""
         if board[BAR]:
             if top == BAR and not closed[BAR - die]:
@@ -75,44 +75,41 @@ def _generate(position: Position, dice: Sequence[int]) -> dict[bytes, Play]:
                         break
         return found
 
-    def move(src: int, dst: int) -> bool:
-        """Make one step on the board; return whether it hit (needed to undo it)."""
-        nonlocal outside
-        board[src] -= 1
-        board[dst] += 1
-        if src > 6 and dst <= 6:
-            outside -= 1
-        if blot[dst] and not board[26 + dst]:
-            board[26 + dst] = 1
-            return True
-        return False
-
-    def unmove(src: int, dst: int, hit: bool) -> None:
-        nonlocal outside
-        board[src] += 1
-        board[dst] -= 1
-        if src > 6 and dst <= 6:
-            outside += 1
-        if hit:
-            board[26 + dst] = 0
-
+    # Steps are made and undone inline (no helper call) in the loops below:
+    # this is the hot path. A hit sets the flag at 26 + dst; undoing clears it.
     results: dict[bytes, Play] = {}
     if d1 != d2:
         high, low = max(d1, d2), min(d1, d2)
         singles: dict[int, dict[bytes, Play]] = {high: {}, low: {}}
         for first, second in ((high, low), (low, high)):
-            for s1 in steps(first, BAR):
-                hit1 = move(*s1)
-                follow = steps(second, BAR)
+            for s1 in steps(first, BAR, outside):
+                src1, dst1 = s1
+                board[src1] -= 1
+                board[dst1] += 1
+                hit1 = blot[dst1] and not board[26 + dst1]
+                if hit1:
+                    board[26 + dst1] = 1
+                follow = steps(second, BAR, outside - 1 if src1 > 6 >= dst1 else outside)
                 for s2 in follow:
-                    hit2 = move(*s2)
+                    src2, dst2 = s2
+                    board[src2] -= 1
+                    board[dst2] += 1
+                    hit2 = blot[dst2] and not board[26 + dst2]
+                    if hit2:
+                        board[26 + dst2] = 1
                     key = bytes(board)
                     if key not in results:
                         results[key] = (s1, s2)
-                    unmove(*s2, hit2)
+                    board[src2] += 1
+                    board[dst2] -= 1
+                    if hit2:
+                        board[26 + dst2] = 0
                 if not follow and not results:
                     singles[first].setdefault(bytes(board), (s1,))
-                unmove(*s1, hit1)
+                board[src1] += 1
+                board[dst1] -= 1
+                if hit1:
+                    board[26 + dst1] = 0
         # Both dice if possible; otherwise the higher one if it can be played at all.
         return results or singles[high] or singles[low]
 
@@ -122,31 +119,37 @@ def _generate(position: Position, dice: Sequence[int]) -> dict[bytes, Play]:
     die = d1
     best = 0
 
-    def record(path: Play) -> None:
+    def search(path: Play, top: int, outside: int) -> None:
         nonlocal best
-        if len(path) > best:
-            best = len(path)
-            results.clear()
-        key = bytes(board)
-        if key not in results:
-            results[key] = path
-
-    def search(path: Play, top: int) -> None:
-        options = steps(die, top)
+        options = steps(die, top, outside)
         if not options:
-            if len(path) >= best and path:
-                record(path)
+            if path and len(path) >= best:
+                if len(path) > best:
+                    best = len(path)
+                    results.clear()
+                results.setdefault(bytes(board), path)
             return
         last = len(path) == 3
         for step in options:
-            hit = move(*step)
+            src, dst = step
+            board[src] -= 1
+            board[dst] += 1
+            hit = blot[dst] and not board[26 + dst]
+            if hit:
+                board[26 + dst] = 1
             if last:
-                record(path + (step,))
+                if best < 4:
+                    best = 4
+                    results.clear()
+                results.setdefault(bytes(board), path + (step,))
             else:
-                search(path + (step,), step[0])
-            unmove(*step, hit)
+                search(path + (step,), src, outside - 1 if src > 6 >= dst else outside)
+            board[src] += 1
+            board[dst] -= 1
+            if hit:
+                board[26 + dst] = 0
 
-    search((), BAR)
+    search((), BAR, outside)
     return results
 
 
