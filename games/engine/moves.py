@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .position import BAR, OFF, IllegalMove, Play, Position, Step
+from .position import BAR, OFF, IllegalMove, Play, Position, Step, _checked_step
 
 __all__ = ["StepOption", "check_play", "legal_plays", "legal_steps"]
 
@@ -293,6 +293,17 @@ class _Turn:
         return _unique(states)
 
 
+def _steps_of(play: object) -> tuple[Step, ...]:
+    """Read a play as sent (lists from JSON are fine) into checked (src, dst) pairs."""
+    try:
+        steps = [tuple(step) for step in play]  # type: ignore[union-attr]
+    except TypeError:
+        raise IllegalMove(
+            "bad_step", f"a play is a list of (from, to) steps, got {play!r}"
+        ) from None
+    return tuple(_checked_step(step) for step in steps)
+
+
 def _no_die_reason(position: Position, src: int, dst: int) -> str:
     if dst == OFF and any(position.me[src + 1 : 7]):
         return f"no die bears off from point {src} while a checker stands on a higher point"
@@ -319,7 +330,7 @@ def legal_steps(
     turn is complete (or when nothing can move at all).
     """
     turn = _turn(position, _check_dice(dice))
-    taken = tuple(tuple(step) for step in taken)
+    taken = _steps_of(taken)
     states = turn.follow(taken)
     left = turn.length - len(taken)
     options: dict[tuple[int, int, Position], StepOption] = {}
@@ -368,7 +379,7 @@ def check_play(position: Position, dice: Sequence[int], play: Sequence[Step]) ->
     ``bear_off_not_home``...) and a reason in plain words.
     """
     turn = _turn(position, _check_dice(dice))
-    steps = tuple(tuple(step) for step in play)
+    steps = _steps_of(play)
     try:
         states = turn.follow(steps)
     except IllegalMove as first_error:

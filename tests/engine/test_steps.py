@@ -122,3 +122,18 @@ def test_check_play_accepts_the_steps_in_the_order_sent():
 def test_check_play_returns_the_position_after_the_play():
     after = check_play(Position.initial(), (6, 5), [(24, 18), (18, 13)])
     assert {p: n for p, n in enumerate(after.me) if n} == {24: 1, 13: 6, 8: 3, 6: 5}
+
+
+@pytest.mark.parametrize("play", [None, [13, 8], [["13", 8]], [[13]], [[13, 8, 5]], [(30, 8)]])
+def test_check_play_rejects_malformed_steps_with_an_illegal_move(play):
+    with pytest.raises(IllegalMove) as error:
+        check_play(Position.initial(), (5, 3), play)
+    assert error.value.code == "bad_step"
+
+
+def test_steps_may_come_as_json_lists():
+    after = check_play(Position.initial(), (5, 3), [[13, 8], [8, 5]])
+    assert after == Position.initial().apply(((13, 8), (8, 5)))
+    assert legal_steps(Position.initial(), (5, 3), [[13, 8]]) == legal_steps(
+        Position.initial(), (5, 3), [(13, 8)]
+    )
