@@ -1,7 +1,7 @@
 """Legal plays for a roll: the whole turn, step by step, and checks of a submitted play.
 
 The generator works on one mutable board and undoes each step after
-exploring it, so the inner loop creates no objects except the result keys.
+exploring it, so the inner loop allocates little beyond the result keys.
 The opponent's closed points cannot change during my turn (a hit only
 removes a lone checker), so the landing squares are worked out once.
 """
