@@ -158,6 +158,21 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 }
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
+# The sweeps (games/tasks.py). Run exactly one beat in production. A sweep
+# message that waited longer than its period is dropped: the next one does
+# the same work, so a stopped worker does not come back to a pile of them.
+CELERY_BEAT_SCHEDULE = {
+    "close-absent-games": {
+        "task": "games.tasks.close_absent_games",
+        "schedule": 10 * 60,
+        "options": {"expires": 10 * 60},
+    },
+    "expire-idle-rooms": {
+        "task": "games.tasks.expire_idle_rooms",
+        "schedule": 60 * 60,
+        "options": {"expires": 60 * 60},
+    },
+}
 
 # Accounts (ACCOUNTS). The login rate limit counts failures in the cache, so
 # production points CACHE_URL at Redis to share the count between web workers.

@@ -134,3 +134,15 @@ def test_a_redis_broker_creates_no_folders(tmp_path):
     _create_filesystem_broker_folders(sender=app)
 
     assert not (tmp_path / "queue").exists()
+
+
+def test_every_beat_entry_names_a_registered_task():
+    celery_app.autodiscover_tasks(force=True)
+    schedule = celery_app.conf.beat_schedule
+
+    assert {entry["task"] for entry in schedule.values()} >= {
+        "games.tasks.close_absent_games",
+        "games.tasks.expire_idle_rooms",
+    }
+    for name, entry in schedule.items():
+        assert entry["task"] in celery_app.tasks, name
