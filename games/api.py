@@ -11,7 +11,7 @@ reference for clients.
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import wraps
 
 from django.http import HttpResponse, JsonResponse
@@ -165,8 +165,7 @@ def no_arguments(body: dict) -> dict:
 class ActionSpec:
     service: str  # name of the function in games.services
     parse: object = no_arguments
-    versioned: bool = True
-    fields: tuple = field(default=())  # documented body fields besides "version"
+    versioned: bool = True  # carries the version the player saw (docs/API.md)
 
 
 # The actions a seat holder can take, by the name used in URLs and forms.
@@ -176,8 +175,8 @@ ACTIONS = {
     "take": ActionSpec("game_take"),
     "drop": ActionSpec("game_drop"),
     "beaver": ActionSpec("game_beaver"),
-    "play": ActionSpec("game_play", parse_play, fields=("play",)),
-    "resign_offer": ActionSpec("game_resign_offer", parse_resign_value, fields=("value",)),
+    "play": ActionSpec("game_play", parse_play),
+    "resign_offer": ActionSpec("game_resign_offer", parse_resign_value),
     "resign_accept": ActionSpec("game_resign_accept"),
     "resign_decline": ActionSpec("game_resign_decline"),
     "forfeit": ActionSpec("match_resign"),
