@@ -1,0 +1,42 @@
+"""Who gets mail about a seat, at which address, in which language.
+
+One rule for every notification (your turn, digest, reminders), so that the
+promises of the profile and the unsubscribe link hold everywhere:
+
+- a seat of an account mails the account's address, only once it is
+  confirmed, with the profile's language and notification choice;
+- a guest seat mails the address the guest gave, only with their consent,
+  with the seat's own language and choice;
+- an address that unsubscribed gets nothing, account or guest.
+"""
+
+from dataclasses import dataclass
+
+from .models import Notify
+from .services import email_is_opted_out, profile_for, unsubscribe_url
+
+
+@dataclass(frozen=True)
+class Recipient:
+    email: str
+    language: str
+    notify: str  # a Notify value, never Notify.NONE
+    unsubscribe_url: str
+
+
+def recipient_for_seat(seat):
+    """The Recipient of mail about `seat`, or None when nobody is to be mailed."""
+    if seat.user_id is not None:
+        profile = profile_for(seat.user)
+        if not profile.email_confirmed:
+            return None
+        email, language, notify = seat.user.email, profile.language, profile.notify
+    else:
+        if not seat.email_consent:
+            return None
+        email, language, notify = seat.email, seat.language, seat.notify
+    if not email or notify == Notify.NONE or email_is_opted_out(email):
+        return None
+    return Recipient(
+        email=email, language=language, notify=notify, unsubscribe_url=unsubscribe_url(email)
+    )
