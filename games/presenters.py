@@ -39,12 +39,6 @@ def remember_seat(request, room: Room, token: str) -> None:
     request.session.cycle_key()
 
 
-def forget_seat(request, room: Room) -> None:
-    seats = dict(request.session.get(SESSION_SEATS, {}))
-    if seats.pop(room.slug, None) is not None:
-        request.session[SESSION_SEATS] = seats
-
-
 def seat_for_token(room: Room, token: str) -> Seat | None:
     """The seat of this room whose secret is `token` (compared in constant time)."""
     for seat in room.seats.all():

@@ -74,21 +74,18 @@ def join(request, slug):
     if viewer_seat(request, room) is not None:
         return redirect("games:room", slug=slug)
     form = JoinForm(request.POST, user=request.user)
-    if form.is_valid():
-        try:
-            seat = services.room_join(room=room, language=get_language(), **form.player_kwargs())
-        except ServiceError as error:
-            messages.error(request, public_message(error))
-        else:
-            remember_seat(request, room, seat.token)
-            return redirect("games:room", slug=slug)
-        return redirect("games:room", slug=slug)
-    # Show the form again with its errors, on the room page it came from.
-    seat = None
-    state = selectors.room_state(room, seat)
-    context = presenters.room_context(request, room, seat, state)
-    context["join_form"] = form
-    return render(request, "games/room.html", context, status=400)
+    if not form.is_valid():
+        # Show the form again with its errors, on the room page it came from.
+        context = presenters.room_context(request, room, None, selectors.room_state(room, None))
+        context["join_form"] = form
+        return render(request, "games/room.html", context, status=400)
+    try:
+        seat = services.room_join(room=room, language=get_language(), **form.player_kwargs())
+    except ServiceError as error:
+        messages.error(request, public_message(error))  # e.g. someone took the seat first
+    else:
+        remember_seat(request, room, seat.token)
+    return redirect("games:room", slug=slug)
 
 
 @never_cache
