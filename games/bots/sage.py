@@ -3,10 +3,10 @@
 bgsage sees a board as 26 signed counts from the side of the player on roll:
 index p (1..24) is my point p, positive for my checkers and negative for the
 opponent's; 25 counts my checkers on the bar and 0 the opponent's, both as
-positive numbers. Loading the networks takes
-a noticeable moment and a few megabytes, so each analyzer is built lazily, the
-first time a bot needs it, and then shared by every bot in the process (a
-Celery worker builds each one once, not once per move).
+positive numbers. Loading the networks takes a noticeable moment and a few
+megabytes, so each analyzer is built lazily, the first time a bot needs it,
+and then shared by every bot in the process (a Celery worker builds each one
+once, not once per move).
 """
 
 from __future__ import annotations

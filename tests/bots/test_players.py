@@ -178,3 +178,20 @@ def test_the_networks_are_loaded_once_per_process():
     assert sage.build_count == built
     assert all(sage.analyzer(*key) is found for key, found in loaded.items())
     assert sage.build_count == len(sage._analyzers)
+
+
+def test_bgsage_reaches_exactly_the_positions_of_our_legal_plays():
+    # Pins the board conversion (bars included): every legal play is found among
+    # bgsage's candidates, so no play falls back to being judged on its own.
+    from bgsage import possible_moves
+
+    for position, dice in SAMPLE:
+        ours = {tuple(sage.to_board(position.apply(play))) for play in legal_plays(position, dice)}
+        theirs = {tuple(board) for board in possible_moves(sage.to_board(position), *dice)}
+        assert ours == theirs, repr(position)
+
+
+def test_a_position_with_checkers_on_both_bars_converts_with_positive_bar_counts():
+    position = Position.from_points({BAR: 1, 13: 14}, {BAR: 2, 6: 13})
+    board = sage.to_board(position)
+    assert (board[25], board[0], board[13], board[19]) == (1, 2, 14, -13)
