@@ -34,7 +34,7 @@ def test_a_light_bot_returns_a_legal_play_for_every_position(name):
 
 def test_empresario_returns_a_legal_play_in_every_kind_of_game():
     bot = get_bot("empresario")
-    for index, (position, dice) in enumerate(SAMPLE[:48]):
+    for index, (position, dice) in enumerate(SAMPLE[:24]):
         context = (None, MONEY_CUBE, MATCH_5, SINGLE_GAME)[index % 4]
         assert bot.choose_play(position, dice, context) in legal_plays(position, dice)
 
@@ -64,7 +64,7 @@ def test_the_same_seed_gives_the_same_plays_and_another_seed_other_ones(name):
 
 def test_empresario_plays_the_same_every_time():
     first, second = get_bot("empresario", seed=1), get_bot("empresario", seed=2)
-    for position, dice in SAMPLE[:10]:
+    for position, dice in SAMPLE[:5]:
         assert first.choose_play(position, dice) == second.choose_play(position, dice)
 
 
