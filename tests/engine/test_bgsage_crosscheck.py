@@ -11,9 +11,12 @@ from collections import Counter
 
 import bgsage
 import pytest
+from hypothesis import given, settings
 
 from bench.engine import SAMPLE_SIZE, bgsage_results, from_bgsage, self_play, to_bgsage
 from games.engine import BAR, CHECKERS_PER_SIDE, OFF, Position, legal_plays
+
+from .strategies import dice_rolls, games_in_progress
 
 
 @pytest.fixture(scope="module")
@@ -117,3 +120,14 @@ def test_bgsage_differs_on_bearing_off_the_last_checker():
     assert len(ours) == 1 and ours < theirs
     (extra,) = theirs - ours
     assert _all_off(extra) and extra.them[BAR] == position.them[BAR]
+
+
+@settings(max_examples=400, deadline=None)
+@given(games_in_progress(), dice_rolls)
+def test_legal_plays_equal_bgsage_on_arbitrary_positions(position, dice):
+    # Self-play never reaches some shapes (five on the bar, a bear-off with
+    # checkers everywhere behind); random arrangements do.
+    ours = {position.apply(play) for play in legal_plays(position, dice)}
+    theirs = bgsage_results(position, dice)
+    assert ours <= theirs
+    assert all(_all_off(p) for p in theirs - ours)
