@@ -111,15 +111,24 @@ def stack_label(stack, where) -> str:
     return f"{place}: {whose % {'count': count, 'name': owner['name']}}"
 
 
-@register.simple_tag
-def phase_text(match, turn_player) -> str:
-    """What the table is waiting for, in a sentence."""
+@register.simple_tag(takes_context=True)
+def phase_text(context, match, turn_player) -> str:
+    """What the table is waiting for, or how it ended, in a sentence."""
     name = turn_player["nickname"] if turn_player else ""
     phase = match["phase"]
     if match["status"] == "finished" or phase == "match_over":
-        return _("El encuentro terminó.")
+        return match_result(match, context.get("players", []))
     if phase == "game_over":
-        return _("La partida terminó. Pueden jugar otra o parar la sesión.")
+        game = match.get("game") or {}
+        winner = _player_of_side(context.get("players", []), game.get("winner"))
+        if winner is None:
+            return _("La partida terminó. Pueden jugar otra o parar la sesión.")
+        points = game.get("points") or 0
+        worth = ngettext("%(count)s punto", "%(count)s puntos", points) % {"count": points}
+        return _("%(name)s ganó la partida: %(points)s. Pueden jugar otra o parar la sesión.") % {
+            "name": winner["nickname"],
+            "points": worth,
+        }
     you = bool(turn_player and turn_player["is_you"])
     texts = {
         "roll": (_("Te toca: dobla o tira los dados."), _("Le toca a %(name)s: doblar o tirar.")),
@@ -147,3 +156,42 @@ def parse_iso(value):
         return datetime.fromisoformat(value)
     except (TypeError, ValueError):
         return None
+
+
+def _player_of_side(players, side):
+    return next((p for p in players if side is not None and p.get("side") == side), None)
+
+
+def match_result(match, players) -> str:
+    """The end of a match: who won, and the score when there was one."""
+    if match["format"] == "session" and len(players) == 2 and "score" in players[0]:
+        first, second = sorted(players, key=lambda p: p["side"])
+        return _("La sesión terminó: %(a)s %(x)s, %(b)s %(y)s.") % {
+            "a": first["nickname"],
+            "x": first["score"],
+            "b": second["nickname"],
+            "y": second["score"],
+        }
+    winner = _player_of_side(players, match.get("winner"))
+    loser = _player_of_side(players, None if winner is None else 1 - winner["side"])
+    if winner is None or loser is None:
+        return _("El encuentro terminó.")
+    if match["format"] == "single":
+        if winner["is_you"]:
+            return _("¡Ganaste la partida!")
+        if loser["is_you"]:
+            return _("Perdiste: %(name)s ganó la partida.") % {"name": winner["nickname"]}
+        return _("%(name)s ganó la partida.") % {"name": winner["nickname"]}
+    last = match["history"][-1] if match.get("history") else {}
+    if last.get("kind") == "forfeit":
+        words = {"name": winner["nickname"], "loser": loser["nickname"]}
+        if last.get("reason") == "absence":
+            return _("%(name)s ganó el match por ausencia de %(loser)s.") % words
+        return _("%(name)s ganó el match: %(loser)s abandonó.") % words
+    score = match["score"]
+    words = {
+        "name": winner["nickname"],
+        "won": score[winner["side"]],
+        "lost": score[loser["side"]],
+    }
+    return _("%(name)s ganó el match, %(won)s a %(lost)s.") % words

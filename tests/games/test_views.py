@@ -107,11 +107,14 @@ def test_two_browsers_play_a_whole_partida_simple_by_link_while_a_third_watches(
     seed = bytes(game.seed).hex()
     for browser in (alice, bob, carol):
         final = browser.get(room_url).content.decode()
-        assert "El encuentro terminó." in final
         assert f"python -m games.engine.dice {seed}" in final
+        assert buttons(final) <= {"rematch_offer"}
     assert carol.get(state_url(room)).json()["match"]["game"]["seed"] == seed
-    winner = "alice" if match.seat_number_of(match.winner_side) == 1 else "bob"
-    assert winner in carol.get(room_url).content.decode()
+    winner, loser = (alice, bob) if match.seat_number_of(match.winner_side) == 1 else (bob, alice)
+    winner_name = "alice" if winner is alice else "bob"
+    assert "¡Ganaste la partida!" in winner.get(room_url).content.decode()
+    assert f"Perdiste: {winner_name} ganó la partida." in loser.get(room_url).content.decode()
+    assert f"{winner_name} ganó la partida." in carol.get(room_url).content.decode()
 
 
 def test_the_private_seat_link_moves_a_seat_to_another_device_and_leaves_no_token_in_the_url(
@@ -327,7 +330,35 @@ def test_a_sesion_libre_offers_the_next_game_or_stopping_after_each_game(room, a
     press(bob, room, "resign_accept")
     page = page_of(alice, room)
     assert {"next_game", "stop"} <= buttons(page)
-    assert "La partida terminó." in page
+    assert "bob ganó la partida: 2 puntos. Pueden jugar otra o parar la sesión." in page
     press(bob, room, "next_game")
     assert "Sesión libre, partida 2" in page_of(alice, room)
     assert current_match(room).status == Match.Status.PLAYING
+
+
+@pytest.mark.parametrize("rules", [MatchRules(format=Format.SESSION)])
+def test_stopping_a_sesion_libre_shows_the_final_score(room, alice, bob, carol, rules):
+    bind(alice, room)
+    bind(bob, room)
+    press(alice, room, "resign_offer", value="2")
+    press(bob, room, "resign_accept")
+    press(alice, room, "stop")
+    assert current_match(room).status == Match.Status.FINISHED
+    assert "La sesión terminó: alice 0, bob 2." in page_of(carol, room)
+
+
+@pytest.mark.parametrize("rules", [MatchRules(format=Format.MATCH, length=3)])
+def test_abandoning_a_match_names_the_winner(room, alice, bob, carol, rules):
+    bind(alice, room)
+    press(alice, room, "forfeit", confirm="yes")
+    assert "bob ganó el match: alice abandonó." in page_of(carol, room)
+
+
+@pytest.mark.parametrize("rules", [MatchRules(format=Format.MATCH, length=1)])
+def test_a_match_played_out_shows_the_winner_and_the_final_score(room, alice, bob, carol, rules):
+    from tests.games.conftest import play_out
+
+    match = play_out(room, alice, bob)
+    winner = "alice" if match.seat_number_of(match.winner_side) == 1 else "bob"
+    won, lost = match.state["score"][match.winner_side], match.state["score"][1 - match.winner_side]
+    assert f"{winner} ganó el match, {won} a {lost}." in page_of(carol, room)
