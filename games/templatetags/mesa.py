@@ -26,6 +26,8 @@ def describe_turn(turn: dict, name: str, opening: bool = False, names=None) -> s
         }
     if kind == "roll":
         words = {"name": name, "a": dice[0], "b": dice[1]}
+        if turn.get("blocked"):
+            return _("%(name)s saca %(a)s-%(b)s y no puede mover: pasa el turno") % words
         if turn.get("automatic"):
             return _("%(name)s: la mesa tira %(a)s-%(b)s") % words
         return _("%(name)s tira %(a)s-%(b)s") % words

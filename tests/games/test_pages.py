@@ -194,3 +194,29 @@ def test_a_logged_in_guest_joins_with_their_account(alice, dice):
     seat = Seat.objects.get(number=2)
     assert (seat.user, seat.nickname) == (user, "bruno")
     assert 'id="board-title"' in guest.get(room_url).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("turn", "sentence"),
+    [
+        (
+            {"kind": "roll", "dice": [6, 6], "blocked": True, "automatic": True},
+            "bob saca 6-6 y no puede mover: pasa el turno",
+        ),
+        ({"kind": "roll", "dice": [5, 2], "automatic": True}, "bob: la mesa tira 5-2"),
+        ({"kind": "roll", "dice": [5, 2], "automatic": False}, "bob tira 5-2"),
+        ({"kind": "play", "notation": "bar/22 6/off"}, "bob juega bar/22 6/off"),
+        ({"kind": "double", "cube_value": 2}, "bob dobla a 4"),
+        ({"kind": "take", "cube_value": 4}, "bob acepta el cubo en 4"),
+        ({"kind": "beaver", "cube_value": 4}, "bob acepta y redobla a 8 (castor)"),
+        ({"kind": "drop", "cube_value": 2}, "bob rechaza el cubo y pierde la partida"),
+        ({"kind": "resign_offer", "value": 2}, "bob ofrece rendirse: gammon (2)"),
+        ({"kind": "forfeit", "reason": "absence"}, "bob pierde por ausencia"),
+        ({"kind": "forfeit", "reason": "resign"}, "bob abandona"),
+        ({"kind": "stop"}, "bob da por terminada la sesión"),
+    ],
+)
+def test_each_kind_of_turn_reads_as_a_sentence_in_the_history(turn, sentence):
+    from games.templatetags.mesa import describe_turn
+
+    assert describe_turn(turn, "bob") == sentence
