@@ -7,12 +7,14 @@ form only turns text into the typed values a service expects.
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from games.bots import CHARACTERS
 from games.engine.match import Format, MatchRules
 
 # Short matches first (the common ones), then the long ones up to 25 points.
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)
 MAX_AUTO_DOUBLES = (1, 2, 3)
 NICKNAME_MAX = 30
+PERSON = "person"  # the opponent choice for "Jugar con alguien"
 
 
 class PlayerFields(forms.Form):
@@ -64,9 +66,23 @@ class PlayerFields(forms.Form):
         }
 
 
-class NewRoomForm(PlayerFields):
-    """Home page: "Jugar con alguien" and the format of the game."""
+def opponent_choices():
+    """A person by link, or one of the computer players, weakest to strongest."""
+    return [(PERSON, _("Alguien, por link"))] + [
+        (key, character.name) for key, character in CHARACTERS.items()
+    ]
 
+
+class NewRoomForm(PlayerFields):
+    """Home page: "Jugar con alguien" or "Jugar contra la computadora", and the format."""
+
+    opponent = forms.ChoiceField(
+        label=_("Rival"),
+        choices=opponent_choices,
+        initial=PERSON,
+        required=False,  # no choice means a person by link
+        widget=forms.RadioSelect,
+    )
     format = forms.ChoiceField(
         label=_("Formato"),
         choices=[
@@ -96,6 +112,7 @@ class NewRoomForm(PlayerFields):
     jacoby = forms.BooleanField(label=_("Regla Jacoby"), required=False)
 
     field_order = [
+        "opponent",
         "format",
         "length",
         "auto_doubles",
@@ -113,6 +130,11 @@ class NewRoomForm(PlayerFields):
         if chosen == Format.MATCH and not cleaned.get("length"):
             self.add_error("length", _("Elige a cuántos puntos se juega el match."))
         return cleaned
+
+    def bot(self) -> str | None:
+        """The computer player's key, or None to play a person by link."""
+        opponent = self.cleaned_data["opponent"]
+        return None if opponent in ("", PERSON) else opponent
 
     def match_rules(self) -> MatchRules:
         """The rules the host chose; options that do not belong to the format are dropped."""

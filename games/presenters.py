@@ -339,3 +339,25 @@ def step_options(room: Room, seat: Seat, taken: list[tuple[int, int]]) -> dict:
             for option in options
         ],
     }
+
+
+def opponent_radios(form, characters) -> dict:
+    """The home form's opponent radios: the person by link, then each computer player
+    with its strength and style (Spanish source text, translated here)."""
+    from django.utils.translation import gettext
+
+    person, bots = None, []
+    for radio in form["opponent"]:
+        character = characters.get(radio.data["value"])
+        if character is None:
+            person = radio
+        else:
+            bots.append(
+                {
+                    "radio": radio,
+                    "name": character.name,
+                    "label": gettext(character.label),
+                    "style": gettext(character.style),
+                }
+            )
+    return {"person": person, "bots": bots}

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games import clock, presenters, selectors, services
 from games.api import ACTIONS, REQUEST_MESSAGES, error_payload, perform, public_message
+from games.bots import CHARACTERS
 from games.errors import NotFound, ServiceError
 from games.forms import JoinForm, NewRoomForm
 from games.presenters import (
@@ -44,14 +45,18 @@ def home(request):
     if request.method == "POST" and form.is_valid():
         try:
             seat = services.room_create(
-                rules=form.match_rules(), language=get_language(), **form.player_kwargs()
+                rules=form.match_rules(),
+                bot=form.bot(),
+                language=get_language(),
+                **form.player_kwargs(),
             )
         except ServiceError as error:
             form.add_error(None, public_message(error))
         else:
             remember_seat(request, seat.room, seat.token)
             return redirect("games:room", slug=seat.room.slug)
-    return render(request, "games/home.html", {"form": form})
+    context = {"form": form, "opponents": presenters.opponent_radios(form, CHARACTERS)}
+    return render(request, "games/home.html", context)
 
 
 @never_cache

@@ -15,13 +15,15 @@ from tests.games.test_api import bind
 pytestmark = pytest.mark.django_db
 
 
-def test_the_home_page_offers_the_formats_and_hides_the_computer_until_the_bots_land(db):
+def test_the_home_page_offers_a_person_or_the_four_computer_players_and_the_formats(db):
     page = Client().get(reverse("games:home")).content.decode()
     assert "Jugar con alguien" in page
     for length in (1, 3, 5, 7, 25):
         assert f'<option value="{length}"' in page
     assert 'value="single"' in page and 'value="match"' in page and 'value="session"' in page
-    assert "Jugar contra la computadora" not in page
+    assert "Jugar contra la computadora" in page
+    for name in ("Domador", "Chofer", "Carcelero", "Empresario"):
+        assert name in page
 
 
 @pytest.mark.parametrize(
@@ -220,3 +222,23 @@ def test_each_kind_of_turn_reads_as_a_sentence_in_the_history(turn, sentence):
     from games.templatetags.mesa import describe_turn
 
     assert describe_turn(turn, "bob") == sentence
+
+
+def test_choosing_a_computer_player_starts_the_match_at_once(clock, dice):
+    host = Client()
+    response = host.post(
+        reverse("games:home"), {"opponent": "carcelero", "format": "single", "nickname": "ana"}
+    )
+    room = Room.objects.get()
+    assert room.bot == "carcelero" and room.status == Room.Status.PLAYING
+    page = host.get(response["Location"]).content.decode()
+    assert "Carcelero" in page and 'id="board-title"' in page
+    assert 'id="invite-url"' not in page  # nobody to invite
+
+
+def test_an_unknown_opponent_is_a_form_error(clock, dice):
+    response = Client().post(
+        reverse("games:home"), {"opponent": "gnubg", "format": "single", "nickname": "ana"}
+    )
+    assert "opponent" in response.context["form"].errors
+    assert not Room.objects.exists()
