@@ -41,9 +41,25 @@ def current_match(room: Room) -> Match | None:
 def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     """Everything the board shows, as plain JSON-ready data, for one viewer.
 
-    `viewer_seat` is the seat the request holds (None for a spectator). The
-    position is seen from the viewer's side (side 0 for spectators). Four
-    queries: seats, current match, its games, its turns.
+    `viewer_seat` is the seat the request holds (None for a spectator; a seat
+    of another room counts as None). The position is seen from the viewer's
+    side (side 0 for spectators). Four queries: seats, current match, its
+    games, its turns, however long the history.
+
+    Keys: room {slug, status, rules, bot, last_move_at}; version (of the
+    current match, growing across rematches); viewer {seat, side}; seats
+    [{number, nickname, is_bot, is_you, side}]; match (None while waiting):
+    number, status, format, length, score [side0, side1], away, end_reason,
+    game_number, crawford, phase, turn (side owing an action or None),
+    turn_seat, turn_started_at, dice, cube {value, owner}, resign_offered,
+    position {side, id, me, them}, pips [side0, side1], winner, allowed
+    (engine actions for the viewer plus claim_absence, keep_waiting,
+    rematch_offer, rematch_accept), absence (for the waiting player:
+    claimable_at, can_claim, kept_waiting), rematch_offered_by (seat number),
+    game and games [{number, status, commitment, seed (hex once revealed,
+    else None), rolls, winner, points}], history [{game, number, side, kind,
+    automatic, dice, notation, steps, blocked, value, reason, cube_value,
+    at}], side0_seat.
     """
     seats = {seat.number: seat for seat in Seat.objects.filter(room=room)}
     for seat in seats.values():
@@ -138,6 +154,8 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
         "format": str(rules.format),
         "length": rules.length,
         "score": list(state.score),
+        "away": list(state.away()) if state.away() else None,  # points still needed
+        "end_reason": state.end_reason,  # "won", "stop", "resign" or "absence" once over
         "game_number": state.game_number,
         "crawford": state.crawford_game,
         "phase": str(state.phase),

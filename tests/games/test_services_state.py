@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from games import selectors, services
 from games.engine import CHECKERS_PER_SIDE
-from games.engine.match import MatchRules
+from games.engine.match import Format, MatchRules
 from games.models import Game
 from tests.conftest import Persona
 from tests.games.conftest import current_match, first_legal_play, play_out, seat_on_turn
@@ -42,6 +42,7 @@ class TestRoomState:
         assert match["pips"] == [167, 167]
         assert sum(match["position"]["me"]) == CHECKERS_PER_SIDE
         assert match["cube"] == {"value": 1, "owner": None}
+        assert match["away"] is None and match["end_reason"] is None  # a partida simple
         assert match["game"]["commitment"] and match["game"]["seed"] is None
         assert [h["kind"] for h in match["history"]] == ["roll"]
 
@@ -94,8 +95,16 @@ class TestRoomState:
         assert match["absence"]["can_claim"] is True
         assert "claim_absence" in match["allowed"]
 
+    @pytest.mark.parametrize("rules", [MatchRules(format=Format.MATCH, length=5)])
+    def test_a_match_shows_the_points_each_side_still_needs(self, room, alice, bob):
+        services.game_resign_offer(seat=alice.seat, version=1, value=2)
+        services.game_resign_accept(seat=bob.seat, version=2)
+        match = selectors.room_state(room, None)["match"]
+        assert (match["score"], match["away"]) == ([0, 2], [5, 3])
+
     def test_a_finished_match_offers_a_rematch(self, room, alice, bob):
         services.match_resign(seat=alice.seat, version=1)
+        assert selectors.room_state(room, None)["match"]["end_reason"] == "resign"
         assert selectors.room_state(room, alice.seat)["match"]["allowed"] == ["rematch_offer"]
         services.rematch_offer(seat=alice.seat)
         assert selectors.room_state(room, alice.seat)["match"]["allowed"] == []
