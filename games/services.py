@@ -681,6 +681,7 @@ def _new_seat(room, number, nickname, email, email_consent, user, language, now)
         user=user,
         language=language if language in ("es", "en") else "es",
         created_at=now,
+        last_seen_at=now,  # the person is on the site right now: no email at once
     )
     token = seat.set_token()
     try:

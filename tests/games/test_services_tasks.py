@@ -5,6 +5,7 @@ are fast; the bots' strength is tested in tests/bots.
 """
 
 import random
+from datetime import timedelta
 
 import pytest
 
@@ -100,8 +101,11 @@ def test_bot_context_is_seen_from_the_bot(db):
 
 
 class TestTurnEmail:
-    def test_it_sends_one_email_with_the_link_to_the_room(self, room, alice, bob, mailoutbox):
+    def test_it_sends_one_email_with_the_link_to_the_room(
+        self, room, alice, bob, mailoutbox, clock
+    ):
         Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+        clock.tick(timedelta(hours=3))  # bob left the board after joining
         match = services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
         assert tasks.turn_email(match.pk, match.version) is True
         assert tasks.turn_email(match.pk, match.version) is False
