@@ -14,3 +14,17 @@ STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticF
 # (the browser tests need them) instead of warning about a missing STATIC_ROOT.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+
+# The browser tests' live server answers from several threads at once. An
+# in-memory SQLite test database (shared cache) refuses a write while another
+# thread reads ("database table is locked") instead of waiting, so SQLite runs
+# get a file database, one per test process, whose writers take the lock at
+# BEGIN and wait for it. PostgreSQL runs are untouched.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    import os
+    import tempfile
+
+    DATABASES["default"]["TEST"] = {  # noqa: F405
+        "NAME": os.path.join(tempfile.gettempdir(), f"mesa-test-{os.getpid()}.sqlite3")
+    }
+    DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"  # noqa: F405

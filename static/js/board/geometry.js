@@ -12,7 +12,7 @@ export const OFF = 0;
 // Sizes in SVG user units; the SVG scales to the width it is given.
 export const SIZE = Object.freeze({
   frame: 12,
-  label: 18, // strip above and below the frame for point numbers
+  label: 24, // strip above and below the frame for point numbers
   point: 44, // width of a point, one checker across
   bar: 52,
   tray: 52,

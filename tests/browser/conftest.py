@@ -1,0 +1,90 @@
+"""Browser tests: Playwright drives Debian's Chromium against the live server.
+
+Each test gets fresh browser contexts (one per person at the table) whose pages
+fail the test on any JavaScript error: an uncaught exception or a console error.
+Dice come from the shared `dice` fixture (tests/conftest.py): the live server
+runs in a thread of this process, so the scripted source reaches it too.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+def pytest_collection_modifyitems(config, items):
+    if CHROMIUM.exists():
+        return
+    skip = pytest.mark.skip(reason=f"{CHROMIUM} is missing: install Debian's chromium (apt)")
+    for item in items:
+        if "browser" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    # Playwright's sync API keeps an event loop in this thread; the ORM calls
+    # the tests make between browser steps are still plain synchronous code.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class JsErrors(list):
+    """Every JavaScript error seen on the pages of one test."""
+
+    def watch(self, page, who):
+        page.on("pageerror", lambda error: self.append(f"{who}: {error}"))
+        page.on(
+            "console",
+            lambda message: message.type == "error" and self.append(f"{who}: {message.text}"),
+        )
+        return page
+
+
+@pytest.fixture
+def js_errors():
+    errors = JsErrors()
+    yield errors
+    assert not errors, "JavaScript errors on the page:\n" + "\n".join(errors)
+
+
+@pytest.fixture
+def open_page(browser, js_errors):
+    """open_page(name, url, viewport=...) -> a page in a fresh context of its own."""
+    contexts = []
+
+    def open_(who, url, viewport=None, locale="es-ES"):
+        context = browser.new_context(
+            viewport=viewport or {"width": 1280, "height": 800}, locale=locale
+        )
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = js_errors.watch(context.new_page(), who)
+        page.goto(url)
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def artifacts():
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

@@ -1,0 +1,281 @@
+"""The SVG board in a real browser: a whole partida simple played by tapping.
+
+alice (on a phone-size screen) and bob (on a desktop) sit at the table in two
+browser contexts; carol watches from a third. The dice are scripted so the
+game ends in a dozen turns: bob hits alice early and closes his board, alice
+dances while bob runs home and bears off. Every play is made by tapping a
+checker and then one of the destinations the server marked; one of bob's
+turns is played with the keyboard alone, and undo is used once.
+"""
+
+import re
+
+import pytest
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from games import services
+from games.engine.match import Format, MatchRules
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+
+# Opening 6-5 (alice starts), then every roll in order. alice's 6-6 rolls
+# after bob's first play find her on the bar against a closed board: the
+# table rolls them and passes her turn by itself.
+SCRIPT = [
+    (6, 5),
+    (6, 6), (6, 6), (6, 6), (6, 6), (6, 6), (6, 6), (3, 3), (6, 4), (6, 6), (6, 6),
+    (6, 6), (1, 4), (6, 6), (1, 2), (4, 5), (2, 2), (6, 6), (2, 3), (5, 1),
+]  # fmt: skip
+
+# (who, steps) in the mover's own numbering; 25 = bar, 0 = off.
+ALICE, BOB = "alice", "bob"
+PLAYS = [
+    (ALICE, [(24, 18), (18, 13)]),
+    (BOB, [(24, 18), (24, 18), (13, 7), (7, 1)]),  # hits alice on her 24-point
+    (BOB, [(13, 7), (13, 7), (13, 7), (13, 7)]),
+    (BOB, [(8, 2), (8, 2), (8, 2), (7, 1)]),
+    (BOB, "keyboard"),  # 3-3: 18/15(2) 7/4(2), with the arrow keys and Enter
+    (BOB, [(15, 9), (15, 9), (9, 3), (9, 3)]),
+    (BOB, [(7, 1), (6, 0), (6, 0), (6, 0)]),
+    (BOB, [(6, 0), (6, 0), (4, 0), (4, 0)]),
+    (BOB, [(3, 0), (3, 0)]),
+    (BOB, [(2, 0), (2, 0), (2, 0), (1, 0)]),
+    (ALICE, [(25, 22), (22, 20)]),
+    (BOB, [(1, 0), (1, 0)]),
+]
+KEYBOARD_STEPS = [(18, 15), (18, 15), (7, 4), (7, 4)]
+
+
+def key_of(point: int) -> str:
+    return {25: "bar", 0: "off"}.get(point, str(point))
+
+
+def spot(page, point: int, state: str = ""):
+    return page.locator(f'.board-svg .spot{state}[data-key="{key_of(point)}"]')
+
+
+def settled(page):
+    """Wait until the board has the server's answer (no options or action in flight)."""
+    expect(page.locator('.board-svg[aria-busy="false"]')).to_have_count(1)
+
+
+def tap_step(page, src: int, dst: int):
+    """Tap a checker the server lets move, then the destination it marked."""
+    settled(page)
+    source = spot(page, src, ".source")
+    expect(source).to_have_count(1)
+    if not spot(page, src, ".selected").count():
+        source.click()
+    target = spot(page, dst, ".target")
+    expect(target).to_have_count(1)
+    target.click()
+
+
+def finish_turn(page):
+    finish = page.locator("#board-finish")
+    expect(finish).to_be_enabled()
+    finish.click()
+
+
+def focused_key(page) -> str | None:
+    return page.evaluate("document.activeElement?.dataset?.key ?? null")
+
+
+def press_until(page, key: str, done, limit: int = 40):
+    for _ in range(limit):
+        if done():
+            return
+        page.keyboard.press(key)
+    raise AssertionError(f"pressing {key} {limit} times never got there")
+
+
+TOP_ROW = [str(n) for n in range(13, 19)] + ["bar"] + [str(n) for n in range(19, 25)] + ["off"]
+BOTTOM_ROW = [str(n) for n in range(12, 6, -1)] + ["bar"] + [str(n) for n in range(6, 0, -1)]
+
+
+def walk_to(page, target: str):
+    """Move the board's focus to `target` with the arrow keys only."""
+    row = TOP_ROW if target in TOP_ROW[:6] + TOP_ROW[7:13] else BOTTOM_ROW
+    current = focused_key(page)
+    if current not in row or (current in ("bar", "off") and row is TOP_ROW):
+        page.keyboard.press("ArrowUp" if row is TOP_ROW else "ArrowDown")
+        current = focused_key(page)
+    step = "ArrowRight" if row.index(target) > row.index(current) else "ArrowLeft"
+    press_until(page, step, lambda: focused_key(page) == target, limit=14)
+
+
+def keyboard_turn(page, steps):
+    # Into the board from the buttons below it, with Shift+Tab.
+    press_until(page, "Shift+Tab", lambda: focused_key(page) is not None)
+    for src, dst in steps:
+        settled(page)
+        expect(spot(page, src, ".source")).to_have_count(1)
+        walk_to(page, key_of(src))
+        page.keyboard.press("Enter")
+        expect(spot(page, dst, ".target")).to_have_count(1)
+        walk_to(page, key_of(dst))
+        page.keyboard.press("Enter")
+    expect(page.locator("#board-finish")).to_be_enabled()
+    press_until(page, "Tab", lambda: page.evaluate("document.activeElement.id") == "board-finish")
+    page.keyboard.press("Enter")
+
+
+def position_id(page) -> str:
+    return page.locator("#board-position-id").inner_text()
+
+
+@pytest.fixture
+def table(live_server, dice):
+    """alice and bob at a partida simple, with the scripted dice."""
+    dice.push(*SCRIPT)
+    alice = services.room_create(rules=MatchRules(), nickname=ALICE)
+    bob = services.room_join(room=alice.room, nickname=BOB)
+    room = alice.room
+
+    def seat_url(seat):
+        return live_server.url + reverse("games:seat_link", args=[room.slug, seat.token])
+
+    return {
+        "alice": seat_url(alice),
+        "bob": seat_url(bob),
+        "watch": live_server.url + reverse("games:room", args=[room.slug]),
+    }
+
+
+def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
+    table, open_page, artifacts
+):
+    pages = {
+        ALICE: open_page(ALICE, table["alice"], viewport=PHONE),
+        BOB: open_page(BOB, table["bob"], viewport=DESKTOP),
+    }
+    carol = open_page("carol", table["watch"], viewport=DESKTOP)
+    for page in (*pages.values(), carol):
+        expect(page.locator(".board-svg .spot")).to_have_count(26)
+    expect(carol.locator("#board-undo")).to_have_count(0)  # a spectator only watches
+
+    for number, (who, steps) in enumerate(PLAYS):
+        page = pages[who]
+        # The other side's play shows up by itself: the page polls.
+        expect(page.locator("#board-finish")).to_be_visible(timeout=20_000)
+        if steps == "keyboard":
+            keyboard_turn(page, KEYBOARD_STEPS)
+            continue
+        if number == 1:
+            # Undo: take back the first step and play it again.
+            before = position_id(page)
+            tap_step(page, *steps[0])
+            expect(page.locator("#board-position-id")).not_to_have_text(before)
+            page.locator("#board-undo").click()
+            expect(page.locator("#board-position-id")).to_have_text(before)
+            expect(spot(page, 24)).to_have_attribute("aria-label", re.compile(r"^Punta 24: 2 fichas tuyas"))
+        if number == 2:
+            # bob's desktop with a checker picked: its destinations carry the dice they spend.
+            spot(page, 13, ".source").click()
+            expect(spot(page, 1, ".target")).to_contain_text("6+6")
+            page.screenshot(path=str(artifacts / "board-desktop.png"))
+        for src, dst in steps:
+            tap_step(page, src, dst)
+        finish_turn(page)
+
+        if number == 1:
+            # alice sees bob's play by itself: marked from and to, and her dance.
+            alice = pages[ALICE]
+            expect(alice.locator('.tri.last-to[data-point="7"]')).to_have_count(1)
+            expect(alice.locator('.tri.last-from[data-point="12"]')).to_have_count(1)
+            expect(alice.locator(".board-status")).to_contain_text("No tienes jugada con 6-6")
+            expect(spot(alice, 25)).to_have_attribute("aria-label", re.compile("Barra: 1 ficha tuya"))
+            expect(carol.locator("#board-position-id")).to_have_text(position_id(alice))
+        if number == 9:
+            # Before alice's only other turn: her phone, with a checker picked.
+            alice = pages[ALICE]
+            expect(spot(alice, 25, ".source")).to_have_count(1)
+            expect(spot(alice, 22, ".target")).to_have_count(1)
+            alice.screenshot(path=str(artifacts / "board-phone.png"), full_page=True)
+
+    for page in (*pages.values(), carol):
+        expect(page.locator(".board-status")).to_contain_text("Gana bob la partida")
+    expect(pages[BOB].locator(".board-status")).to_contain_text("¡Ganaste!")
+    expect(pages[ALICE].locator(".board-status")).to_contain_text("Perdiste.")
+    history = carol.locator(".board-history")
+    expect(history).to_contain_text("bob 66: 24/18(2) 13/1*")
+    expect(history).to_contain_text("alice 66: no puede mover")
+
+    # The spectator turns the board round to bob's side.
+    carol_id = position_id(carol)
+    carol.locator("#board-flip").click()
+    expect(carol.locator("#board-position-id")).not_to_have_text(carol_id)
+    expect(carol.locator("#board-position-id")).to_have_text(position_id(pages[BOB]))
+
+    # The rematch is offered and taken on the board; colours swap.
+    pages[ALICE].get_by_role("button", name="Ofrecer la revancha").click()
+    accept = pages[BOB].get_by_role("button", name="Aceptar la revancha")
+    expect(accept).to_be_visible()
+    accept.click()
+    expect(pages[BOB].locator(".player-slot.bottom")).to_contain_text("tapas de latón")
+
+
+def test_the_home_board_moves_to_the_left_and_stays_there(table, open_page):
+    page = open_page(ALICE, table["alice"], viewport=PHONE)
+    one = spot(page, 1).locator(".hit")
+    right = one.get_attribute("x")
+    page.locator("#board-home-left").check()
+    expect(one).not_to_have_attribute("x", right)
+    left = one.get_attribute("x")
+    assert float(left) < float(right)
+    page.reload()
+    expect(page.locator("#board-home-left")).to_be_checked()
+    expect(spot(page, 1).locator(".hit")).to_have_attribute("x", left)
+
+
+@pytest.fixture
+def match_table(live_server, dice):
+    dice.push((3, 1))
+    alice = services.room_create(rules=MatchRules(format=Format.MATCH, length=3), nickname=ALICE)
+    bob = services.room_join(room=alice.room, nickname=BOB)
+    room = alice.room
+    return {
+        who: live_server.url + reverse("games:seat_link", args=[room.slug, seat.token])
+        for who, seat in ((ALICE, alice), (BOB, bob))
+    }
+
+
+def test_the_cube_and_a_resignation_are_offered_and_answered_on_the_board(
+    match_table, open_page, dice
+):
+    alice = open_page(ALICE, match_table[ALICE])
+    bob = open_page(BOB, match_table[BOB], viewport=PHONE)
+    tap_step(alice, 8, 5)
+    tap_step(alice, 6, 5)
+    finish_turn(alice)
+
+    # bob may double: he taps the cube and confirms.
+    dice.push((6, 4))
+    cube = bob.locator('.board-svg [data-key="cube"]')
+    expect(cube).to_be_visible()
+    cube.click()
+    bob.get_by_role("button", name="Sí, doblo").click()
+
+    # alice answers: a slip is cancelled, then she takes.
+    expect(alice.locator(".board-status")).to_contain_text("te dobla a 2")
+    alice.get_by_role("button", name="Rechazar el cubo").click()
+    alice.get_by_role("button", name="Cancelar").click()
+    alice.get_by_role("button", name="Aceptar el cubo").click()
+    alice.locator(".board-dialog").get_by_role("button", name="Aceptar el cubo").click()
+    expect(bob.locator(".board-status")).to_contain_text("Te toca mover con 6-4")
+    expect(alice.locator(".player-slot.bottom")).to_contain_text("tiene el cubo en 2")
+    expect(alice.locator(".board-info")).to_contain_text("Cubo en 2, de alice")
+
+    # bob offers to resign a gammon; alice accepts after confirming.
+    bob.locator("#board-resign").click()
+    bob.locator("#resign-choice").select_option("2")
+    bob.get_by_role("button", name="Ofrecer la rendición").click()
+    expect(alice.locator(".board-status")).to_contain_text("bob ofrece rendirse: gammon (2)")
+    alice.get_by_role("button", name="Aceptar la rendición").click()
+    alice.locator(".board-dialog").get_by_role("button", name="Aceptar la rendición").click()
+    expect(alice.locator(".player-slot.bottom")).to_contain_text("4 puntos")
+    expect(bob.locator(".board-history")).to_contain_text("alice acepta la rendición")
