@@ -127,3 +127,12 @@ def test_two_people_joining_at_once_take_one_seat(alice):
     )
     assert sum(isinstance(outcome, Conflict) for outcome in outcomes) == 1
     assert room.seats.count() == 2 and room.matches.count() == 1
+
+
+def test_both_offering_a_rematch_at_once_start_one_match(room, alice, bob):
+    services.match_resign(seat=alice.seat, version=1)
+    race(
+        lambda: services.rematch_offer(seat=alice.seat),
+        lambda: services.rematch_offer(seat=bob.seat),
+    )
+    assert list(room.matches.order_by("number").values_list("number", flat=True)) == [1, 2]
