@@ -10,11 +10,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_deploy_check(**overrides):
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"DJANGO_SETTINGS_MODULE", "SITE_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS"}
-    }
+    # Production variables only: nothing inherited from the test run (such as the
+    # DJANGO_ALLOW_ASYNC_UNSAFE the browser tests set) may leak into the check.
+    env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.base",
         SITE_URL="https://mesa.example.com",
