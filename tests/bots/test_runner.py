@@ -122,3 +122,40 @@ def test_the_context_follows_the_side_that_asks():
     assert single.away() == (1, 1) and not single.cube_in_play
     session = context_for(on_roll(BEAVER_SESSION, RACE_DOUBLE_TAKE), 0)
     assert session.is_money and session.beavers and session.cube_owner == "centered"
+
+
+def play_out(rules: MatchRules, names: tuple[str, str], seed: bytes, max_actions: int = 3000):
+    """Two bots play a whole match through the state machine; returns the final state and kinds."""
+    from games.engine import SeededDice, advance
+
+    bots = [get_bot(name, seed=side) for side, name in enumerate(names)]
+    dice = SeededDice(seed)
+    state, kinds = MatchState.new(rules), []
+    for _ in range(max_actions):
+        state, _rolls = advance(state, dice)
+        if state.phase is Phase.MATCH_OVER:
+            return state, kinds
+        if state.phase is Phase.GAME_OVER:
+            state = state.apply(Action("next_game", state.turn))
+            continue
+        side = state.turn
+        action = next_action(bots[side], state, side)
+        assert action is not None, state.phase
+        if action.kind == "roll":
+            action = replace(action, dice=dice.roll())
+        kinds.append(action.kind)
+        state = state.apply(action)  # raises IllegalAction if the bot did something illegal
+    raise AssertionError("the match did not end")
+
+
+def test_two_bots_finish_a_match_to_three_with_the_cube_through_the_state_machine():
+    rules = MatchRules(format=Format.MATCH, length=3)
+    state, kinds = play_out(rules, ("chofer", "carcelero"), b"m3")
+    assert state.winner in (0, 1) and max(state.score) >= 3
+    assert "double" in kinds and ("take" in kinds or "drop" in kinds)
+
+
+def test_two_bots_finish_a_partida_simple_without_touching_the_cube():
+    state, kinds = play_out(MatchRules(), ("domador", "chofer"), b"simple")
+    assert state.winner in (0, 1) and len(state.games) == 1
+    assert not {"double", "take", "drop", "beaver"} & set(kinds)
