@@ -28,3 +28,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
         "NAME": os.path.join(tempfile.gettempdir(), f"mesa-test-{os.getpid()}.sqlite3")
     }
     DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"  # noqa: F405
+
+# Celery (ACCOUNTS): tasks that tests schedule go to an in-memory broker that
+# ends with the test process, never to the folder a `make run` worker reads
+# (BASE_DIR/.celery). A CELERY_BROKER_URL in the environment (CI's Redis)
+# still wins, as Celery reads that variable itself.
+if not env.str("CELERY_BROKER_URL", default=""):  # noqa: F405
+    CELERY_BROKER_URL = "memory://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {}
