@@ -69,6 +69,17 @@ def password_reset_allowed(*, email, address):
     return per_email <= MAX_RESETS_PER_EMAIL and per_address <= MAX_RESETS_PER_ADDRESS
 
 
+# Confirmation mail on request, from the profile: the same few per hour, so an
+# account signed up with someone else's address cannot flood that inbox.
+MAX_CONFIRMATIONS_PER_USER = 3
+
+
+def confirmation_resend_allowed(*, user_id):
+    """Count one request to resend the confirmation; False past the hourly limit."""
+    count = _count(f"mesa:confirm:user:{user_id}", RESET_WINDOW_SECONDS)
+    return count <= MAX_CONFIRMATIONS_PER_USER
+
+
 def client_address(request):
     """The address the request came from, as the web server saw it."""
     return request.META.get("REMOTE_ADDR", "")

@@ -164,11 +164,21 @@ def profile(request):
 def change_email(request):
     form = EmailChangeForm(request.user, request.POST or None)
     if request.method == "POST" and form.is_valid():
-        if services.email_change(user=request.user, email=form.cleaned_data["email"]):
-            if _send_confirmation(request, request.user):
-                messages.success(
-                    request, _("Listo. Te mandamos un enlace a tu correo nuevo para confirmarlo.")
-                )
+        if not services.email_change(user=request.user, email=form.cleaned_data["email"]):
+            return redirect("accounts:profile")
+        # Changes count against the resend limit: each one mails a new address.
+        if not ratelimit.confirmation_resend_allowed(user_id=request.user.pk):
+            messages.warning(
+                request,
+                _(
+                    "Guardamos tu correo nuevo, pero ya te mandamos varios correos hace poco. "
+                    "Pide la confirmación desde tu perfil en una hora."
+                ),
+            )
+        elif _send_confirmation(request, request.user):
+            messages.success(
+                request, _("Listo. Te mandamos un enlace a tu correo nuevo para confirmarlo.")
+            )
         return redirect("accounts:profile")
     return render(request, "accounts/change_email.html", {"form": form})
 
@@ -176,9 +186,14 @@ def change_email(request):
 @login_required
 @require_http_methods(["POST"])
 def resend_confirmation(request):
-    if not services.profile_for(request.user).email_confirmed:
-        if _send_confirmation(request, request.user):
-            messages.success(request, _("Te mandamos otro correo de confirmación."))
+    if services.profile_for(request.user).email_confirmed:
+        return redirect("accounts:profile")
+    if not ratelimit.confirmation_resend_allowed(user_id=request.user.pk):
+        messages.warning(
+            request, _("Ya te mandamos varios correos hace poco. Prueba otra vez en una hora.")
+        )
+    elif _send_confirmation(request, request.user):
+        messages.success(request, _("Te mandamos otro correo de confirmación."))
     return redirect("accounts:profile")
 
 

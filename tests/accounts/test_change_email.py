@@ -1,6 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core import mail
 
+from accounts import ratelimit
 from accounts.models import Profile
 
 from .base import PASSWORD, AccountsTestCase
@@ -59,3 +60,12 @@ class ChangeEmailTests(AccountsTestCase):
 
         self.assertTrue(Profile.objects.get(user=self.ana).email_confirmed)
         self.assertEqual(mail.outbox, [])
+
+    def test_changes_count_against_the_confirmation_limit(self):
+        for n in range(ratelimit.MAX_CONFIRMATIONS_PER_USER + 1):
+            response = self.change(email=f"ana{n}@example.com")
+
+        self.assertEqual(len(mail.outbox), ratelimit.MAX_CONFIRMATIONS_PER_USER)
+        self.ana.refresh_from_db()
+        self.assertEqual(self.ana.email, f"ana{ratelimit.MAX_CONFIRMATIONS_PER_USER}@example.com")
+        self.assertContains(self.client.get(response.url), "Guardamos tu correo nuevo")

@@ -1,7 +1,7 @@
 import time_machine
 from django.core import mail
 
-from accounts import services
+from accounts import ratelimit, services
 from accounts.models import Profile
 
 from .base import AccountsTestCase
@@ -43,3 +43,20 @@ class ConfirmEmailTests(AccountsTestCase):
         self.assertRedirects(response, "/cuenta/perfil/", fetch_redirect_response=False)
         (message,) = mail.outbox
         self.assertIn("/cuenta/correo/confirmar/", message.body)
+
+    def test_resending_is_limited_to_a_few_an_hour(self):
+        self.client.force_login(self.ana)
+
+        for _ in range(ratelimit.MAX_CONFIRMATIONS_PER_USER + 2):
+            response = self.client.post("/cuenta/correo/confirmar/", follow=True)
+
+        self.assertEqual(len(mail.outbox), ratelimit.MAX_CONFIRMATIONS_PER_USER)
+        self.assertContains(response, "Ya te mandamos varios correos hace poco")
+
+    def test_a_confirmed_address_is_not_mailed_again(self):
+        services.email_mark_confirmed(user=self.ana)
+        self.client.force_login(self.ana)
+
+        self.client.post("/cuenta/correo/confirmar/")
+
+        self.assertEqual(mail.outbox, [])
