@@ -11,8 +11,11 @@ import json
 import pytest
 from django.test import Client
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from games import services
+from games.api import ACTIONS
 from games.models import Game, Match, Room, Seat, Turn
 from games.presenters import SESSION_SEATS
 from tests.games.conftest import current_match, first_legal_play, version_of
@@ -308,3 +311,45 @@ def test_a_rule_code_without_its_own_sentence_still_reads_in_the_players_languag
     error = response.json()["error"]
     assert error["code"] == "a_rule_added_later"
     assert error["message"] == "Esa jugada no es legal con estos dados."
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 30) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=12,
+)
+bodies = st.fixed_dictionaries(
+    {},
+    optional={"version": json_values, "play": json_values, "value": json_values},
+) | json_values
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(action=st.sampled_from([*ACTIONS, "nonsense"]), body=bodies)
+def test_no_body_of_any_shape_gets_a_500(room, alice, action, body):
+    bind(alice, room)
+    response = post_json(alice.client, action_url(room, action), body)
+    assert response.status_code < 500
+    if response.status_code >= 400:
+        assert set(response.json()["error"]) == {"code", "message"}
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    action=st.sampled_from([*ACTIONS]),
+    fields=st.dictionaries(
+        st.sampled_from(["version", "value", "choice", "typed"]), st.text(max_size=20)
+    ),
+)
+def test_no_form_post_of_any_shape_gets_a_500(room, alice, action, fields):
+    bind(alice, room)
+    response = alice.client.post(reverse("games:act", args=[room.slug, action]), fields)
+    assert response.status_code == 302
