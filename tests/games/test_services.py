@@ -168,6 +168,11 @@ class TestPlay:
         assert match.turn_seat_id == bob.seat.pk
         assert state_of(room).dice == (6, 5)
 
+    def test_a_turn_is_a_handful_of_queries(self, room, alice, django_assert_num_queries):
+        # lock, seats, game; write match, game, turns (one insert), room; plus the savepoint pair
+        with django_assert_num_queries(9):
+            services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
+
     def test_a_stale_version_is_a_conflict_and_changes_nothing(self, room, alice, bob):
         before = snapshot(room)
         with pytest.raises(Conflict) as refusal:
