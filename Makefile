@@ -37,3 +37,11 @@ run: $(STAMP)
 	@trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT INT TERM; \
 	$(BIN)/celery -A config worker --beat --concurrency=2 --loglevel=INFO & worker=$$!; \
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+# After changing site text: refresh the catalogs, translate the new entries in
+# locale/en (locale/es repeats the Spanish source), then compile. Commit the
+# .po and the .mo files, so a machine without gettext still serves English.
+messages: $(STAMP)
+	$(BIN)/python manage.py makemessages -l es -l en --no-location \
+		--ignore=.venv --ignore=bench --ignore=staticfiles
+	$(BIN)/python manage.py compilemessages --ignore=.venv
