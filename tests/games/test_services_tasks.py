@@ -119,3 +119,33 @@ class TestTurnEmail:
         services.match_resign(seat=bob.seat, version=match.version)
         assert tasks.turn_email(match.pk, match.version) is False
         assert mailoutbox == []
+
+
+@pytest.mark.parametrize(
+    ("bot", "rules"),
+    [
+        ("domador", MatchRules()),
+        pytest.param(
+            "empresario", MatchRules(format=Format.MATCH, length=3), marks=pytest.mark.slow
+        ),
+    ],
+)
+def test_a_real_bot_plays_a_whole_match_through_the_services(db, clock, dice, worker, bot, rules):
+    seat = worker(services.room_create, rules=rules, nickname="alice", bot=bot)
+    room = seat.room
+    for _ in range(2000):
+        match = current_match(room)
+        if match.status == Match.Status.FINISHED:
+            break
+        assert match.turn_seat_id == seat.pk  # the bot answered every time
+        phase = state_of(room).phase.value
+        if phase == "roll":
+            worker(services.game_roll, seat=seat, version=match.version)
+        elif phase == "doubled":
+            worker(services.game_take, seat=seat, version=match.version)
+        elif phase == "resign_offered":
+            worker(services.game_resign_accept, seat=seat, version=match.version)
+        else:
+            play = first_legal_play(room, match.side_of(seat))
+            worker(services.game_play, seat=seat, version=match.version, play=play)
+    assert current_match(room).status == Match.Status.FINISHED
