@@ -37,7 +37,11 @@ def browser():
     # Playwright's sync API keeps an event loop in this thread; the ORM calls
     # the tests make between browser steps are still plain synchronous code.
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    # What the other side did reaches a page by polling, which slows down to
+    # one look every 20 seconds while nothing happens.
+    expect.set_options(timeout=20_000)
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

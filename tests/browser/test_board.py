@@ -9,11 +9,14 @@ turns is played with the keyboard alone, and undo is used once.
 """
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 from playwright.sync_api import expect
 
+from games import clock as game_clock
 from games import services
 from games.engine.match import Format, MatchRules
 
@@ -172,7 +175,8 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
             expect(page.locator("#board-position-id")).not_to_have_text(before)
             page.locator("#board-undo").click()
             expect(page.locator("#board-position-id")).to_have_text(before)
-            expect(spot(page, 24)).to_have_attribute("aria-label", re.compile(r"^Punta 24: 2 fichas tuyas"))
+            label = re.compile(r"^Punta 24: 2 fichas tuyas")
+            expect(spot(page, 24)).to_have_attribute("aria-label", label)
         if number == 2:
             # bob's desktop with a checker picked: its destinations carry the dice they spend.
             spot(page, 13, ".source").click()
@@ -188,7 +192,8 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
             expect(alice.locator('.tri.last-to[data-point="7"]')).to_have_count(1)
             expect(alice.locator('.tri.last-from[data-point="12"]')).to_have_count(1)
             expect(alice.locator(".board-status")).to_contain_text("No tienes jugada con 6-6")
-            expect(spot(alice, 25)).to_have_attribute("aria-label", re.compile("Barra: 1 ficha tuya"))
+            label = re.compile("^Barra: 1 ficha tuya")
+            expect(spot(alice, 25)).to_have_attribute("aria-label", label)
             expect(carol.locator("#board-position-id")).to_have_text(position_id(alice))
         if number == 9:
             # Before alice's only other turn: her phone, with a checker picked.
@@ -279,3 +284,35 @@ def test_the_cube_and_a_resignation_are_offered_and_answered_on_the_board(
     alice.locator(".board-dialog").get_by_role("button", name="Aceptar la rendición").click()
     expect(alice.locator(".player-slot.bottom")).to_contain_text("4 puntos")
     expect(bob.locator(".board-history")).to_contain_text("alice acepta la rendición")
+
+
+def test_the_waiting_player_closes_the_game_for_absence_after_confirming(
+    live_server, dice, open_page
+):
+    with game_clock.frozen(timezone.now()) as clock:
+        dice.push((3, 1))
+        alice = services.room_create(rules=MatchRules(), nickname=ALICE)
+        bob = services.room_join(room=alice.room, nickname=BOB)
+        url = live_server.url + reverse("games:seat_link", args=[alice.room.slug, bob.token])
+        page = open_page(BOB, url)
+        claim = page.get_by_role("button", name="Cerrar la partida por ausencia")
+        expect(claim).to_have_count(0)
+
+        clock.tick(timedelta(hours=49))  # alice never played her 3-1
+        page.reload()
+        expect(page.locator(".board-prompt")).to_contain_text("más de dos días")
+        claim.click()
+        page.locator(".board-dialog").get_by_role("button", name="Cancelar").click()
+        expect(page.locator(".board-status")).to_contain_text("Le toca mover a alice")
+        claim.click()
+        page.locator(".board-dialog").get_by_role("button", name="Cerrar la partida").click()
+        expect(page.locator(".board-status")).to_contain_text("alice pierde por ausencia")
+        expect(page.locator(".board-status")).to_contain_text("¡Ganaste!")
+
+
+def test_the_board_speaks_english_to_an_english_browser(table, open_page):
+    page = open_page(ALICE, table["alice"], locale="en-GB")
+    label = re.compile("^Point 24: 2 checkers of yours")
+    expect(spot(page, 24)).to_have_attribute("aria-label", label)
+    expect(page.locator("#board-finish")).to_have_text("End turn")
+    expect(page.locator(".board-status")).to_contain_text("Your move with 6-5")

@@ -518,7 +518,7 @@ function playerCard(side, board) {
     h("span", { class: "player-pips", text: t("pips", { pips: isBottom ? bottomPips : topPips }) }),
   ];
   if (m.format === "match") {
-    const needed = Math.max(0, m.length - m.score[side]);
+    const needed = m.away ? m.away[side] : Math.max(0, m.length - m.score[side]);
     rows.push(h("span", { class: "player-score", text: t("score_needed", { score: m.score[side], needed }) }));
   } else if (m.format === "session") {
     rows.push(h("span", { class: "player-score", text: t("score", { score: m.score[side] }) }));
@@ -605,9 +605,14 @@ function resultText() {
   const m = match();
   if (m.winner === null || m.winner === undefined) return t("match_over");
   const me = viewerSide();
-  const lead = me === null || me === undefined ? "" : `${me === m.winner ? t("you_won") : t("you_lost")} `;
-  if (m.format === "single") return lead + t("winner_single", { name: nameOf(m.winner) });
-  return lead + t("winner_match", { name: nameOf(m.winner), a: m.score[m.winner], b: m.score[1 - m.winner] });
+  const words = [];
+  if (me !== null && me !== undefined) words.push(me === m.winner ? t("you_won") : t("you_lost"));
+  // An abandonment or an absence says who gave the match away.
+  if (m.end_reason === "resign") words.push(`${t("h_forfeit", { name: nameOf(1 - m.winner) })}.`);
+  if (m.end_reason === "absence") words.push(`${t("h_absence", { name: nameOf(1 - m.winner) })}.`);
+  if (m.format === "single") words.push(t("winner_single", { name: nameOf(m.winner) }));
+  else words.push(t("winner_match", { name: nameOf(m.winner), a: m.score[m.winner], b: m.score[1 - m.winner] }));
+  return words.join(" ");
 }
 
 function renderStatus() {
