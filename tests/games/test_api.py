@@ -126,9 +126,7 @@ def test_joining_by_json_binds_the_seat_to_the_browser(alice, dice):
     room = alice.seat.room
     guest = Client()
     dice.push((5, 2))
-    response = post_json(
-        guest, reverse("games:api_join", args=[room.slug]), {"nickname": "dora"}
-    )
+    response = post_json(guest, reverse("games:api_join", args=[room.slug]), {"nickname": "dora"})
     assert response.status_code == 200, response.content
     assert response.json()["viewer"]["seat"] == 2
     assert room.slug in guest.session[SESSION_SEATS]
@@ -199,8 +197,6 @@ BAD_REQUESTS = [
 
 
 @pytest.mark.parametrize(("who", "action", "body", "status", "code", "setup"), BAD_REQUESTS)
-
-
 def test_a_bad_request_gets_its_4xx_and_changes_nothing(
     room, alice, bob, carol, mallory, who, action, body, status, code, setup
 ):
@@ -318,10 +314,13 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=6), inner),
     max_leaves=12,
 )
-bodies = st.fixed_dictionaries(
-    {},
-    optional={"version": json_values, "play": json_values, "value": json_values},
-) | json_values
+bodies = (
+    st.fixed_dictionaries(
+        {},
+        optional={"version": json_values, "play": json_values, "value": json_values},
+    )
+    | json_values
+)
 
 
 @settings(
