@@ -9,7 +9,8 @@ from django.utils.translation import gettext_lazy as _
 
 # Every code a service can raise, with the sentence a person reads.
 # Engine codes (IllegalMove / IllegalAction) are listed too so the site can
-# translate them; an unknown engine code falls back to its own reason.
+# translate them (a test reads the engine's source for them); an unknown code
+# falls back to its error class's general sentence.
 MESSAGES = {
     # 400
     "bad_input": _("La petición no se entiende."),
@@ -47,6 +48,10 @@ MESSAGES = {
     "point_closed": _("Esa punta está cerrada."),
     "bar_first": _("Primero tienes que entrar las fichas de la barra."),
     "bear_off_not_home": _("Solo puedes sacar fichas con las quince en casa."),
+    "bad_step": _("Cada paso va de una punta a otra: [origen, destino]."),
+    "too_far": _("Un paso avanza lo que marca un dado, de 1 a 6 puntas."),
+    "wrong_direction": _("Las fichas avanzan hacia tu punta 1, nunca hacia atrás."),
+    "bad_notation": _("No entendemos esa jugada. Escríbela como 24/18 13/10."),
     "too_early": _("Todavía no han pasado dos días desde que le tocó a tu rival."),
     "not_waiting": _("No estás esperando a tu rival."),
     "not_session": _("Solo una sesión libre se puede parar entre partidas."),
@@ -68,7 +73,8 @@ class ServiceError(Exception):
 
     @property
     def message(self):
-        return MESSAGES.get(self.code) or self.reason or MESSAGES[self.default_code]
+        # `reason` is English for developers; a person always reads a translated sentence.
+        return MESSAGES.get(self.code) or MESSAGES[self.default_code]
 
 
 class BadInput(ServiceError):
