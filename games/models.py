@@ -3,7 +3,7 @@
 Every change goes through games.services; these classes only describe rows
 and answer small questions about them. The engine's MatchState lives in
 `Match.state` as JSON; `Turn` is the append-only log it can be rebuilt from
-(games.replay).
+(games.selectors.replay_match).
 """
 
 import hashlib
