@@ -13,6 +13,7 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext_lazy as _
 
 SEAT_NUMBERS = (1, 2)
@@ -121,7 +122,18 @@ class Seat(models.Model):
     def check_token(self, token: str) -> bool:
         if not isinstance(token, str) or not token:
             return False
-        return hmac.compare_digest(self.token_hash, hash_token(token))
+        return hmac.compare_digest(self.token_hash, hash_token(token)) or constant_time_compare(
+            self.mail_token(), token
+        )
+
+    def mail_token(self) -> str:
+        """The seat's secret for the links in its emails (games.notifications).
+
+        A worker mailing a guest has no clear token (only its hash is stored),
+        so the email carries this second secret, derived from the hash with
+        SECRET_KEY; a new seat token makes the old one stop working too.
+        """
+        return salted_hmac("mesa.seat.mail-link", self.token_hash, algorithm="sha256").hexdigest()
 
     @property
     def wants_email(self) -> bool:
@@ -254,3 +266,16 @@ class Turn(models.Model):
 
     def __str__(self):
         return f"{self.game} #{self.number} {self.kind}"
+
+
+class SentEmail(models.Model):
+    """A notification email that went out, named by what it was about (games.notifications).
+
+    The unique key is what sends each one once, however often its task runs.
+    """
+
+    key = models.CharField(max_length=300, unique=True)
+    sent_at = models.DateTimeField()
+
+    def __str__(self):
+        return self.key
