@@ -17,9 +17,13 @@ export function watchRoom({ stateUrl, version, onChange }) {
     try {
       const response = await fetch(stateUrl, { headers, credentials: "same-origin" });
       if (response.status === 200) {
+        // A 200 after a first answer means something changed for this viewer
+        // (a move, or an absence becoming claimable); the first answer is
+        // compared with the version the page was drawn from.
+        const changed = etag !== null;
         etag = response.headers.get("ETag");
         const state = await response.json();
-        if (state.version !== version) {
+        if (changed || state.version !== version) {
           version = state.version;
           onChange(state);
           delay = FAST_MS;
