@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import wraps
 
 from django.http import HttpResponse, JsonResponse
+from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
@@ -251,27 +252,44 @@ def room_action(request, slug, action):
     return state_response(request, load_room(slug))
 
 
-@json_endpoint(("POST",))
-def room_join(request, slug):
-    body = read_json_body(request)
-    room = load_room(slug)
-    if viewer_seat(request, room) is not None:
-        raise Conflict("already_seated")
+def parse_player(body: dict) -> dict:
+    """Nickname, email and consent, strictly typed; the service checks their content."""
     nickname, email = body.get("nickname"), body.get("email", "")
     consent = body.get("email_consent", False)
     if not isinstance(nickname, str):
         raise BadInput("bad_nickname")
     if not isinstance(email, str) or not isinstance(consent, bool):
         raise BadInput("bad_email")
+    return {"nickname": nickname, "email": email, "email_consent": consent}
+
+
+@json_endpoint(("POST",))
+def room_create(request):
+    body = read_json_body(request)
+    rules, bot = body.get("rules", {}), body.get("bot")
+    if not isinstance(rules, dict):
+        raise BadInput("bad_rules")
+    if bot is not None and not isinstance(bot, str):
+        raise BadInput("bad_bot")
     user = request.user if request.user.is_authenticated else None
-    seat = services.room_join(
-        room=room,
-        nickname=nickname,
-        email=email,
-        email_consent=consent,
-        user=user,
-        language=get_language(),
+    seat = services.room_create(
+        rules=rules, bot=bot, user=user, language=get_language(), **parse_player(body)
     )
+    remember_seat(request, seat.room, seat.token)
+    response = state_response(request, load_room(seat.room.slug))
+    response.status_code = 201
+    response["Location"] = reverse("games:room", args=[seat.room.slug])
+    return response
+
+
+@json_endpoint(("POST",))
+def room_join(request, slug):
+    body = read_json_body(request)
+    room = load_room(slug)
+    if viewer_seat(request, room) is not None:
+        raise Conflict("already_seated")
+    user = request.user if request.user.is_authenticated else None
+    seat = services.room_join(room=room, user=user, language=get_language(), **parse_player(body))
     remember_seat(request, room, seat.token)
     return state_response(request, load_room(slug))
 

@@ -24,6 +24,7 @@ rooms = [
 ]
 
 json_api = [
+    path("api/rooms", api.room_create, name="api_create"),
     path("api/rooms/<str:slug>/", api.room_state, name="api_state"),
     path("api/rooms/<str:slug>/join", api.room_join, name="api_join"),
     path("api/rooms/<str:slug>/steps", api.room_steps, name="api_steps"),

@@ -352,3 +352,44 @@ def test_no_form_post_of_any_shape_gets_a_500(room, alice, action, fields):
     bind(alice, room)
     response = alice.client.post(reverse("games:act", args=[room.slug, action]), fields)
     assert response.status_code == 302
+
+
+def test_creating_a_room_by_json_seats_the_host(clock, dice):
+    host = Client()
+    body = {"rules": {"format": "match", "length": 5}, "nickname": "alice"}
+    response = post_json(host, reverse("games:api_create"), body)
+    assert response.status_code == 201, response.content
+    state = response.json()
+    room = Room.objects.get()
+    assert response["Location"] == reverse("games:room", args=[room.slug])
+    assert state["viewer"]["seat"] == 1 and state["match"] is None
+    assert state["room"]["rules"]["length"] == 5
+
+
+def test_creating_a_room_against_a_computer_player_by_json_starts_the_match(clock, dice):
+    body = {"rules": {"format": "single"}, "nickname": "ana", "bot": "domador"}
+    response = post_json(Client(), reverse("games:api_create"), body)
+    assert response.status_code == 201
+    assert response.json()["match"]["status"] == "playing"
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"rules": {"format": "chess"}, "nickname": "alice"}, "bad_rules"),
+        ({"rules": {"format": "match", "length": 26}, "nickname": "alice"}, "bad_rules"),
+        ({"rules": {"format": "single", "beavers": True}, "nickname": "alice"}, "bad_rules"),
+        ({"rules": "single", "nickname": "alice"}, "bad_rules"),
+        ({"rules": {}, "nickname": 7}, "bad_nickname"),
+        ({"rules": {}, "nickname": ""}, "bad_nickname"),
+        ({"rules": {}, "nickname": "alice", "email": "nope"}, "bad_email"),
+        ({"rules": {}, "nickname": "alice", "email_consent": "yes"}, "bad_email"),
+        ({"rules": {}, "nickname": "alice", "bot": "gnubg"}, "bad_bot"),
+        ({"rules": {}, "nickname": "alice", "bot": 3}, "bad_bot"),
+    ],
+)
+def test_a_bad_room_creation_is_a_400_and_creates_nothing(db, clock, dice, body, code):
+    response = post_json(Client(), reverse("games:api_create"), body)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+    assert snapshot() == {name: [] for name in ("Room", "Seat", "Match", "Game", "Turn")}
