@@ -111,7 +111,7 @@ def walk_to(page, target: str):
     press_until(page, step, lambda: focused_key(page) == target, limit=14)
 
 
-def keyboard_turn(page, steps):
+def keyboard_turn(page, steps, screenshot=None):
     # Into the board from the buttons below it, with Shift+Tab.
     press_until(page, "Shift+Tab", lambda: focused_key(page) is not None)
     for src, dst in steps:
@@ -121,6 +121,9 @@ def keyboard_turn(page, steps):
         page.keyboard.press("Enter")
         expect(spot(page, dst, ".target")).to_have_count(1)
         walk_to(page, key_of(dst))
+        if screenshot:
+            page.screenshot(path=screenshot)  # the focus ring on a marked destination
+            screenshot = None
         page.keyboard.press("Enter")
     expect(page.locator("#board-finish")).to_be_enabled()
     press_until(page, "Tab", lambda: page.evaluate("document.activeElement.id") == "board-finish")
@@ -166,7 +169,7 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
         # The other side's play shows up by itself: the page polls.
         expect(page.locator("#board-finish")).to_be_visible(timeout=20_000)
         if steps == "keyboard":
-            keyboard_turn(page, KEYBOARD_STEPS)
+            keyboard_turn(page, KEYBOARD_STEPS, str(artifacts / "board-keyboard.png"))
             continue
         if number == 1:
             # Undo: take back the first step and play it again.
@@ -249,8 +252,8 @@ def match_table(live_server, dice):
     }
 
 
-def test_the_cube_and_a_resignation_are_offered_and_answered_on_the_board(
-    match_table, open_page, dice
+def test_dice_cube_and_resignation_are_all_handled_on_the_board(
+    match_table, open_page, dice, artifacts
 ):
     alice = open_page(ALICE, match_table[ALICE])
     bob = open_page(BOB, match_table[BOB], viewport=PHONE)
@@ -258,32 +261,44 @@ def test_the_cube_and_a_resignation_are_offered_and_answered_on_the_board(
     tap_step(alice, 6, 5)
     finish_turn(alice)
 
-    # bob may double: he taps the cube and confirms.
+    # bob may double, so nobody rolled for him: he taps the dice.
     dice.push((6, 4))
-    cube = bob.locator('.board-svg [data-key="cube"]')
-    expect(cube).to_be_visible()
-    cube.click()
-    bob.get_by_role("button", name="Sí, doblo").click()
+    roll = bob.locator('.board-svg [data-key="dice"]')
+    expect(roll).to_have_attribute("aria-label", "Tirar los dados")
+    roll.click()
+    tap_step(bob, 24, 18)
+    tap_step(bob, 13, 9)
+    finish_turn(bob)
 
-    # alice answers: a slip is cancelled, then she takes.
-    expect(alice.locator(".board-status")).to_contain_text("te dobla a 2")
-    alice.get_by_role("button", name="Rechazar el cubo").click()
-    alice.get_by_role("button", name="Cancelar").click()
-    alice.get_by_role("button", name="Aceptar el cubo").click()
-    alice.locator(".board-dialog").get_by_role("button", name="Aceptar el cubo").click()
-    expect(bob.locator(".board-status")).to_contain_text("Te toca mover con 6-4")
-    expect(alice.locator(".player-slot.bottom")).to_contain_text("tiene el cubo en 2")
-    expect(alice.locator(".board-info")).to_contain_text("Cubo en 2, de alice")
+    # alice taps the cube and confirms the double.
+    dice.push((5, 2))
+    alice.locator('.board-svg [data-key="cube"]').click()
+    alice.get_by_role("button", name="Sí, doblo").click()
 
-    # bob offers to resign a gammon; alice accepts after confirming.
-    bob.locator("#board-resign").click()
-    bob.locator("#resign-choice").select_option("2")
-    bob.get_by_role("button", name="Ofrecer la rendición").click()
-    expect(alice.locator(".board-status")).to_contain_text("bob ofrece rendirse: gammon (2)")
-    alice.get_by_role("button", name="Aceptar la rendición").click()
-    alice.locator(".board-dialog").get_by_role("button", name="Aceptar la rendición").click()
-    expect(alice.locator(".player-slot.bottom")).to_contain_text("4 puntos")
-    expect(bob.locator(".board-history")).to_contain_text("alice acepta la rendición")
+    # bob answers: a slip of the finger is cancelled, then he takes.
+    expect(bob.locator(".board-status")).to_contain_text("alice te dobla a 2")
+    bob.screenshot(path=str(artifacts / "board-double-offered.png"))
+    bob.get_by_role("button", name="Rechazar el cubo").click()
+    expect(bob.locator(".board-dialog")).to_contain_text("Pierdes esta partida")
+    bob.locator(".board-dialog").get_by_role("button", name="Cancelar").click()
+    expect(bob.locator(".board-dialog")).not_to_be_visible()
+    bob.get_by_role("button", name="Aceptar el cubo").click()
+    bob.locator(".board-dialog").get_by_role("button", name="Aceptar el cubo").click()
+    expect(bob.locator(".player-slot.bottom")).to_contain_text("tiene el cubo en 2")
+
+    # alice may not redouble, so the table rolled her 5-2; she offers a gammon instead.
+    expect(alice.locator(".board-status")).to_contain_text("Te toca mover con 5-2")
+    alice.locator("#board-resign").click()
+    alice.locator("#resign-choice").select_option("2")
+    alice.get_by_role("button", name="Ofrecer la rendición").click()
+    expect(bob.locator(".board-status")).to_contain_text("alice ofrece rendirse: gammon (2)")
+    bob.get_by_role("button", name="Aceptar la rendición").click()
+    bob.locator(".board-dialog").get_by_role("button", name="Aceptar la rendición").click()
+
+    expect(bob.locator(".board-status")).to_contain_text("¡Ganaste!")
+    expect(bob.locator(".player-slot.bottom")).to_contain_text("4 puntos")
+    expect(alice.locator(".board-status")).to_contain_text("Gana bob el encuentro, 4 a 0")
+    expect(alice.locator(".board-history")).to_contain_text("bob acepta la rendición")
 
 
 def test_the_waiting_player_closes_the_game_for_absence_after_confirming(

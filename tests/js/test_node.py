@@ -1,4 +1,7 @@
-"""Run the board's pure geometry tests (tests/js/*.test.mjs) with node, so `make test` covers them."""
+"""Run the board's pure geometry tests (tests/js/*.test.mjs) with node.
+
+So `make test` covers them too; skipped where node is not installed.
+"""
 
 import shutil
 import subprocess

@@ -9,6 +9,7 @@ import { ApiError, adaptivePoll, createApi } from "./api.js";
 import {
   BAR, OFF, applySteps, lastPlay, pips, positionId, spotKey, spotNumber, takenParam, viewerBoard,
 } from "./geometry.js";
+import { blockedRolls, historyByGame } from "./history.js";
 import { focusSpot, wireInput } from "./input.js";
 import { drawBoard, pieceIcon, styleOf } from "./render.js";
 import { wireShareButtons } from "../share.js";
@@ -257,9 +258,8 @@ function confirmAction(question, yesLabel, { danger = false, extra = null } = {}
     const yes = h("button", { type: "button", class: danger ? "danger" : null, text: yesLabel });
     const no = h("button", { type: "button", class: "secondary", text: t("cancel") });
     dialog.replaceChildren(
-      h("p", { id: "board-dialog-text", text: question }),
-      extra,
-      h("div", { class: "actions" }, [yes, no]),
+      ...[h("p", { id: "board-dialog-text", text: question }), extra, h("div", { class: "actions" }, [yes, no])]
+        .filter(Boolean),
     );
     const close = (answer) => {
       dialog.close();
@@ -431,10 +431,14 @@ function boardView(board) {
     }
     dice = { values, used, mine: m.turn === bottom };
   }
-  const cube = m.format === "single" || m.crawford ? null : {
-    value: m.cube.value,
-    owner: m.cube.owner === null ? null : (m.cube.owner === bottom ? "mine" : "theirs"),
-  };
+  const side = (owner) => (owner === null || owner === undefined ? null : (owner === bottom ? "mine" : "theirs"));
+  let cube = null;
+  if (m.phase === "doubled") {
+    // The offered cube waits on the taker's side, already turned to its new value.
+    cube = { value: m.cube.value * 2, owner: side(m.turn), offered: true };
+  } else if (m.format !== "single" && !m.crawford) {
+    cube = { value: m.cube.value, owner: side(m.cube.owner) };
+  }
   return {
     board,
     styles: [styleOf(bottom), styleOf(1 - bottom)],
@@ -550,14 +554,7 @@ function diceText(dice) {
 /** Turns with no legal move since the last real play: the board says so. */
 function passedTurns() {
   const m = match();
-  const passed = [];
-  for (let i = m.history.length - 1; i >= 0; i -= 1) {
-    const turn = m.history[i];
-    if (turn.game !== m.game_number) break;
-    if (turn.kind === "roll" && Array.isArray(turn.steps) && turn.steps.length === 0) passed.unshift(turn);
-    else if (turn.kind !== "roll") break;
-  }
-  return passed.map((turn) => (turn.side === viewerSide()
+  return blockedRolls(m.history, m.game_number).map((turn) => (turn.side === viewerSide()
     ? t("no_move_you", { dice: diceText(turn.dice) })
     : t("no_move", { name: nameOf(turn.side), dice: diceText(turn.dice) })));
 }
@@ -719,67 +716,15 @@ function renderInfo(board) {
   );
 }
 
-function historyLine(turn, state) {
-  const name = nameOf(turn.side);
-  switch (turn.kind) {
-    case "roll":
-      if (state.opening) {
-        if (turn.dice[0] !== turn.dice[1]) state.opening = false;
-        state.dice = turn.dice;
-        return t("opening_roll", { first: nameOf(0), a: turn.dice[0], second: nameOf(1), b: turn.dice[1] });
-      }
-      state.dice = turn.dice;
-      if (Array.isArray(turn.steps) && turn.steps.length === 0) {
-        return t("history_play", { name, dice: turn.dice.join(""), play: t("cannot_move") });
-      }
-      return null; // shown with the play that follows
-    case "play": {
-      const dice = state.dice ? [...state.dice].sort((a, b) => b - a).join("") : "";
-      return t("history_play", { name, dice, play: turn.notation || t("cannot_move") });
-    }
-    case "double":
-      return t("h_double", { name, value: turn.cube_value * 2 });
-    case "take":
-      return t("h_take", { name, value: turn.cube_value });
-    case "beaver":
-      return t("h_beaver", { name, value: turn.cube_value * 2 });
-    case "drop":
-      return t("h_drop", { name });
-    case "resign_offer":
-      return t("h_resign_offer", { name, what: t(`resign_${turn.value}`) });
-    case "resign_accept":
-      return t("h_resign_accept", { name });
-    case "resign_decline":
-      return t("h_resign_decline", { name });
-    case "forfeit":
-      return turn.reason === "absence" ? t("h_absence", { name }) : t("h_forfeit", { name });
-    case "next_game":
-      return t("h_next_game");
-    case "stop":
-      return t("h_stop", { name });
-    default:
-      return `${name}: ${turn.kind}`;
-  }
-}
-
 let historyKey = null;
 function renderHistory() {
   const m = match();
   const key = `${m.number}|${m.history.length}|${bottomSide()}`;
   if (key === historyKey) return;
   historyKey = key;
-  const games = new Map();
-  const progress = new Map();
-  for (const turn of m.history) {
-    if (!progress.has(turn.game)) progress.set(turn.game, { opening: true, dice: null });
-    const line = historyLine(turn, progress.get(turn.game));
-    if (line === null) continue;
-    if (!games.has(turn.game)) games.set(turn.game, []);
-    games.get(turn.game).push(line);
-  }
   const sections = [];
-  for (const [number, lines] of games) {
-    sections.push(h("h3", { text: t("game_n", { number }) }));
+  for (const { game, lines } of historyByGame(m.history, { nameOf, t })) {
+    sections.push(h("h3", { text: t("game_n", { number: game }) }));
     sections.push(h("ol", {}, lines.map((line) => h("li", { text: line }))));
   }
   parts.history.replaceChildren(h("h2", { text: t("history") }), ...sections);

@@ -280,7 +280,7 @@ export function drawBoard(svg, view) {
     values.forEach((value, i) => g.append(die(value, start + i * gap, MIDDLE, size, { used: view.dice.used[i] })));
     controls.append(g);
   } else if (view.canRoll) {
-    const g = spot("dice", view, { role: "button" });
+    const g = spot("dice", view, { control: true });
     g.classList.add("roll-button");
     g.append(
       el("rect", { x: homeHalfX - 62, y: MIDDLE - 28, width: 124, height: 56, rx: 10, class: "hit roll-hit" }),
@@ -297,12 +297,17 @@ export function drawBoard(svg, view) {
     let cy = MIDDLE;
     if (view.cube.owner === "mine") cy = BOTTOM - size / 2 - 4;
     if (view.cube.owner === "theirs") cy = TOP + size / 2 + 4;
-    const g = view.canDouble ? spot("cube", view, { role: "button" }) : el("g", { "aria-hidden": "true" });
+    const g = view.canDouble ? spot("cube", view, { control: true }) : el("g", { "aria-hidden": "true" });
     if (view.canDouble) {
       g.classList.add("cube-button");
       g.append(el("rect", { x: cx - size / 2 - 5, y: cy - size / 2 - 5, width: size + 10, height: size + 10, rx: 8, class: "hit cube-hit" }));
     }
     g.append(cube(view.cube.value, cx, cy, size));
+    if (view.cube.offered) {
+      g.append(el("rect", {
+        x: cx - size / 2 - 4, y: cy - size / 2 - 4, width: size + 8, height: size + 8, rx: 8, class: "cube-offered",
+      }));
+    }
     controls.append(g);
   }
 
@@ -328,7 +333,7 @@ export function drawBoard(svg, view) {
   svg.replaceChildren(defs(), layers, spots, controls);
 }
 
-function spot(key, view, { role = "button" } = {}) {
+function spot(key, view, { control = false } = {}) {
   const cls = ["spot"];
   if (view.sources.has(key)) cls.push("source");
   if (view.targets.has(key)) cls.push("target");
@@ -336,8 +341,10 @@ function spot(key, view, { role = "button" } = {}) {
   return el("g", {
     class: cls.join(" "),
     "data-key": key,
-    role,
-    tabindex: key === view.focusKey ? 0 : -1,
+    role: "button",
+    // The dice and the cube are always in the Tab order; the points share one
+    // stop and the arrow keys move between them.
+    tabindex: control || key === view.focusKey ? 0 : -1,
     "aria-label": view.labels.get(key) || key,
     "aria-pressed": key === view.selected ? "true" : null,
   });
