@@ -221,12 +221,13 @@ def play_choices(match: dict) -> list[tuple[str, str]]:
     from games.engine import Position, format_play, legal_plays
 
     position = Position(me=tuple(match["position"]["me"]), them=tuple(match["position"]["them"]))
-    choices = []
-    for play in legal_plays(position, tuple(match["dice"])):
-        value = " ".join(f"{src}-{dst}" for src, dst in play)
-        choices.append((value, format_play(position, play)))
-    choices.sort(key=lambda choice: choice[1])
-    return choices
+    plays = legal_plays(position, tuple(match["dice"]))
+    # Listed like a player reads them: the furthest-back checker first.
+    plays.sort(key=lambda play: sorted(((-src, -dst) for src, dst in play)))
+    return [
+        (" ".join(f"{src}-{dst}" for src, dst in play), format_play(position, play))
+        for play in plays
+    ]
 
 
 def history_lines(state: dict) -> list[dict]:
