@@ -120,6 +120,9 @@ def test_the_steps_endpoint_lists_the_engines_next_steps(room, alice, bob):
     assert {(o["from"], o["to"]) for o in after} >= {(6, 5), (24, 23)}
     assert all(o["dice"] == [1] for o in after)
     assert bob.client.get(url).json()["options"] == []
+    assert alice.client.get(url, {"taken": "24-18"}).status_code == 422  # not a 3 or a 1
+    assert alice.client.get(url, {"taken": "8-five"}).status_code == 400
+    assert Client().get(url).status_code == 403
 
 
 def test_joining_by_json_binds_the_seat_to_the_browser(alice, dice):
