@@ -119,6 +119,10 @@ def room_join(
         room.last_move_at = now
         room.save(update_fields=["status", "last_move_at"])
         _start_match(room, number=1, side0_seat_number=1, now=now)
+        from games import tasks
+
+        room_id = room.pk
+        transaction.on_commit(lambda: tasks.opponent_joined_email.delay(room_id))
     return seat
 
 
@@ -382,6 +386,10 @@ def room_expire(*, room_id: int) -> Room | None:
             match.games.filter(status=Game.Status.PLAYING).update(
                 status=Game.Status.FINISHED, revealed=True, ended_at=now
             )
+            from games import tasks
+
+            match_id = match.pk
+            transaction.on_commit(lambda: tasks.match_ended_email.delay(match_id))
         return room
 
 
@@ -694,10 +702,12 @@ def _new_seat(room, number, nickname, email, email_consent, user, language, now)
 
 
 def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: bool) -> None:
-    """After commit: the bot's move, or the "your turn" email for a person."""
+    """After commit: the bot's move, the "your turn" email for a person, the end's email."""
     from games import tasks
 
     match_id, version = match.pk, match.version
+    if match.status == Match.Status.FINISHED:
+        transaction.on_commit(lambda: tasks.match_ended_email.delay(match_id))
     if turn_seat is None:
         return
     if turn_seat.is_bot:

@@ -6,15 +6,12 @@ or after the player already acted), then call a service. A task never trusts
 the arguments beyond the ids.
 """
 
-from celery import shared_task
-from django.conf import settings
-from django.core.mail import send_mail
-from django.db import OperationalError
-from django.urls import reverse
-from django.utils import translation
-from django.utils.translation import gettext as _
+import smtplib
 
-from games import selectors, services
+from celery import Task, shared_task
+from django.db import OperationalError
+
+from games import notifications, selectors, services
 from games.engine.match import Format, MatchState, Phase
 from games.errors import Conflict
 from games.models import Match
@@ -101,21 +98,62 @@ def bot_context(state: MatchState, side: int):
     )
 
 
-@shared_task(**RETRYING)
+class AfterAPause(Task):
+    """A task whose messages wait YOUR_TURN_PAUSE unless the caller says otherwise.
+
+    services schedules `turn_email.delay(...)`; the pause lets the first run
+    list every game that turned to the same person meanwhile, in one message.
+    """
+
+    def apply_async(self, args=None, kwargs=None, **options):
+        if "countdown" not in options and "eta" not in options:
+            options["countdown"] = notifications.YOUR_TURN_PAUSE.total_seconds()
+        return super().apply_async(args, kwargs, **options)
+
+
+# Mail tasks also retry when the mail server is down or refuses for a moment;
+# a notification releases its claim when sending fails, so the retry sends it.
+MAILING = {
+    "acks_late": True,
+    "autoretry_for": (OperationalError, smtplib.SMTPException, ConnectionError, TimeoutError),
+    "retry_backoff": 30,
+    "retry_backoff_max": 600,
+    "retry_jitter": True,
+    "max_retries": 6,
+}
+
+
+@shared_task(base=AfterAPause, **MAILING)
 def turn_email(match_id: int, version: int) -> bool:
-    """Tell the player on turn by email, at most once per turn (see services.turn_notice_claim)."""
-    seat = services.turn_notice_claim(match_id=match_id, version=version)
-    if seat is None:
-        return False
-    with translation.override(seat.language):
-        link = settings.SITE_URL + reverse("games:room", args=[seat.room.slug])
-        subject = _("Es tu turno en Mesa")
-        body = _("Te toca jugar contra %(opponent)s. Tu mesa te espera aquí:\n%(link)s") % {
-            "opponent": seat.room.seats.exclude(pk=seat.pk).first().nickname,
-            "link": link,
-        }
-    send_mail(subject, body, None, [seat.email])
-    return True
+    """Send "Es tu turno" to the person on turn, with their other waiting games (once a turn)."""
+    return notifications.send_your_turn(match_id=match_id, version=version) > 0
+
+
+@shared_task(**MAILING)
+def opponent_joined_email(room_id: int) -> int:
+    return notifications.send_opponent_joined(room_id=room_id)
+
+
+@shared_task(**MAILING)
+def match_ended_email(match_id: int) -> int:
+    return notifications.send_match_ended(match_id=match_id)
+
+
+@shared_task(**MAILING)
+def send_absence_reminders(batch: int = 100) -> int:
+    """The reminder to the player on turn, 24 h before the absence deadline."""
+    return notifications.send_absence_reminders(batch=batch)
+
+
+@shared_task(**MAILING)
+def send_absence_claimable(batch: int = 100) -> int:
+    """Tell a waiting player who chose to keep waiting that they may close by absence now."""
+    return notifications.send_absence_claimable(batch=batch)
+
+
+@shared_task(**MAILING)
+def send_daily_digests(batch: int = 200) -> int:
+    return notifications.send_daily_digests(batch=batch)
 
 
 # --- sweeps (beat) -------------------------------------------------------------

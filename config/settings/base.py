@@ -8,6 +8,7 @@ asked. Production differs only by environment variables (see README).
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -170,6 +171,25 @@ CELERY_BEAT_SCHEDULE = {
     "expire-idle-rooms": {
         "task": "games.tasks.expire_idle_rooms",
         "schedule": 60 * 60,
+        "options": {"expires": 60 * 60},
+    },
+    # Correspondence email (CORRESPONDENCE, games/notifications.py): the reminder
+    # 24 h before the absence deadline, "you may close by absence" for a waiting
+    # player who kept waiting, and the daily digest (noon UTC: morning in the
+    # Americas, lunchtime in Spain).
+    "send-absence-reminders": {
+        "task": "games.tasks.send_absence_reminders",
+        "schedule": 10 * 60,
+        "options": {"expires": 10 * 60},
+    },
+    "send-absence-claimable": {
+        "task": "games.tasks.send_absence_claimable",
+        "schedule": 10 * 60,
+        "options": {"expires": 10 * 60},
+    },
+    "send-daily-digests": {
+        "task": "games.tasks.send_daily_digests",
+        "schedule": crontab(hour=12, minute=0),
         "options": {"expires": 60 * 60},
     },
 }
