@@ -362,3 +362,18 @@ def test_a_match_played_out_shows_the_winner_and_the_final_score(room, alice, bo
     winner = "alice" if match.seat_number_of(match.winner_side) == 1 else "bob"
     won, lost = match.state["score"][match.winner_side], match.state["score"][1 - match.winner_side]
     assert f"{winner} ganó el match, {won} a {lost}." in page_of(carol, room)
+
+
+@pytest.mark.parametrize("rules", [MatchRules(format=Format.SESSION, beavers=True)])
+def test_a_beaver_goes_through_the_forms_in_a_session_with_beavers(room, alice, bob, rules):
+    bind(alice, room)
+    bind(bob, room)
+    press(alice, room, "play", choice="8-5 6-5")
+    press(bob, room, "double")
+    assert {"take", "drop", "beaver"} <= buttons(page_of(alice, room))
+    press(alice, room, "beaver")
+    assert {"take", "drop"} <= buttons(page_of(bob, room))
+    assert "alice acepta y redobla a 4 (castor)" in page_of(bob, room)
+    press(bob, room, "take")
+    cube = bob.client.get(state_url(room)).json()["match"]["cube"]
+    assert cube["value"] == 4
