@@ -377,3 +377,14 @@ def test_a_beaver_goes_through_the_forms_in_a_session_with_beavers(room, alice, 
     press(bob, room, "take")
     cube = bob.client.get(state_url(room)).json()["match"]["cube"]
     assert cube["value"] == 4
+
+
+def test_keeping_waiting_after_two_days_is_remembered_for_that_turn(room, alice, bob, clock):
+    from datetime import timedelta
+
+    bind(bob, room)
+    clock.tick(timedelta(hours=49))
+    press(bob, room, "keep_waiting")
+    assert current_match(room).absence_waived_for == current_match(room).turn_started_at
+    after = buttons(page_of(bob, room))
+    assert "keep_waiting" not in after and "claim_absence" in after
