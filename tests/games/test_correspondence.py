@@ -1,0 +1,277 @@
+"""Correspondence email: who gets which message, with which link, how often.
+
+alice (seat 1, consenting guest) opens the room and is on turn after the
+opening roll; bob joins as a guest. Tasks run here as a worker would run them,
+one call each; the sweeps and the real worker have their own modules.
+"""
+
+import smtplib
+from datetime import timedelta
+from unittest import mock
+
+import pytest
+from celery.app.task import Task
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import EmailOptOut, Notify, Profile
+from games import notifications, services, tasks
+from games.engine.match import MatchRules
+from games.models import Seat, SentEmail
+from tests.games.conftest import current_match
+
+OPENING_PLAY = [[8, 5], [6, 5]]  # alice's 3-1
+
+
+def consent(persona, **fields):
+    Seat.objects.filter(pk=persona.seat.pk).update(email_consent=True, **fields)
+    persona.refresh()
+
+
+def pass_turn_to_bob(alice, clock, hours=3):
+    """bob left the board after joining; alice plays her opening 3-1 some hours later."""
+    clock.tick(timedelta(hours=hours))
+    return services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
+
+
+def an_account(username, *, language="es", notify=Notify.EVERY_TURN, confirmed=True):
+    user = get_user_model().objects.create_user(
+        username, email=f"{username}@example.com", password="tablero-de-nogal-77"
+    )
+    Profile.objects.filter(user=user).update(
+        language=language, notify=notify, email_confirmed=confirmed
+    )
+    return user
+
+
+class TestYourTurn:
+    def test_a_guest_gets_one_email_with_a_seat_link_that_holds_the_seat(
+        self, room, alice, bob, clock, mailoutbox
+    ):
+        consent(bob)
+        match = pass_turn_to_bob(alice, clock)
+
+        assert tasks.turn_email(match.pk, match.version) is True
+        assert tasks.turn_email(match.pk, match.version) is False  # a second delivery
+        [email] = mailoutbox
+        assert email.to == ["bob@example.com"]
+        assert email.subject == "Es tu turno en Mesa"
+        link = settings.SITE_URL + reverse(
+            "games:seat_link", args=[room.slug, bob.seat.mail_token()]
+        )
+        assert link in email.body and link in email.alternatives[0][0]
+        assert "alice" in email.body
+        unsubscribe = email.extra_headers["List-Unsubscribe"]
+        assert unsubscribe.startswith(f"<{settings.SITE_URL}/cuenta/correo/baja/")
+        assert email.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+        assert unsubscribe[1:-1] in email.body
+
+        # On another device, the link from the email holds bob's seat.
+        phone = Client()
+        response = phone.get(link.removeprefix(settings.SITE_URL))
+        assert response.status_code == 302
+        state = phone.get(reverse("games:api_state", args=[room.slug])).json()
+        assert state["viewer"]["seat"] == 2
+
+    def test_the_seat_link_in_an_email_is_no_key_to_another_seat(self, room, alice, bob):
+        other = Client()
+        forged = reverse("games:seat_link", args=[room.slug, alice.seat.mail_token()[:-1] + "0"])
+        assert other.get(forged).status_code == 403
+
+    def test_an_account_holder_on_turn_is_mailed_at_the_account_address_in_english(
+        self, db, clock, dice, mailoutbox
+    ):
+        bea = an_account("bea", language="en")
+        seat = services.room_create(rules=MatchRules(), nickname="bea", user=bea)
+        dice.push((1, 3))  # the guest (side 1) starts
+        guest = services.room_join(room=seat.room, nickname="carlos")
+        clock.tick(timedelta(hours=1))
+        match = services.game_play(seat=guest, version=1, play=OPENING_PLAY)
+
+        assert tasks.turn_email(match.pk, match.version) is True
+        [email] = mailoutbox
+        assert email.to == ["bea@example.com"]
+        assert email.subject == "Your turn at Mesa"
+        assert "carlos" in email.body and "Play whenever you can" in email.body
+        room_link = settings.SITE_URL + reverse("games:room", args=[seat.room.slug])
+        assert f"{room_link}\n" in email.body  # the room itself, never a seat secret
+        assert "/asiento/" not in email.body
+
+    def test_nobody_who_was_on_the_board_in_the_last_two_minutes(
+        self, room, alice, bob, clock, mailoutbox
+    ):
+        consent(bob)
+        match = pass_turn_to_bob(alice, clock)
+        clock.tick(timedelta(seconds=10))
+        services.seat_seen(seat=bob.refresh())
+        clock.tick(timedelta(minutes=1, seconds=59))
+
+        assert tasks.turn_email(match.pk, match.version) is False
+        assert mailoutbox == []
+
+    def test_a_turn_already_played_sends_nothing(self, room, alice, bob, clock, mailoutbox):
+        consent(bob)
+        match = pass_turn_to_bob(alice, clock)
+        services.match_resign(seat=bob.seat, version=match.version)
+
+        assert tasks.turn_email(match.pk, match.version) is False
+        assert mailoutbox == []
+
+    def test_several_games_waiting_make_one_message_listing_them(
+        self, room, alice, bob, clock, dice, mailoutbox
+    ):
+        consent(bob)
+        # bob sits at a second table, with the same address, and starts there too.
+        other = services.room_create(rules=MatchRules(), nickname="dora")
+        dice.push((3, 1))
+        services.room_join(
+            room=other.room, nickname="bob", email="BOB@example.com", email_consent=True
+        )
+        clock.tick(timedelta(hours=2))
+        first = services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
+        second = services.game_play(seat=other, version=1, play=OPENING_PLAY)
+
+        assert tasks.turn_email(first.pk, first.version) is True
+        assert tasks.turn_email(second.pk, second.version) is False
+        [email] = mailoutbox
+        assert email.subject == "Es tu turno en 2 partidas de Mesa"
+        assert "contra alice" in email.body and "contra dora" in email.body
+        assert email.body.count("/asiento/") == 2
+
+    def test_the_digest_and_no_mail_choices_get_no_turn_email(
+        self, room, alice, bob, clock, mailoutbox
+    ):
+        consent(bob, notify=Seat.Notify.DAILY)
+        match = pass_turn_to_bob(alice, clock)
+        assert tasks.turn_email(match.pk, match.version) is False
+        consent(bob, notify=Seat.Notify.NONE)
+        assert tasks.turn_email(match.pk, match.version) is False
+        consent(bob, notify=Seat.Notify.EVERY_TURN)
+        EmailOptOut.objects.create(email="bob@example.com")
+        assert tasks.turn_email(match.pk, match.version) is False
+        assert mailoutbox == []
+
+    def test_a_failed_delivery_releases_the_turn_so_the_retry_sends_it(
+        self, room, alice, bob, clock, mailoutbox
+    ):
+        consent(bob)
+        match = pass_turn_to_bob(alice, clock)
+        refused = smtplib.SMTPServerDisconnected("the server went away")
+        with mock.patch("games.notifications.send_templated_mail", side_effect=refused):
+            with pytest.raises(smtplib.SMTPServerDisconnected):
+                tasks.turn_email(match.pk, match.version)
+        assert bob.refresh().turn_notified_at is None
+
+        assert tasks.turn_email(match.pk, match.version) is True
+        assert len(mailoutbox) == 1
+
+    def test_the_task_retries_on_mail_and_database_trouble_and_acks_late(self):
+        for task in (tasks.turn_email, tasks.send_absence_reminders, tasks.send_daily_digests):
+            assert task.acks_late is True
+            assert smtplib.SMTPException in task.autoretry_for
+            assert ConnectionError in task.autoretry_for
+            assert "OperationalError" in {error.__name__ for error in task.autoretry_for}
+
+    def test_the_turn_email_waits_a_moment_so_several_turns_make_one_message(self):
+        with mock.patch.object(Task, "apply_async") as publish:
+            tasks.turn_email.delay(7, 3)
+            tasks.turn_email.apply_async((7, 3), countdown=0)
+        assert publish.call_args_list[0].kwargs["countdown"] == 60
+        assert publish.call_args_list[1].kwargs["countdown"] == 0
+
+
+class TestDigest:
+    def test_one_digest_a_day_lists_every_waiting_game(self, room, alice, bob, clock, mailoutbox):
+        Seat.objects.filter(pk=alice.seat.pk).update(notify=Seat.Notify.DAILY)
+        clock.tick(timedelta(hours=5))
+
+        assert tasks.send_daily_digests() == 1
+        assert tasks.send_daily_digests() == 0
+        [email] = mailoutbox
+        assert email.to == ["alice@example.com"]
+        assert email.subject == "Tu resumen del día en Mesa"
+        assert "contra bob, desde hace 5\xa0horas" in email.body
+        assert notifications.board_link(alice.refresh()) in email.body
+
+        clock.tick(timedelta(days=1))
+        assert tasks.send_daily_digests() == 1
+        assert len(mailoutbox) == 2
+
+    def test_no_digest_without_a_waiting_game_or_for_every_turn_people(
+        self, room, alice, bob, clock, mailoutbox
+    ):
+        assert tasks.send_daily_digests() == 0  # alice chose every turn
+        consent(bob, notify=Seat.Notify.DAILY)  # bob is not on turn
+        assert tasks.send_daily_digests() == 0
+        assert mailoutbox == []
+
+    def test_the_digest_walks_the_games_in_pages(self, room, alice, bob, clock, dice, mailoutbox):
+        Seat.objects.filter(pk=alice.seat.pk).update(notify=Seat.Notify.DAILY)
+        for name in ("dora", "eli"):
+            dice.push((3, 1))
+            host = services.room_create(
+                rules=MatchRules(), nickname=name, email=f"{name}@example.com", email_consent=True
+            )
+            Seat.objects.filter(pk=host.pk).update(notify=Seat.Notify.DAILY)
+            services.room_join(room=host.room, nickname="bob")
+        assert tasks.send_daily_digests(batch=1) == 3
+        assert sorted(email.to[0] for email in mailoutbox) == [
+            "alice@example.com",
+            "dora@example.com",
+            "eli@example.com",
+        ]
+
+
+class TestEvents:
+    def test_the_host_hears_once_that_the_opponent_sat_down(
+        self, alice, clock, dice, mailoutbox, django_capture_on_commit_callbacks, monkeypatch
+    ):
+        monkeypatch.setattr(tasks.turn_email, "delay", lambda *args: None)
+        clock.tick(timedelta(hours=1))
+        dice.push((3, 1))
+        with django_capture_on_commit_callbacks() as callbacks:
+            services.room_join(room=alice.seat.room, nickname="bob")
+        assert len(callbacks) == 2  # the joined email and alice's turn email
+
+        room_id = alice.seat.room_id
+        assert tasks.opponent_joined_email(room_id) == 1
+        assert tasks.opponent_joined_email(room_id) == 0
+        [email] = mailoutbox
+        assert email.subject == "bob se sentó a tu mesa"
+        assert "Empiezas tú: es tu turno." in email.body
+        # That message said it is her turn: no "Es tu turno" right after it.
+        match = current_match(alice.seat.room)
+        assert tasks.turn_email(match.pk, match.version) is False
+
+    def test_nobody_is_told_of_a_join_they_watched_happen(self, alice, dice, mailoutbox):
+        dice.push((3, 1))
+        services.room_join(room=alice.seat.room, nickname="bob")
+        assert tasks.opponent_joined_email(alice.seat.room_id) == 0
+        assert mailoutbox == []
+
+    def test_both_players_hear_how_it_ended_but_not_the_one_on_the_board(
+        self, room, alice, bob, clock, mailoutbox, settings
+    ):
+        consent(bob, language="en")
+        clock.tick(timedelta(hours=1))
+        services.seat_seen(seat=alice.seat)  # alice resigns from the board
+        match = services.match_resign(seat=alice.seat, version=1)
+
+        assert tasks.match_ended_email(match.pk) == 1
+        assert tasks.match_ended_email(match.pk) == 0
+        [email] = mailoutbox
+        assert email.to == ["bob@example.com"]
+        assert email.subject == "Your game against alice is over"
+        assert "alice resigned: you won." in email.body
+        assert SentEmail.objects.filter(key=f"ended:{match.pk}:2").exists()
+
+    def test_the_end_is_scheduled_when_the_match_finishes(
+        self, room, alice, django_capture_on_commit_callbacks, monkeypatch
+    ):
+        ended = []
+        monkeypatch.setattr(tasks.match_ended_email, "delay", ended.append)
+        with django_capture_on_commit_callbacks(execute=True):
+            match = services.match_resign(seat=alice.seat, version=1)
+        assert ended == [match.pk]
