@@ -1,0 +1,125 @@
+"""The beat sweeps over days of injected time: each thing happens exactly once.
+
+Two rooms from the same Monday morning. In the first, alice is on turn and
+bob waits; in the second, eva is on turn and fede, waiting, chooses to keep
+waiting. Everyone consented to mail. Every sweep runs twice each time.
+"""
+
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+
+from games import services, tasks
+from games.engine.match import MatchRules
+from games.models import Match, Room, Seat, Turn
+from tests.games.conftest import current_match
+
+SWEEPS = (
+    tasks.send_absence_reminders,
+    tasks.close_absent_games,
+    tasks.send_absence_claimable,
+    tasks.expire_idle_rooms,
+)
+
+
+@pytest.fixture
+def sweep(django_capture_on_commit_callbacks, monkeypatch):
+    """Run every sweep twice, and the emails they schedule on commit, as a worker would."""
+    for task in (tasks.match_ended_email, tasks.turn_email, tasks.opponent_joined_email):
+        monkeypatch.setattr(task, "delay", task)
+
+    def run():
+        done = Counter()
+        for _ in range(2):
+            for task in SWEEPS:
+                with django_capture_on_commit_callbacks(execute=True):
+                    done[task.name.rsplit(".", 1)[1]] += task()
+        return +done  # only what happened
+
+    return run
+
+
+@pytest.fixture
+def second_room(room, dice, bob):
+    dice.push((3, 1))
+    eva = services.room_create(
+        rules=MatchRules(), nickname="eva", email="eva@example.com", email_consent=True
+    )
+    fede = services.room_join(
+        room=eva.room, nickname="fede", email="fede@example.com", email_consent=True
+    )
+    services.absence_keep_waiting(seat=fede, version=1)
+    Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+    return eva.room
+
+
+def sent(mailoutbox):
+    return Counter((email.to[0], email.subject) for email in mailoutbox)
+
+
+def test_the_reminder_the_absence_closure_and_the_expiry_each_happen_once(
+    room, second_room, clock, sweep, mailoutbox
+):
+    clock.tick(timedelta(hours=23, minutes=50))
+    assert sweep() == {}
+    assert mailoutbox == []
+
+    # 24 h: the players on turn are reminded, once.
+    clock.tick(timedelta(minutes=10))
+    assert sweep() == {"send_absence_reminders": 2}
+    assert sent(mailoutbox) == {
+        ("alice@example.com", "Te quedan 24 horas para jugar contra bob"): 1,
+        ("eva@example.com", "Te quedan 24 horas para jugar contra fede"): 1,
+    }
+    mailoutbox.clear()
+
+    # 48 h: alice's game closes by absence; fede kept waiting and is told he may close.
+    clock.tick(timedelta(hours=24))
+    assert sweep() == {"close_absent_games": 1, "send_absence_claimable": 1}
+    match = current_match(room)
+    assert match.status == Match.Status.FINISHED and match.winner_side == 1
+    assert Turn.objects.filter(game__match=match, kind="forfeit").count() == 1
+    assert current_match(second_room).status == Match.Status.PLAYING
+    assert sent(mailoutbox) == {
+        ("alice@example.com", "Terminó la partida contra bob"): 1,
+        ("bob@example.com", "Terminó la partida contra alice"): 1,
+        ("fede@example.com", "Ya puedes cerrar la partida contra eva"): 1,
+    }
+    [to_bob] = [email for email in mailoutbox if email.to == ["bob@example.com"]]
+    assert "Ganaste contra alice por ausencia" in to_bob.body
+    mailoutbox.clear()
+
+    # A few days on: nothing new until the seventh day.
+    clock.tick(timedelta(days=4, hours=23))
+    assert sweep() == {}
+
+    # 7 days: the second room expires with no winner; the first one is over already.
+    clock.tick(timedelta(hours=1))
+    assert sweep() == {"expire_idle_rooms": 1}
+    second_room.refresh_from_db()
+    assert second_room.status == Room.Status.EXPIRED
+    assert current_match(second_room).winner_side is None
+    assert sent(mailoutbox) == {
+        ("eva@example.com", "Terminó la partida contra fede"): 1,
+        ("fede@example.com", "Terminó la partida contra eva"): 1,
+    }
+    assert "caducó" in mailoutbox[0].body
+
+    clock.tick(timedelta(days=30))
+    assert sweep() == {}
+
+
+def test_a_turn_played_before_the_reminder_starts_its_own_clock(
+    room, alice, bob, clock, sweep, mailoutbox
+):
+    Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+    clock.tick(timedelta(hours=20))
+    services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
+    clock.tick(timedelta(hours=20))
+    assert sweep() == {}  # alice played in time; bob's turn is 20 h old
+    clock.tick(timedelta(hours=4))
+    assert sweep() == {"send_absence_reminders": 1}
+    assert sent(mailoutbox) == {
+        ("bob@example.com", "Te quedan 24 horas para jugar contra alice"): 1
+    }
