@@ -267,7 +267,7 @@ function confirmAction(question, yesLabel, { danger = false, extra = null } = {}
     };
     yes.addEventListener("click", () => close(true));
     no.addEventListener("click", () => close(false));
-    dialog.addEventListener("cancel", () => resolve(false), { once: true });
+    dialog.oncancel = () => resolve(false); // Escape closes the dialog: a "no"
     dialog.showModal();
     no.focus();
   });
@@ -346,6 +346,7 @@ function mount() {
   app.hidden = false;
   app.replaceChildren(
     h("div", { class: "board-main" }, [
+      h("h1", { class: "visually-hidden", text: t("board") }),
       parts.top,
       h("div", { class: "board-frame" }, [svg]),
       parts.status,
