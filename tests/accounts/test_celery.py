@@ -1,11 +1,7 @@
 """The Celery app's configuration, and a real worker on the embedded broker."""
 
 import os
-import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 from celery import Celery
 from kombu import Connection
@@ -13,8 +9,7 @@ from kombu import Connection
 from accounts.tasks import send_templated_mail_task
 from config import celery_app
 from config.celery import _create_filesystem_broker_folders
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.celery_worker import celery_worker
 
 
 def test_the_app_reads_the_django_settings():
@@ -55,27 +50,7 @@ def test_a_separate_worker_process_runs_a_task_sent_through_the_filesystem_broke
         # django-environ drops one leading slash of the path.
         "EMAIL_URL": f"filemail:///{mail_dir}",
     }
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "--loglevel=INFO",
-            "--without-heartbeat",
-            "--without-mingle",
-            "--without-gossip",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
+    with celery_worker(env) as worker:
         # Publish from this process into the worker's folders.
         options = {
             "data_folder_in": str(queue),
@@ -97,9 +72,7 @@ def test_a_separate_worker_process_runs_a_task_sent_through_the_filesystem_broke
             assert worker.poll() is None, worker.stdout.read()
             time.sleep(0.2)
         written = [path.read_text() for path in mail_dir.iterdir()]
-    finally:
-        worker.send_signal(signal.SIGQUIT)  # cold shutdown: the task is done or failed
-        output, _ = worker.communicate(timeout=30)
+    output = worker.output
 
     assert written, output
     assert "Subject: Confirm your email at Mesa" in written[0]

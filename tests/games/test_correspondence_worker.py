@@ -1,0 +1,144 @@
+"""End to end: a turn commits, a real Celery worker takes the task from Redis,
+and "Es tu turno" reaches an SMTP server on loopback with bob's seat link.
+
+The worker is a separate process on the test's own database (a transactional
+test, so what this process writes is committed and visible to it), a Redis
+database of its own (flushed first; CI's run uses db 15) and an aiosmtpd
+server on a free port.
+"""
+
+import email
+import email.policy
+import os
+import socket
+import time
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.urls import reverse
+from django.utils import timezone
+
+from games import clock, notifications, services, tasks
+from games.engine.match import MatchRules
+from tests.celery_worker import celery_worker
+
+REDIS_URL = "redis://127.0.0.1:6379/11"
+SITE_URL = "https://mesa.example"
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def redis_or_skip():
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        pytest.skip(f"Redis does not answer at {REDIS_URL} ({error}); .ci/run starts it")
+    return client
+
+
+def database_url_for_the_worker() -> str:
+    """The URL of the database this test runs on, for another process."""
+    db = connection.settings_dict
+    if connection.vendor == "postgresql":
+        password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+        host = db.get("HOST") or "127.0.0.1"
+        return f"postgres://{db['USER']}{password}@{host}:{db.get('PORT') or 5432}/{db['NAME']}"
+    name = str(db["NAME"])
+    if connection.vendor != "sqlite" or "memory" in name or not os.path.isabs(name):
+        pytest.skip("the worker needs a database it can open too: PostgreSQL or a SQLite file")
+    return f"sqlite:///{name}"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Inbox:
+    """An aiosmtpd handler that keeps every message it is given."""
+
+    def __init__(self):
+        self.messages = []
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append(
+            email.message_from_bytes(envelope.content, policy=email.policy.default)
+        )
+        return "250 Message accepted"
+
+
+@pytest.fixture
+def smtp_server():
+    from aiosmtpd.controller import Controller
+
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:
+        yield inbox, controller.port
+    finally:
+        controller.stop()
+
+
+def test_a_turn_commits_and_es_tu_turno_arrives_with_the_seat_link(dice, smtp_server, monkeypatch):
+    from kombu import Connection
+
+    broker = redis_or_skip()
+    broker.flushdb()  # nothing left over from an earlier run
+    inbox, port = smtp_server
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "DATABASE_URL": database_url_for_the_worker(),
+        "CELERY_BROKER_URL": REDIS_URL,
+        "EMAIL_URL": f"smtp://127.0.0.1:{port}",
+        "SITE_URL": SITE_URL,
+        "SECRET_KEY": settings.SECRET_KEY,  # the seat link in the email is derived from it
+    }
+    # This process publishes the turn email to the worker's Redis, after a one-second
+    # pause instead of a minute; the rest of the follow-up stays off every broker.
+    monkeypatch.setattr(notifications, "YOUR_TURN_PAUSE", timedelta(seconds=1))
+    for task in (tasks.opponent_joined_email, tasks.match_ended_email):
+        monkeypatch.setattr(task, "delay", lambda *args: None)
+
+    with Connection(REDIS_URL) as redis_connection, celery_worker(env) as worker:
+        monkeypatch.setattr(
+            tasks.turn_email,
+            "delay",
+            lambda *args: tasks.turn_email.apply_async(args, connection=redis_connection),
+        )
+        # bob sat down an hour ago and left the board; alice plays her turn now.
+        with clock.frozen(timezone.now() - timedelta(hours=1)) as frozen:
+            alice = services.room_create(
+                rules=MatchRules(), nickname="alice", email="alice@example.com"
+            )
+            dice.push((3, 1))
+            bob = services.room_join(
+                room=alice.room, nickname="bob", email="bob@example.com", email_consent=True
+            )
+            frozen.tick(timedelta(hours=1))
+            services.game_play(seat=alice, version=1, play=[[8, 5], [6, 5]])
+
+        deadline = time.monotonic() + 60
+        while not inbox.messages and time.monotonic() < deadline:
+            assert worker.poll() is None, worker.stdout.read()
+            time.sleep(0.2)
+        time.sleep(0.5)  # a second message, if any, would arrive now
+    broker.flushdb()
+
+    assert len(inbox.messages) == 1, worker.output
+    [message] = inbox.messages
+    assert message["To"] == "bob@example.com"
+    assert message["Subject"] == "Es tu turno en Mesa"
+    assert message["List-Unsubscribe"].strip().startswith(f"<{SITE_URL}/cuenta/correo/baja/")
+    text = message.get_body(preferencelist=("plain",)).get_content()
+    html = message.get_body(preferencelist=("html",)).get_content()
+    link = SITE_URL + reverse("games:seat_link", args=[alice.room.slug, bob.mail_token()])
+    assert link in text and link in html
+    assert "Task games.tasks.turn_email" in worker.output
