@@ -10,7 +10,7 @@ from django.db.models import Prefetch
 
 from games import clock
 from games.errors import NotFound
-from games.models import Room, Seat, hash_token
+from games.models import Room, Seat
 
 SESSION_SEATS = "mesa_seats"  # {room slug: seat token}
 
@@ -71,18 +71,27 @@ def free_seat_number(room: Room) -> int | None:
     return free[0] if free else None
 
 
-def session_seats(request):
-    """Every seat this browser holds (by token) or this account owns."""
-    hashes = [
-        hash_token(token)
-        for token in request.session.get(SESSION_SEATS, {}).values()
+def session_seats(request) -> list[Seat]:
+    """Every seat this browser holds (by its link's token) or this account owns.
+
+    The session keeps {room slug: token}, and a token may be the seat's own or
+    the one its emails carry (Seat.check_token knows both), so seats are found
+    by room and checked one by one rather than looked up by hash.
+    """
+    tokens = {
+        slug: token
+        for slug, token in request.session.get(SESSION_SEATS, {}).items()
         if isinstance(token, str)
-    ]
-    query = Seat.objects.filter(token_hash__in=hashes)
+    }
+    seats = {
+        seat.pk: seat
+        for seat in Seat.objects.filter(room__slug__in=tokens).select_related("room")
+        if seat.check_token(tokens[seat.room.slug])
+    }
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
-        query = query | Seat.objects.filter(user=user)
-    return query.distinct()
+        seats.update((seat.pk, seat) for seat in Seat.objects.filter(user=user))
+    return list(seats.values())
 
 
 # --- the room page -------------------------------------------------------------

@@ -242,3 +242,10 @@ def test_an_unknown_opponent_is_a_form_error(clock, dice):
     )
     assert "opponent" in response.context["form"].errors
     assert not Room.objects.exists()
+
+
+def test_a_seat_bound_by_the_link_in_an_email_is_listed_in_mis_partidas(room, alice):
+    phone = Client()
+    response = phone.get(reverse("games:seat_link", args=[room.slug, alice.seat.mail_token()]))
+    assert response.status_code == 302
+    assert "Contra bob" in phone.get(reverse("games:my_rooms")).content.decode()
