@@ -275,3 +275,19 @@ class TestEvents:
         with django_capture_on_commit_callbacks(execute=True):
             match = services.match_resign(seat=alice.seat, version=1)
         assert ended == [match.pk]
+
+
+def test_every_periodic_task_has_a_beat_entry_that_names_it():
+    from config import celery_app
+
+    celery_app.autodiscover_tasks(force=True)
+    scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    periodic = {
+        "games.tasks.close_absent_games",
+        "games.tasks.expire_idle_rooms",
+        "games.tasks.send_absence_reminders",
+        "games.tasks.send_absence_claimable",
+        "games.tasks.send_daily_digests",
+    }
+    assert periodic <= scheduled
+    assert periodic <= set(celery_app.tasks)
