@@ -16,6 +16,24 @@ import { wireShareButtons } from "../share.js";
 
 const HOME_LEFT_KEY = "mesa.board.homeLeft";
 
+// The home-board setting lives in localStorage; a browser that refuses
+// storage simply forgets it.
+function stored(key) {
+  try {
+    return window.localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function store(key, value) {
+  try {
+    window.localStorage.setItem(key, value);
+  } catch {
+    // nothing to do: the setting lasts until the page closes
+  }
+}
+
 function readJson(id) {
   const node = document.getElementById(id);
   return node ? JSON.parse(node.textContent) : null;
@@ -50,7 +68,7 @@ const model = {
   state: readJson("board-state"),
   etag: null,
   flipped: false,
-  homeLeft: localStorage.getItem(HOME_LEFT_KEY) === "1",
+  homeLeft: stored(HOME_LEFT_KEY) === "1",
   chosen: [], // options taken this turn, in order (undo pops one)
   options: [], // the server's next options after the chosen ones
   optionsFor: null, // "version|taken" the options belong to
@@ -684,7 +702,7 @@ function renderControls() {
     type: "checkbox", id: "board-home-left", checked: model.homeLeft,
     onchange: (event) => {
       model.homeLeft = event.target.checked;
-      localStorage.setItem(HOME_LEFT_KEY, model.homeLeft ? "1" : "0");
+      store(HOME_LEFT_KEY, model.homeLeft ? "1" : "0");
       requestRender();
     },
   });
