@@ -353,10 +353,11 @@ function spot(key, view, { control = false } = {}) {
 function addTarget(g, view, key, x, y) {
   const label = view.targets.get(key);
   if (!label) return;
-  const width = Math.max(30, 12 + label.length * 9);
+  // Wider than the point when it must be: "6+6+6" stays readable on a phone.
+  const width = Math.max(34, 14 + label.length * 11);
   g.append(
-    el("rect", { x: x - width / 2, y: y - 13, width, height: 26, rx: 13, class: "target-badge" }),
-    text(x, y + 6, label, { class: "target-label" }),
+    el("rect", { x: x - width / 2, y: y - 15, width, height: 30, rx: 15, class: "target-badge" }),
+    text(x, y + 7, label, { class: "target-label" }),
   );
 }
 
