@@ -194,6 +194,7 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
             alice = pages[ALICE]
             expect(alice.locator('.tri.last-to[data-point="7"]')).to_have_count(1)
             expect(alice.locator('.tri.last-from[data-point="12"]')).to_have_count(1)
+            expect(alice.locator(".board-status")).to_contain_text("bob jugó 24/18(2) 13/1*.")
             expect(alice.locator(".board-status")).to_contain_text("No tienes jugada con 6-6")
             label = re.compile("^Barra: 1 ficha tuya")
             expect(spot(alice, 25)).to_have_attribute("aria-label", label)

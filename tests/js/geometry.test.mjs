@@ -102,9 +102,9 @@ test("the last play is shown in the viewer's numbering", () => {
     { game: 1, kind: "roll", side: 0, dice: [3, 1] },
     { game: 1, kind: "play", side: 0, steps: [[8, 5], [6, 5]] },
     { game: 1, kind: "roll", side: 1, dice: [6, 4] },
-    { game: 1, kind: "play", side: 1, steps: [[24, 18], [18, 14]] },
+    { game: 1, kind: "play", side: 1, notation: "24/14", steps: [[24, 18], [18, 14]] },
   ];
-  assert.deepEqual(lastPlay(history, 1, 0), { side: 1, steps: [[1, 7], [7, 11]] });
+  assert.deepEqual(lastPlay(history, 1, 0), { side: 1, notation: "24/14", steps: [[1, 7], [7, 11]] });
   assert.deepEqual(lastPlay(history, 1, 1).steps, [[24, 18], [18, 14]]);
   assert.equal(lastPlay(history, 2, 0), null, "a new game starts unmarked");
 });

@@ -217,7 +217,7 @@ export function spotNumber(key) {
 }
 
 /**
- * The last play of game `gameNumber`, to mark it: {side, steps} with the steps
+ * The last play of game `gameNumber`, to mark it: {side, notation, steps} with the steps
  * in the numbering of the viewer whose bottom side is `bottomSide`; null when
  * the game has no play yet. (A play with no steps is a turn with no legal move.)
  */
@@ -228,7 +228,11 @@ export function lastPlay(history, gameNumber, bottomSide) {
     if (turn.kind !== "play") continue;
     const steps = turn.steps || [];
     const convert = turn.side === bottomSide ? (n) => n : otherSide;
-    return { side: turn.side, steps: steps.map(([src, dst]) => [convert(src), convert(dst)]) };
+    return {
+      side: turn.side,
+      notation: turn.notation || "",
+      steps: steps.map(([src, dst]) => [convert(src), convert(dst)]),
+    };
   }
   return null;
 }

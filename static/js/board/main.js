@@ -308,9 +308,8 @@ async function answerDouble(action) {
 }
 
 async function resign() {
-  const m = match();
-  const choices = [1];
-  if (m.format !== "single") choices.push(2, 3);
+  // Every value is offered; the engine judges what the format allows.
+  const choices = [1, 2, 3];
   const select = h("select", { id: "resign-choice" }, choices.map((value) => (
     h("option", { value, text: t(`resign_${value}`) }))));
   const offerable = allowed("resign_offer");
@@ -631,8 +630,16 @@ function resultText() {
   return words.join(" ");
 }
 
+/** What the other side just played, in notation, until the viewer moves. */
+function lastPlayText() {
+  const m = match();
+  const last = lastPlay(m.history, m.game_number, bottomSide());
+  if (!last || !last.notation || last.side === viewerSide()) return "";
+  return t("last_play", { name: nameOf(last.side), play: last.notation });
+}
+
 function renderStatus() {
-  const lines = [...passedTurns(), statusText()].filter(Boolean);
+  const lines = [lastPlayText(), ...passedTurns(), statusText()].filter(Boolean);
   parts.status.textContent = lines.join(" ");
   parts.alert.textContent = model.message ? model.message.text : "";
   parts.alert.hidden = !model.message;
