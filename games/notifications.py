@@ -213,13 +213,7 @@ def send_daily_digests(*, batch: int = 200) -> int:
     day = now.date().isoformat()
     sent, after = 0, 0
     while True:
-        page = list(
-            Match.objects.filter(
-                status=Match.Status.PLAYING, turn_started_at__isnull=False, pk__gt=after
-            )
-            .select_related("turn_seat__room", "turn_seat__user")
-            .order_by("pk")[:batch]
-        )
+        page = list(digest_page(after=after)[:batch])
         for match in page:
             seat = match.turn_seat
             if seat is None or seat.is_bot:
@@ -231,6 +225,17 @@ def send_daily_digests(*, batch: int = 200) -> int:
         if len(page) < batch:
             return sent
         after = page[-1].pk
+
+
+def digest_page(*, after: int):
+    """Playing matches with someone on turn, by id from `after` on (keyset pages)."""
+    return (
+        Match.objects.filter(
+            status=Match.Status.PLAYING, turn_started_at__isnull=False, pk__gt=after
+        )
+        .select_related("turn_seat__room", "turn_seat__user")
+        .order_by("pk")
+    )
 
 
 def _send_digest(recipient: Recipient, day: str) -> int:
@@ -348,11 +353,11 @@ def _remind(match_id: int) -> int:
     return 1
 
 
-def absence_claimable_due(*, limit: int = 100) -> list[int]:
+def absence_claimable_matches():
     """Matches past the 48 h whose waiting player chose to keep waiting (so the
     sweep will not close them) and was not told yet that they may close them."""
     cutoff = clock.now() - ABSENCE_AFTER
-    matches = (
+    return (
         Match.objects.filter(
             status=Match.Status.PLAYING,
             turn_started_at__lte=cutoff,
@@ -362,7 +367,10 @@ def absence_claimable_due(*, limit: int = 100) -> list[int]:
         .exclude(absence_notice_sent_for=F("turn_started_at"))
         .order_by("turn_started_at")
     )
-    return list(matches.values_list("pk", flat=True)[:limit])
+
+
+def absence_claimable_due(*, limit: int = 100) -> list[int]:
+    return list(absence_claimable_matches().values_list("pk", flat=True)[:limit])
 
 
 def send_absence_claimable(*, batch: int = 100) -> int:

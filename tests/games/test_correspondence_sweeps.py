@@ -9,8 +9,9 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 
-from games import services, tasks
+from games import notifications, services, tasks
 from games.engine.match import MatchRules
 from games.models import Match, Room, Seat, Turn
 from tests.games.conftest import current_match
@@ -123,3 +124,20 @@ def test_a_turn_played_before_the_reminder_starts_its_own_clock(
     assert sent(mailoutbox) == {
         ("bob@example.com", "Te quedan 24 horas para jugar contra alice"): 1
     }
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        pytest.param(notifications.absence_claimable_matches, id="absence-claimable"),
+        pytest.param(lambda: notifications.digest_page(after=0)[:200], id="digest"),
+    ],
+)
+def test_the_mail_sweeps_read_matches_through_an_index_on_postgresql(room, query):
+    if connection.vendor != "postgresql":
+        pytest.skip("EXPLAIN output differs on SQLite")
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")  # a tiny table would be scanned anyway
+        plan = query().explain()
+        cursor.execute("SET enable_seqscan = on")
+    assert "Seq Scan on games_match" not in plan, plan
