@@ -50,13 +50,19 @@ def browser():
 
 
 class JsErrors(list):
-    """Every JavaScript error seen on the pages of one test."""
+    """Every JavaScript error seen on the pages of one test, while it runs."""
+
+    watching = True
+
+    def note(self, text):
+        if self.watching:
+            self.append(text)
 
     def watch(self, page, who):
-        page.on("pageerror", lambda error: self.append(f"{who}: {error}"))
+        page.on("pageerror", lambda error: self.note(f"{who}: {error}"))
         page.on(
             "console",
-            lambda message: message.type == "error" and self.append(f"{who}: {message.text}"),
+            lambda message: message.type == "error" and self.note(f"{who}: {message.text}"),
         )
         return page
 
@@ -84,6 +90,8 @@ def open_page(browser, js_errors):
         return page
 
     yield open_
+    # Closing a page cuts its poll short; that is the test ending, not a page error.
+    js_errors.watching = False
     for context in contexts:
         context.close()
 
