@@ -204,7 +204,7 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
             alice = pages[ALICE]
             expect(spot(alice, 25, ".source")).to_have_count(1)
             expect(spot(alice, 22, ".target")).to_have_count(1)
-            alice.screenshot(path=str(artifacts / "board-phone.png"), full_page=True)
+            alice.screenshot(path=str(artifacts / "board-phone.png"))
 
     for page in (*pages.values(), carol):
         expect(page.locator(".board-status")).to_contain_text("Gana bob la partida")
