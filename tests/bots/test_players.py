@@ -87,7 +87,7 @@ def test_chofer_runs_his_back_checkers_where_carcelero_mostly_stays():
 
 def test_carcelero_hits_twice_and_closes_points_where_chofer_runs():
     # 6-6 from the opening: bgsage runs 24/18(2) and makes the 7 point with a hit; Carcelero
-    # would rather put two checkers on the bar and make his 1 point.
+    # would rather put two checkers on the bar and make a home point.
     position = Position.from_position_id("sM/BQSBwZ+QBMA")
     plays = legal_plays(position, (6, 6))
     jailing = {play for play in plays if position.apply(play).them[BAR] == 2}
