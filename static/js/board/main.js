@@ -9,6 +9,7 @@ import { ApiError, adaptivePoll, createApi } from "./api.js";
 import {
   BAR, OFF, applySteps, lastPlay, pips, positionId, spotKey, spotNumber, takenParam, viewerBoard,
 } from "./geometry.js";
+import { createConfirm, h } from "./dom.js";
 import { blockedRolls, historyByGame } from "./history.js";
 import { focusSpot, wireInput } from "./input.js";
 import { drawBoard, pieceIcon, styleOf } from "./render.js";
@@ -47,18 +48,6 @@ const app = document.getElementById("board-app");
 function t(key, values = {}) {
   const template = T[key] ?? key;
   return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
-}
-
-function h(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of [].concat(children)) if (child) node.append(child);
-  return node;
 }
 
 // --- the controller's state -----------------------------------------------------------
@@ -267,29 +256,8 @@ function turnComplete() {
 
 // --- confirmations and offers -------------------------------------------------------------------
 
-const dialog = h("dialog", { class: "board-dialog", "aria-labelledby": "board-dialog-text" });
-document.body.append(dialog);
-
 /** Ask before an action a slip of the finger would regret. Resolves true on yes. */
-function confirmAction(question, yesLabel, { danger = false, extra = null } = {}) {
-  return new Promise((resolve) => {
-    const yes = h("button", { type: "button", class: danger ? "danger" : null, text: yesLabel });
-    const no = h("button", { type: "button", class: "secondary", text: t("cancel") });
-    dialog.replaceChildren(
-      ...[h("p", { id: "board-dialog-text", text: question }), extra, h("div", { class: "actions" }, [yes, no])]
-        .filter(Boolean),
-    );
-    const close = (answer) => {
-      dialog.close();
-      resolve(answer);
-    };
-    yes.addEventListener("click", () => close(true));
-    no.addEventListener("click", () => close(false));
-    dialog.oncancel = () => resolve(false); // Escape closes the dialog: a "no"
-    dialog.showModal();
-    no.focus();
-  });
-}
+const confirmAction = createConfirm(t("cancel"));
 
 async function offerDouble() {
   const value = match().cube.value * 2;
