@@ -12,7 +12,7 @@ from celery import Task, shared_task
 from django.db import OperationalError
 
 from games import notifications, selectors, services
-from games.engine.match import Format, MatchState, Phase
+from games.engine.match import MatchState
 from games.errors import Conflict
 from games.models import Match
 
@@ -37,6 +37,7 @@ def bot_turn(match_id: int, version: int) -> str:
         return "stale"
     seat = match.room.seats.get(number=2)
     from games.bots import get_bot
+    from games.bots.runner import next_action
 
     bot = get_bot(match.room.bot)
     try:
@@ -49,53 +50,14 @@ def bot_turn(match_id: int, version: int) -> str:
         if match.turn_seat_id != seat.pk:
             return "not the bot's turn"
         state = MatchState.from_json(match.state)
-        kind, arguments = bot_decision(bot, state, match.side_of(seat))
-        services.game_act(seat=seat, version=version, kind=kind, **arguments)
+        action = next_action(bot, state, match.side_of(seat))
+        if action is None:
+            return "nothing to do"
+        play = [list(step) for step in action.play] if action.play is not None else None
+        services.game_act(seat=seat, version=version, kind=action.kind, play=play)
     except Conflict:
         return "stale"  # another run of this task got there first
-    return kind
-
-
-def bot_decision(bot, state: MatchState, side: int) -> tuple[str, dict]:
-    """What the bot does now, as a service action name and its arguments."""
-    position = state.position_for(side)
-    context = bot_context(state, side)
-    if state.phase is Phase.DOUBLED:
-        if state.may_beaver() and bot.should_beaver(position, context):
-            return "beaver", {}
-        return ("take" if bot.should_take(position, context) else "drop"), {}
-    if state.phase is Phase.RESIGN_OFFERED:
-        accept = bot.accept_resign(position, state.resign_value, context)
-        return ("resign_accept" if accept else "resign_decline"), {}
-    if state.phase is Phase.ROLL:
-        double = state.may_double(side) and bot.should_double(position, context)
-        return ("double" if double else "roll"), {}
-    if state.phase is Phase.MOVE:
-        play = bot.choose_play(position, state.dice, context)
-        return "play", {"play": [list(step) for step in play]}
-    raise ValueError(f"the bot has nothing to do in phase {state.phase}")
-
-
-def bot_context(state: MatchState, side: int):
-    """The cube and score as the bot sees them."""
-    from games.bots import BotContext
-
-    rules = state.rules
-    owner = state.cube_owner
-    if rules.format is Format.SINGLE:
-        length = 1  # win or loss only: a 1-point match for the evaluator
-    else:
-        length = rules.length if rules.format is Format.MATCH else 0
-    return BotContext(
-        cube_value=state.cube_value,
-        cube_owner="centered" if owner is None else ("me" if owner == side else "them"),
-        cube_in_play=rules.format is not Format.SINGLE and not state.crawford_game,
-        match_length=length,
-        score=(state.score[side], state.score[1 - side]) if length > 1 else (0, 0),
-        crawford=state.crawford_game,
-        jacoby=rules.jacoby,
-        beavers=rules.beavers,
-    )
+    return action.kind
 
 
 class AfterAPause(Task):

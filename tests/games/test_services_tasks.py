@@ -11,7 +11,7 @@ import pytest
 
 from games import services, tasks
 from games.bots import RandomPlayer
-from games.engine.match import Format, MatchRules, MatchState
+from games.engine.match import Format, MatchRules
 from games.models import Match, Seat
 from tests.conftest import Persona
 from tests.games.conftest import current_match, first_legal_play, state_of
@@ -90,14 +90,6 @@ def test_the_bot_accepts_a_rematch(db, clock, dice, random_bots, worker):
     worker(services.rematch_offer, seat=seat)
     latest = current_match(seat.room)
     assert latest.number == 2 and latest.side_of(seat) == 1
-
-
-def test_bot_context_is_seen_from_the_bot(db):
-    state = MatchState.new(MatchRules(format=Format.MATCH, length=5))
-    context = tasks.bot_context(state, 1)
-    assert (context.match_length, context.cube_in_play, context.cube_owner) == (5, True, "centered")
-    single = tasks.bot_context(MatchState.new(MatchRules()), 0)
-    assert (single.match_length, single.cube_in_play) == (1, False)
 
 
 class TestTurnEmail:
