@@ -76,12 +76,14 @@ def js_errors():
 
 @pytest.fixture
 def open_page(browser, js_errors):
-    """open_page(name, url, viewport=...) -> a page in a fresh context of its own."""
+    """open_page(name, url, viewport=, locale=, javascript=) -> a page in a context of its own."""
     contexts = []
 
-    def open_(who, url, viewport=None, locale="es-ES"):
+    def open_(who, url, viewport=None, locale="es-ES", javascript=True):
         context = browser.new_context(
-            viewport=viewport or {"width": 1280, "height": 800}, locale=locale
+            viewport=viewport or {"width": 1280, "height": 800},
+            locale=locale,
+            java_script_enabled=javascript,
         )
         context.set_default_timeout(10_000)
         contexts.append(context)

@@ -332,3 +332,12 @@ def test_the_board_speaks_english_to_an_english_browser(table, open_page):
     expect(spot(page, 24)).to_have_attribute("aria-label", label)
     expect(page.locator("#board-finish")).to_have_text("End turn")
     expect(page.locator(".board-status")).to_contain_text("Your move with 6-5")
+
+
+def test_without_javascript_the_form_board_still_plays(table, open_page):
+    page = open_page(ALICE, table["alice"], javascript=False)
+    expect(page.locator("#board-app")).to_be_hidden()
+    expect(page.locator("#board-fallback")).to_be_visible()
+    page.locator("#play-typed").fill("24/13")
+    page.get_by_role("button", name="Jugar", exact=True).click()
+    expect(page.locator("#board-fallback .history")).to_contain_text("24/13")
