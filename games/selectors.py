@@ -290,7 +290,7 @@ def absent_due(*, limit: int = 100) -> list[int]:
 
 
 def reminder_due(*, limit: int = 100) -> list[int]:
-    """Matches whose player on turn is 24 h from the deadline: for services.reminder_claim."""
+    """Matches whose player on turn is 24 h from the deadline (the reminder sweep)."""
     now = clock.now()
     matches = (
         Match.objects.filter(

@@ -142,34 +142,6 @@ def seat_seen(*, seat: Seat) -> None:
     seat.last_seen_at = now
 
 
-def turn_notice_claim(*, match_id: int, version: int) -> Seat | None:
-    """Reserve the "es tu turno" email for the current turn; None when it is not due.
-
-    Due when the match is still at `version`, the seat on turn wants an email for
-    every turn, has not had one for this turn, and was not on the board in the
-    last two minutes. The seat row lock makes two workers send it once.
-    """
-    now = clock.now()
-    with transaction.atomic():
-        match = Match.objects.filter(pk=match_id, version=version).first()
-        if match is None or match.turn_seat_id is None:
-            return None
-        seat = (
-            Seat.objects.select_for_update(of=("self",))
-            .select_related("room")
-            .get(pk=match.turn_seat_id)
-        )
-        if seat.is_bot or not seat.wants_email or seat.notify != Seat.Notify.EVERY_TURN:
-            return None
-        if seat.turn_notified_at == match.turn_started_at:
-            return None
-        if seat.last_seen_at and now - seat.last_seen_at < TURN_EMAIL_QUIET:
-            return None
-        seat.turn_notified_at = match.turn_started_at
-        seat.save(update_fields=["turn_notified_at"])
-        return seat
-
-
 # --- game actions ------------------------------------------------------------
 
 
@@ -336,28 +308,6 @@ def absence_close(*, match_id: int) -> Match | None:
             return None
         table.apply(Action("forfeit", table.owing_side(), reason="absence"))
         return table.save()
-
-
-def reminder_claim(*, match_id: int) -> Seat | None:
-    """Reserve the reminder to the player on turn, 24 h before the absence deadline.
-
-    Marks the turn as reminded whether or not the seat wants email, so each
-    turn is looked at once; returns the seat to write to, or None.
-    """
-    now = clock.now()
-    with transaction.atomic():
-        match = _lock_for_sweep(match_id)
-        if match is None or match.turn_seat_id is None or match.room.bot:
-            return None
-        started = match.turn_started_at
-        if match.reminder_sent_for == started or not (
-            REMINDER_AFTER <= now - started < ABSENCE_AFTER
-        ):
-            return None
-        match.reminder_sent_for = started
-        match.save(update_fields=["reminder_sent_for"])
-        seat = Seat.objects.select_related("room").get(pk=match.turn_seat_id)
-        return seat if seat.wants_email and not seat.is_bot else None
 
 
 def room_expire(*, room_id: int) -> Room | None:

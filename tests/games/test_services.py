@@ -578,34 +578,6 @@ class TestFollowUp:
         assert callbacks == []
 
 
-class TestTurnNotice:
-    def test_one_notice_per_turn_for_who_wants_it(self, room, alice, bob, clock):
-        Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
-        clock.tick(timedelta(minutes=5))
-        match = services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
-        seat = services.turn_notice_claim(match_id=match.pk, version=match.version)
-        assert seat.pk == bob.seat.pk
-        assert services.turn_notice_claim(match_id=match.pk, version=match.version) is None
-
-    def test_no_notice_to_who_just_sat_down(self, room, alice, bob, clock):
-        Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
-        match = services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
-        assert services.turn_notice_claim(match_id=match.pk, version=2) is None
-
-    def test_no_notice_without_consent_or_when_on_the_board(self, room, alice, bob, clock):
-        clock.tick(timedelta(minutes=5))
-        match = services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
-        assert services.turn_notice_claim(match_id=match.pk, version=2) is None  # no consent
-        Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
-        services.seat_seen(seat=bob.refresh())
-        assert services.turn_notice_claim(match_id=match.pk, version=2) is None
-        clock.tick(timedelta(minutes=3))
-        assert services.turn_notice_claim(match_id=match.pk, version=2) is not None
-
-    def test_a_stale_version_sends_nothing(self, room, alice):
-        assert services.turn_notice_claim(match_id=current_match(room).pk, version=0) is None
-
-
 class TestWholeGames:
     def test_a_partida_simple_is_played_to_the_end(self, room, alice, bob):
         from tests.games.conftest import play_out

@@ -109,16 +109,6 @@ def test_two_sweeps_at_once_close_an_absent_game_once(room, clock):
     assert Turn.objects.filter(game__match_id=match_id, kind="forfeit").count() == 1
 
 
-def test_two_sweeps_at_once_remind_once(room, clock):
-    clock.tick(timedelta(hours=30))
-    match_id = current_match(room).pk
-    outcomes = race(
-        lambda: services.reminder_claim(match_id=match_id),
-        lambda: services.reminder_claim(match_id=match_id),
-    )
-    assert [outcome is not None for outcome in outcomes].count(True) == 1
-
-
 def test_two_people_joining_at_once_take_one_seat(alice):
     room = alice.seat.room
     outcomes = race(
