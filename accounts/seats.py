@@ -7,18 +7,16 @@ this browser's, so they are turned into seat ids here, never taken as ids.
 
 
 def browser_seat_ids(request):
-    """Ids of the seats whose secret tokens this browser's session keeps."""
-    # Imported here: the games app imports accounts' URLs through the URLconf.
-    from games.models import Seat, hash_token
-    from games.presenters import SESSION_SEATS
+    """Ids of the guest seats this browser holds by their links' tokens.
 
-    tokens = request.session.get(SESSION_SEATS, {})
-    if not isinstance(tokens, dict):
-        return []
-    hashes = [hash_token(token) for token in tokens.values() if isinstance(token, str)]
-    if not hashes:
-        return []
-    return list(Seat.objects.filter(token_hash__in=hashes).values_list("pk", flat=True))
+    games.presenters.session_seats checks each token against its seat (the
+    seat's own token or the one its emails carry), so a seat first opened
+    from an email joins the account too.
+    """
+    # Imported here: the games app imports accounts' URLs through the URLconf.
+    from games.presenters import session_seats
+
+    return [seat.pk for seat in session_seats(request) if seat.user_id is None]
 
 
 def claim_browser_seats(request, user):

@@ -203,3 +203,6 @@ LOGOUT_REDIRECT_URL = "games:home"
 
 # The JSON API answers a CSRF failure in JSON like its other errors (games.views).
 CSRF_FAILURE_VIEW = "games.views.csrf_failure"
+
+# A chosen language outlives the browser session, like the seat it goes with.
+LANGUAGE_COOKIE_AGE = SESSION_COOKIE_AGE

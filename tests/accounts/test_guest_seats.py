@@ -46,6 +46,13 @@ class GuestSeatClaimTests(AccountsTestCase):
 
         self.assertEqual(Seat.objects.get(pk=self.seat.pk).user.username, "bruno")
 
+    def test_a_seat_opened_from_an_email_link_joins_too(self):
+        self.hold_in_this_browser(extra={self.seat.room.slug: self.seat.mail_token()})
+
+        self.log_in()
+
+        self.assertEqual(Seat.objects.get(pk=self.seat.pk).user, self.ana)
+
     def test_a_forged_token_claims_nothing(self):
         self.hold_in_this_browser(extra={self.other.room.slug: "not-the-token"})
 
