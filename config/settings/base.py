@@ -95,7 +95,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": env.str(
             "STATICFILES_BACKEND",
-            default="whitenoise.storage.CompressedManifestStaticFilesStorage",
+            default="config.storage.StaticFilesStorage",
         )
     },
 }
