@@ -58,7 +58,7 @@ def test_every_page_finds_its_hashed_static_files_after_collectstatic(tmp_path, 
     settings.STATIC_ROOT = tmp_path
     settings.STORAGES = {
         **settings.STORAGES,
-        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+        "staticfiles": {"BACKEND": "config.storage.StaticFilesStorage"},
     }
     settings.DEBUG = False
     call_command("collectstatic", interactive=False, verbosity=0)
@@ -81,3 +81,8 @@ def test_every_page_finds_its_hashed_static_files_after_collectstatic(tmp_path, 
         assert response.status_code == 200, url
         assert re.search(r"/static/css/site\.[0-9a-f]{12}\.css", response.content.decode()), url
     assert guest.room == host.room
+    # The board's modules import each other by their hashed names too, so a
+    # browser never mixes modules of two deploys.
+    (main,) = (tmp_path / "js" / "board").glob("main.*.js")
+    imports = re.findall(r'from "(\.[^"]+)"', main.read_text())
+    assert imports and all(re.search(r"\.[0-9a-f]{12}\.js$", name) for name in imports), imports
