@@ -298,10 +298,10 @@ def parse_taken(text: str) -> list[tuple[int, int]]:
     """The steps already taken this turn, from "?taken=24-18,18-13"."""
     taken = []
     for word in filter(None, text.split(",")):
-        src, _sep, dst = word.partition("-")
-        if not (src.isdigit() and dst.isdigit() and {int(src), int(dst)} <= set(POINTS)):
+        src, _sep, dst = (services.int_from_text(part) for part in word.partition("-"))
+        if src not in POINTS or dst not in POINTS:
             raise BadInput("bad_play", f"bad step {word!r}")
-        taken.append((int(src), int(dst)))
+        taken.append((src, dst))
     if len(taken) > MAX_STEPS:
         raise BadInput("bad_play", "too many steps")
     return taken

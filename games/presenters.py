@@ -268,8 +268,11 @@ def my_room_entries(seats) -> list[dict]:
 
 
 def _number_or_text(value: str):
+    from games.services import int_from_text
+
     value = (value or "").strip()
-    return int(value) if value.isdigit() else value
+    number = int_from_text(value)
+    return value if number is None else number
 
 
 def form_body(request, room: Room, seat: Seat | None, action: str) -> dict:

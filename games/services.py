@@ -712,11 +712,21 @@ def _clean_email(email, consent) -> tuple[str, bool]:
     return email, bool(consent)
 
 
+def int_from_text(text: str) -> int | None:
+    """A count typed in a form or a URL ("12"), or None when it is not one.
+
+    Only ASCII digits, at most nine: str.isdigit() also says yes to "²", which
+    int() refuses, and int() refuses more than 4300 digits (both were a 500).
+    """
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
+
+
 def _clean_version(version) -> int:
     if isinstance(version, bool):
         raise BadInput("bad_version")
-    if isinstance(version, str) and version.strip().isdigit():
-        version = int(version.strip())
+    if isinstance(version, str) and int_from_text(version) is not None:
+        version = int_from_text(version)
     if not isinstance(version, int) or version < 0:
         raise BadInput("bad_version")
     return version

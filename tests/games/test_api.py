@@ -122,6 +122,8 @@ def test_the_steps_endpoint_lists_the_engines_next_steps(room, alice, bob):
     assert bob.client.get(url).json()["options"] == []
     assert alice.client.get(url, {"taken": "24-18"}).status_code == 422  # not a 3 or a 1
     assert alice.client.get(url, {"taken": "8-five"}).status_code == 400
+    for odd_number in ("8-²", "٨-5", "8-" + "5" * 5000):  # digits to isdigit(), not to int()
+        assert alice.client.get(url, {"taken": odd_number}).status_code == 400
     assert Client().get(url).status_code == 403
 
 

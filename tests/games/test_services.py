@@ -226,7 +226,7 @@ class TestPlay:
         assert refusal.value.code == "bad_play"
         assert snapshot(room) == before
 
-    @pytest.mark.parametrize("version", [None, "uno", -1, True, 1.0, [1]])
+    @pytest.mark.parametrize("version", [None, "uno", -1, True, 1.0, [1], "²", "1" * 5000])
     def test_a_malformed_version_is_bad_input(self, room, alice, version):
         with pytest.raises(BadInput) as refusal:
             services.game_play(seat=alice.seat, version=version, play=OPENING_PLAY)

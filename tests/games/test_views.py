@@ -173,6 +173,20 @@ def test_a_typed_play_that_makes_no_sense_is_explained_and_changes_nothing(room,
     assert "Esa jugada no es legal con estos dados." in page
 
 
+@pytest.mark.parametrize("number", ["²", "٣", "9" * 5000])
+def test_a_form_number_python_reads_oddly_is_a_message_not_a_500(room, alice, number):
+    # "²".isdigit() is true yet int() refuses it, and int() refuses 4300+ digits.
+    bind(alice, room)
+    before = snapshot()
+    for action, data in (
+        ("play", {"version": number, "choice": f"{number}-5"}),
+        ("resign_offer", {"version": 1, "value": number}),
+    ):
+        response = alice.client.post(reverse("games:act", args=[room.slug, action]), data)
+        assert response.status_code == 302
+    assert snapshot() == before
+
+
 def test_every_button_the_board_shows_is_an_action_the_api_knows(room, alice):
     from games.api import ACTIONS
 
