@@ -8,10 +8,13 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db.models import F
+from django.utils import timezone
 
 from games import clock
 from games.engine import SeededDice, commitment
 from games.engine.match import Action, MatchRules, MatchState
+from games.engine.matchid import gnubg_id, match_id
+from games.engine.matfile import export_mat
 from games.errors import NotFound
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.services import ABSENCE_AFTER, OWED_PHASES, REMINDER_AFTER, ROOM_IDLE_AFTER
@@ -52,7 +55,10 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     number, status, format, length, score [side0, side1], away, end_reason,
     game_number, crawford, phase, turn (side owing an action or None),
     turn_seat, turn_started_at, dice, cube {value, owner}, resign_offered,
-    position {side, id, me, them}, pips [side0, side1], winner, allowed
+    position {side, id, me, them}, match_id and gnubg_id (GNU Backgammon's
+    Match ID, and "PositionID:MatchID" seen from the side on roll; a partida
+    simple is a 1-point match to GNU Backgammon, a sesión libre money play),
+    pips [side0, side1], winner, allowed
     (engine actions for the viewer plus claim_absence, keep_waiting,
     rematch_offer, rematch_accept), absence (for the waiting player:
     claimable_at, can_claim, kept_waiting), rematch_offered_by (seat number),
@@ -171,6 +177,10 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
             "me": list(position.me),
             "them": list(position.them),
         },
+        # The Match ID belongs to the match, not to the viewer. GNU Backgammon
+        # reads a Position ID from the side on roll: gnubg_id pairs the two so.
+        "match_id": match_id(state),
+        "gnubg_id": gnubg_id(state),
         "pips": [mine, theirs] if side == 0 else [theirs, mine],
         "winner": match.winner_side,
         "allowed": _allowed(match, state, seats, view_side, owing),
@@ -326,11 +336,45 @@ def turn_action(turn: Turn) -> Action:
     )
 
 
+ACTION_FIELDS = ("kind", "side", "dice", "steps", "value", "reason")
+
+
+def match_actions(match: Match) -> list[Action]:
+    """The match's recorded actions in order, across its games, in one query."""
+    turns = (
+        Turn.objects.filter(game__match=match)
+        .order_by("game__number", "number")
+        .only(*ACTION_FIELDS)
+    )
+    return [turn_action(turn) for turn in turns]
+
+
 def replay_match(match: Match) -> MatchState:
     """Rebuild a match's state from its Turn rows alone."""
-    turns = Turn.objects.filter(game__match=match).order_by("game__number", "number")
     rules = MatchRules.from_json(match.room.rules)
-    return MatchState.replay(rules, [turn_action(turn) for turn in turns])
+    return MatchState.replay(rules, match_actions(match))
+
+
+def match_mat(room: Room) -> tuple[Match, str]:
+    """The room's current match as a Jellyfish .mat text, for GNU Backgammon.
+
+    Built from the Turn rows alone (never a dice seed: a running game's next
+    rolls stay unknown), with the players' nicknames, side 0 first. Three
+    queries (current match, seats unless prefetched, turns); NotFound while
+    the room has no match.
+    """
+    match = current_match(room)
+    if match is None:
+        raise NotFound("no_match")
+    nicknames = {seat.number: seat.nickname for seat in room.seats.all()}
+    names = (nicknames[match.seat_number_of(0)], nicknames[match.seat_number_of(1)])
+    text = export_mat(
+        MatchRules.from_json(room.rules),
+        match_actions(match),
+        names,
+        played_on=timezone.localdate(match.created_at),
+    )
+    return match, text
 
 
 def game_rolls(game: Game) -> list[tuple[int, int]]:

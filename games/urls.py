@@ -21,6 +21,7 @@ rooms = [
     path("mesa/<str:slug>/sentarse/", views.join, name="join"),
     path("mesa/<str:slug>/asiento/<str:token>/", views.seat_link, name="seat_link"),
     path("mesa/<str:slug>/jugar/<str:action>/", views.act, name="act"),
+    path("mesa/<str:slug>/encuentro.mat", views.match_file, name="match_file"),
 ]
 
 json_api = [

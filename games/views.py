@@ -5,8 +5,10 @@ API (games.api.perform), so both ways of playing obey exactly the same checks.
 """
 
 from django.contrib import messages
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.text import slugify
 from django.utils.translation import get_language
 from django.views.csrf import csrf_failure as default_csrf_failure
 from django.views.decorators.cache import never_cache
@@ -71,6 +73,31 @@ def room(request, slug):
     if seat is None and free_seat_number(room) is not None:
         context["join_form"] = JoinForm(user=request.user)
     return render(request, "games/room.html", context)
+
+
+@never_cache
+@require_GET
+def match_file(request, slug):
+    """The room's current match as a .mat file for GNU Backgammon; anyone who can watch may."""
+    room = get_room_or_404(slug)
+    try:
+        match, text = selectors.match_mat(room)
+    except NotFound:
+        raise Http404 from None  # waiting for its second player: nothing played yet
+    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{mat_filename(room, match)}"'
+    return response
+
+
+def mat_filename(room, match) -> str:
+    """mesa-alice-bob-2026-03-02.mat (a rematch adds its number): plain ASCII, no quotes."""
+    names = {seat.number: slugify(seat.nickname) or f"{seat.number}" for seat in room.seats.all()}
+    day = timezone.localdate(match.created_at)
+    sides = [names[match.seat_number_of(0)], names[match.seat_number_of(1)]]
+    parts = ["mesa", *sides, f"{day:%Y-%m-%d}"]
+    if match.number > 1:
+        parts.append(str(match.number))
+    return "-".join(parts) + ".mat"
 
 
 @require_POST

@@ -706,7 +706,14 @@ function renderInfo(board) {
   if (viewerSide() === null || viewerSide() === undefined) lines.push(t("watching"));
   parts.info.replaceChildren(
     ...lines.map((line) => h("p", { text: line })),
-    h("p", {}, [`${t("position_id")} `, h("span", { class: "code", id: "board-position-id", text: positionId(board) })]),
+    h("p", {}, [
+      `${t("position_id")} `,
+      h("span", { class: "code", id: "board-position-id", text: positionId(board) }),
+      // The Match ID is the match's own (score, cube, dice), not the viewer's; the title
+      // holds the PositionID:MatchID pair GNU Backgammon reads, seen from the side on roll.
+      ` · ${t("match_id")} `,
+      h("span", { class: "code", id: "board-match-id", title: m.gnubg_id, text: m.match_id }),
+    ]),
   );
 }
 
