@@ -1,7 +1,12 @@
-"""Helpers for the games tests: read the current match, play turns, play a match out.
+"""Helpers for the games tests: read the current match, play turns, play a match out,
+race calls on threads.
 
 (The replay check that runs after every test lives in tests/conftest.py.)
 """
+
+import threading
+
+from django.db import connections
 
 from games import services
 from games.engine import legal_plays
@@ -60,3 +65,25 @@ def play_out(room, *personas, take=True, limit=5000):
                 seat=persona.seat, version=match.version, play=first_legal_play(room, side)
             )
     raise AssertionError("the match did not end")
+
+
+def race(*calls):
+    """Start every call at once on its own thread; return what each returned or raised."""
+    barrier = threading.Barrier(len(calls))
+    outcomes = [None] * len(calls)
+
+    def run(index, call):
+        try:
+            barrier.wait()
+            outcomes[index] = call()
+        except Exception as exc:  # noqa: BLE001 - the outcome is what the test checks
+            outcomes[index] = exc
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return outcomes

@@ -14,7 +14,7 @@ from django.db import connection
 from games import services, tasks
 from games.engine.match import MatchRules
 from games.models import Match, Seat, Turn
-from tests.games.test_services_concurrency import race
+from tests.games.conftest import race
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -5,17 +5,16 @@ Match row lock lets exactly one of them apply the turn, and the other sees
 the new version and gets a 409.
 """
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from games import services
 from games.engine.match import Format, MatchRules
 from games.errors import Conflict
 from games.models import Turn
-from tests.games.conftest import current_match
+from tests.games.conftest import current_match, race
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -25,28 +24,6 @@ pytestmark = [
         "(run with DATABASE_URL=postgres://...)",
     ),
 ]
-
-
-def race(*calls):
-    """Start every call at once on its own thread; return what each returned or raised."""
-    barrier = threading.Barrier(len(calls))
-    outcomes = [None] * len(calls)
-
-    def run(index, call):
-        try:
-            barrier.wait()
-            outcomes[index] = call()
-        except Exception as exc:  # noqa: BLE001 - the outcome is what the test checks
-            outcomes[index] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return outcomes
 
 
 @pytest.fixture(autouse=True)
