@@ -388,6 +388,10 @@ def rematch_accept(*, seat: Seat) -> Match:
 
 
 def _start_rematch(match: Match) -> Match:
+    # A second accept (another tab) waited on this match's lock while the first
+    # started the rematch: the locked match is no longer the room's current one.
+    if Match.objects.filter(room_id=match.room_id, number__gt=match.number).exists():
+        raise Conflict("stale_version", "the rematch has already started")
     now = clock.now()
     room = match.room
     room.status = Room.Status.PLAYING

@@ -103,3 +103,16 @@ def test_both_offering_a_rematch_at_once_start_one_match(room, alice, bob):
         lambda: services.rematch_offer(seat=bob.seat),
     )
     assert list(room.matches.order_by("number").values_list("number", flat=True)) == [1, 2]
+
+
+def test_two_tabs_accepting_the_same_rematch_at_once_start_one_match(room, alice, bob):
+    services.match_resign(seat=alice.seat, version=1)
+    services.rematch_offer(seat=alice.seat)
+    outcomes = race(
+        lambda: services.rematch_accept(seat=bob.seat),
+        lambda: services.rematch_accept(seat=bob.seat),
+    )
+    refused = [o for o in outcomes if isinstance(o, Exception)]
+    assert len(refused) == 1
+    assert isinstance(refused[0], Conflict) and refused[0].status == 409
+    assert list(room.matches.order_by("number").values_list("number", flat=True)) == [1, 2]
