@@ -8,7 +8,9 @@ with the recorded states, and the Crawford game is counted.
 from __future__ import annotations
 
 import json
+import os
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 
 import pytest
@@ -25,7 +27,10 @@ from games.engine.match import (
     advance,
 )
 
-MATCHES = 2000
+# 1,000 matches pass every kind of game (Crawford games, beavers, automatic
+# doubles, resignations) well over a hundred times; set MESA_PROPERTY_MATCHES
+# for a longer run (e.g. 10000) after touching the state machine.
+MATCHES = int(os.environ.get("MESA_PROPERTY_MATCHES", "1000"))
 SEED = 20261129
 
 RULE_CHOICES = (
@@ -56,6 +61,7 @@ class Tally:
     refused: int = 0
     crawford_games: int = 0
     by_format: dict[str, int] = field(default_factory=dict)
+    kinds: Counter[str] = field(default_factory=Counter)
 
 
 def choose(state: MatchState, rng: random.Random) -> Action:
@@ -71,11 +77,11 @@ def choose(state: MatchState, rng: random.Random) -> Action:
     if phase is Phase.ROLL:
         if state.may_double(side) and rng.random() < 0.4:
             return Action("double", side)
-        if rng.random() < 0.04:
+        if "resign_offer" in state.allowed_actions(side) and rng.random() < 0.04:
             return Action("resign_offer", side, value=rng.randint(1, 3))
         return Action("roll", side, (rng.randint(1, 6), rng.randint(1, 6)))
     if phase is Phase.MOVE:
-        if rng.random() < 0.03:
+        if "resign_offer" in state.allowed_actions(side) and rng.random() < 0.03:
             return Action("resign_offer", side, value=rng.randint(1, 3))
         return Action("play", side, play=rng.choice(state.legal_plays()))
     if phase is Phase.DOUBLED:
@@ -178,6 +184,7 @@ def play_match(rules: MatchRules, rng: random.Random, tally: Tally) -> None:
     tally.matches += 1
     tally.actions += len(actions)
     tally.crawford_games += len(crawford)
+    tally.kinds.update(action.kind for action in actions)
     tally.by_format[rules.format.value] = tally.by_format.get(rules.format.value, 0) + 1
 
 
@@ -189,9 +196,10 @@ def test_random_matches_keep_every_invariant():
         play_match(rng.choice(RULE_CHOICES), rng, tally)
     print(
         f"\n{tally.matches} matches, {tally.actions} actions, {tally.refused} refusals, "
-        f"{tally.crawford_games} Crawford games, {tally.by_format}"
+        f"{tally.crawford_games} Crawford games, {tally.by_format}, {dict(tally.kinds)}"
     )
     assert tally.matches == MATCHES
     assert tally.crawford_games > 0
-    assert tally.refused > 1000
+    assert tally.refused > MATCHES
     assert set(tally.by_format) == {"single", "match", "session"}
+    assert set(tally.kinds) == ACTION_KINDS, "every kind of action was played"
