@@ -29,6 +29,16 @@ Codes of ``IllegalAction`` (the site translates by code, ``reason`` is English):
 - ``illegal_play``: the play is not legal for the dice (``move_code`` holds
   the engine's own code, e.g. ``bar_first``).
 - ``not_session``: only a sesión libre stops between games.
+
+A resignation is offered at most once per turn: after a decline the same
+player plays on and may offer again on their next turn (``wrong_phase``
+until then), so an offer cannot be repeated to wear the opponent down.
+
+A mutual closeout (both sides on the bar against closed home boards) can
+never change, whatever the dice. The table does not roll there
+(``needs_auto_roll`` is False): the player on turn rolls by hand, each roll
+passes and is recorded, and either player may resign or forfeit. A
+correspondence game so waits for a person instead of rolling for ever.
 """
 
 from __future__ import annotations
@@ -260,6 +270,7 @@ class MatchState:
     dice: tuple[int, int] | None = None
     resign_value: int | None = None
     beaver_pending: bool = False  # the double awaiting an answer is a beaver
+    resign_declined: bool = False  # side `on_roll` had a resignation declined this turn
     auto_doubles_used: int = 0
     games: tuple[GameResult, ...] = ()
     winner: int | None = None
@@ -289,7 +300,10 @@ class MatchState:
         """True when the table rolls: the opening, or a player who may not double."""
         if self.phase is Phase.OPENING:
             return True
-        return self.phase is Phase.ROLL and not self.may_double(self.turn)
+        if self.phase is not Phase.ROLL or self.may_double(self.turn):
+            return False
+        # No roll changes a mutual closeout: rolling for the players would never end.
+        return not self.position.is_mutual_closeout()
 
     def may_beaver(self) -> bool:
         return (
@@ -317,11 +331,13 @@ class MatchState:
                 allowed.add("stop")
         elif side == self.turn:
             if phase is Phase.ROLL:
-                allowed |= {"roll", "resign_offer"}
+                allowed.add("roll")
                 if self.may_double(side):
                     allowed.add("double")
             elif phase is Phase.MOVE:
-                allowed |= {"play", "resign_offer"}
+                allowed.add("play")
+            if phase in (Phase.ROLL, Phase.MOVE) and not self.resign_declined:
+                allowed.add("resign_offer")
             elif phase is Phase.DOUBLED:
                 allowed |= {"take", "drop"}
                 if self.may_beaver():
@@ -444,6 +460,7 @@ class MatchState:
             on_roll=other,
             position=mover_view.flip(),
             dice=None,
+            resign_declined=False,
         )
 
     def _play(self, action: Action) -> MatchState:
@@ -546,6 +563,10 @@ class MatchState:
         if self.phase not in (Phase.ROLL, Phase.MOVE):
             raise IllegalAction("wrong_phase", "a resignation is offered on your own turn")
         self._check_turn(action)
+        if self.resign_declined:
+            raise IllegalAction(
+                "wrong_phase", "a declined resignation is offered again on your next turn"
+            )
         value = action.value
         if value not in (1, 2, 3) or isinstance(value, bool):
             raise IllegalAction("bad_action", "resign a single (1), gammon (2) or backgammon (3)")
@@ -572,6 +593,7 @@ class MatchState:
             resign_value=None,
             turn=self.on_roll,
             position=self.position_for(self.on_roll),
+            resign_declined=True,
             last_action=Action("resign_decline", action.side),
         )
 
@@ -628,6 +650,7 @@ class MatchState:
             position=self.position_for(winner),
             dice=None,
             resign_value=None,
+            resign_declined=False,
             beaver_pending=False,
             games=self.games + (result,),
             winner=winner if over else None,
@@ -652,6 +675,7 @@ class MatchState:
             phase=Phase.OPENING,
             position=Position.initial(),
             dice=None,
+            resign_declined=False,
             auto_doubles_used=0,
             last_action=Action("next_game", action.side),
         )
@@ -689,6 +713,7 @@ class MatchState:
             "dice": None if self.dice is None else list(self.dice),
             "resign_value": self.resign_value,
             "beaver_pending": self.beaver_pending,
+            "resign_declined": self.resign_declined,
             "auto_doubles_used": self.auto_doubles_used,
             "games": [game.to_json() for game in self.games],
             "winner": self.winner,
@@ -715,6 +740,8 @@ class MatchState:
             dice=None if dice is None else (dice[0], dice[1]),
             resign_value=data["resign_value"],
             beaver_pending=data["beaver_pending"],
+            # States stored before this field existed had no declined offer pending.
+            resign_declined=data.get("resign_declined", False),
             auto_doubles_used=data["auto_doubles_used"],
             games=tuple(GameResult.from_json(game) for game in data["games"]),
             winner=data["winner"],
@@ -731,8 +758,9 @@ def advance(
     The table rolls the opening (again after a tie, doubling the cube when
     automatic doubles are on) and rolls for a player who may not double. A
     roll with no legal play passes the turn inside ``apply``, so this may roll
-    several times. ``limit`` only guards against a position where neither side
-    can ever move; the next call carries on from where this one stopped.
+    several times. It stops at a mutual closeout, where no roll can change
+    anything (see the module's docstring). ``limit`` is a last guard; the next
+    call carries on from where this one stopped.
     """
     actions: list[Action] = []
     while state.needs_auto_roll() and len(actions) < limit:

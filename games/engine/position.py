@@ -171,6 +171,23 @@ class Position:
     def has_checkers_on_bar(self) -> bool:
         return self.me[BAR] > 0
 
+    def is_mutual_closeout(self) -> bool:
+        """True when both sides have a checker on the bar against a closed home board.
+
+        Neither side can ever move again, whatever the dice: each roll passes
+        and leaves the position as it was.
+
+        >>> closed = {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 25: 1}
+        >>> Position.from_points(closed, closed).is_mutual_closeout()
+        True
+        """
+        return (
+            self.me[BAR] > 0
+            and self.them[BAR] > 0
+            and all(self.me[point] >= 2 for point in HOME)
+            and all(self.them[point] >= 2 for point in HOME)
+        )
+
     def apply(self, play: Play) -> Position:
         """Play single-die steps in order and return the position, still from my side.
 

@@ -31,6 +31,11 @@ LAST_CHECKER_BACKGAMMON = Position.from_points({1: 1}, {13: 14, 20: 1})
 LAST_CHECKER_SINGLE = Position.from_points({1: 1}, {13: 14})
 # Side on roll has a checker on the bar against a closed home board.
 CLOSED_OUT = Position.from_points({25: 1, 13: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
+# Both sides have a checker on the bar against the other's closed home board.
+MUTUAL_CLOSEOUT = Position.from_points(
+    {25: 1, 13: 2, 1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2},
+    {25: 1, 13: 2, 1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2},
+)
 
 
 class ScriptedDice:
@@ -331,8 +336,25 @@ def test_a_declined_resignation_plays_on_where_it_stopped():
     state = at(MATCH5).apply(Action("roll", 0, (6, 4)))
     offered = state.apply(Action("resign_offer", 0, value=2))
     back = offered.apply(Action("resign_decline", 1))
-    assert back == replace(state, last_action=Action("resign_decline", 1))
+    assert back == replace(state, resign_declined=True, last_action=Action("resign_decline", 1))
     assert (back.phase, back.dice) == (Phase.MOVE, (6, 4))
+
+
+def test_a_declined_resignation_is_offered_again_only_on_the_next_turn():
+    state = at(MATCH5).apply(Action("resign_offer", 0, value=1))
+    state = state.apply(Action("resign_decline", 1))
+    assert "resign_offer" not in state.allowed_actions(0)
+    assert refused(state, Action("resign_offer", 0, value=2)).code == "wrong_phase"
+    state = state.apply(Action("roll", 0, (6, 4)))
+    assert refused(state, Action("resign_offer", 0, value=3)).code == "wrong_phase"
+    state = state.apply(Action("play", 0, play=((24, 18), (18, 14))))
+    # The opponent's turn is their own: they may offer.
+    assert "resign_offer" in state.allowed_actions(1)
+    state = state.apply(Action("roll", 1, (3, 1)))
+    state = state.apply(Action("play", 1, play=((8, 5), (6, 5))))
+    assert "resign_offer" in state.allowed_actions(0)
+    state = state.apply(Action("resign_offer", 0, value=1))
+    assert (state.phase, state.turn) == (Phase.RESIGN_OFFERED, 1)
 
 
 def test_a_resignation_offers_a_single_gammon_or_backgammon_only():
@@ -421,6 +443,27 @@ def test_the_table_rolls_for_a_player_who_may_not_double_and_stops_for_one_who_m
     state, actions = advance(state, ScriptedDice((5, 5)))
     assert actions == [Action("roll", 0, (5, 5), play=())]
     assert (state.phase, state.turn) == (Phase.ROLL, 1) and state.may_double(1)
+
+
+def test_the_table_does_not_roll_a_mutual_closeout_and_a_hand_roll_passes():
+    # Both sides on the bar against closed home boards: no roll can change it.
+    state = at(SINGLE, side=0, position=MUTUAL_CLOSEOUT)
+    assert not state.needs_auto_roll()
+    assert advance(state, ScriptedDice()) == (state, [])
+    assert "roll" in state.allowed_actions(0)
+    state = state.apply(Action("roll", 0, (6, 5)))
+    assert state.last_action == Action("roll", 0, (6, 5), play=())
+    assert (state.phase, state.turn, state.position) == (Phase.ROLL, 1, MUTUAL_CLOSEOUT)
+    assert advance(state, ScriptedDice()) == (state, [])
+    assert {"roll", "resign_offer", "forfeit"} <= state.allowed_actions(1)
+
+
+def test_advance_rolls_through_a_closeout_that_one_side_can_still_break():
+    # Only side 0 is shut out; side 1 plays, so the table's rolls do end.
+    state = at(SINGLE, side=0, position=CLOSED_OUT)
+    state, actions = advance(state, ScriptedDice((6, 3), (2, 1)))
+    assert actions == [Action("roll", 0, (6, 3), play=()), Action("roll", 1, (2, 1))]
+    assert (state.phase, state.turn, state.dice) == (Phase.MOVE, 1, (2, 1))
 
 
 # -- persistence --------------------------------------------------------

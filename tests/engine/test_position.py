@@ -162,3 +162,17 @@ def test_positions_are_immutable_values():
         position.me = position.them
     assert {position, Position.initial()} == {position}
     assert position.me[OFF] == 0
+
+
+CLOSED_HOME = {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2}
+
+
+def test_a_mutual_closeout_needs_both_sides_on_the_bar_against_closed_boards():
+    both = {**CLOSED_HOME, 25: 1}
+    assert Position.from_points(both, both).is_mutual_closeout()
+    # One open point in either home board lets a checker in some day.
+    gap = {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 1, 7: 1, 25: 1}
+    assert not Position.from_points(both, gap).is_mutual_closeout()
+    assert not Position.from_points(gap, both).is_mutual_closeout()
+    # Only one side on the bar: the other still plays.
+    assert not Position.from_points(both, CLOSED_HOME).is_mutual_closeout()
