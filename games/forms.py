@@ -9,11 +9,11 @@ from django.utils.translation import gettext_lazy as _
 
 from games.bots import CHARACTERS
 from games.engine.match import Format, MatchRules
+from games.services import NICKNAME_MAX
 
 # Short matches first (the common ones), then the long ones up to 25 points.
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)
 MAX_AUTO_DOUBLES = (1, 2, 3)
-NICKNAME_MAX = 30
 PERSON = "person"  # the opponent choice for "Jugar con alguien"
 
 
@@ -155,22 +155,3 @@ class NewRoomForm(PlayerFields):
 
 class JoinForm(PlayerFields):
     """The invitation page: take the free seat."""
-
-
-class PlayForm(forms.Form):
-    """A whole turn, typed ("24/18 13/10*") or chosen from the legal plays."""
-
-    version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
-    choice = forms.CharField(label=_("Elige tu jugada"), required=False)
-    typed = forms.CharField(
-        label=_("O escríbela"),
-        required=False,
-        max_length=80,
-        help_text=_("Por ejemplo: 24/18 13/10 o bar/22 6/off"),
-    )
-
-    def clean(self):
-        cleaned = super().clean()
-        if not cleaned.get("choice") and not cleaned.get("typed"):
-            raise forms.ValidationError(_("Elige una jugada de la lista o escríbela."))
-        return cleaned
