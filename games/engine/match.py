@@ -470,9 +470,12 @@ class MatchState:
         if action.play is None:
             raise IllegalAction("bad_action", "a play needs its steps")
         try:
-            play = tuple((int(src), int(dst)) for src, dst in action.play)
+            play = tuple((src, dst) for src, dst in action.play)
         except (TypeError, ValueError):
             raise IllegalAction("bad_action", "a play is a list of (from, to) steps") from None
+        # Whole point numbers only: int() would quietly read 24.7 or "24" as 24.
+        if not all(type(point) is int for step in play for point in step):
+            raise IllegalAction("bad_action", "a step is two whole point numbers")
         assert self.dice is not None
         if play in _legal_plays(self.position, self.dice):
             # A play the generator produced is legal as it stands (bots and

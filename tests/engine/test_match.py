@@ -421,6 +421,12 @@ def test_a_play_that_is_not_legal_for_the_dice_is_refused_with_the_engines_code(
     assert refused(state, Action("play", 0)).code == "bad_action"
 
 
+@pytest.mark.parametrize("play", [((24.7, 18), (18, 14)), (("24", "18"), ("18", "14")), ((24,),)])
+def test_a_play_is_made_of_whole_point_numbers(play):
+    state = at(MATCH5).apply(Action("roll", 0, (6, 4)))
+    assert refused(state, Action("play", 0, play=play)).code == "bad_action"
+
+
 def test_a_legal_play_in_any_order_passes_the_turn():
     state = at(MATCH5).apply(Action("roll", 0, (3, 1)))
     after = state.apply(Action("play", 0, play=((6, 5), (8, 5))))

@@ -18,3 +18,12 @@ def test_importing_the_engine_imports_no_django():
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_engine_or_bot_module_imports_django_even_inside_a_function():
+    # The import test above only sees imports made at module load.
+    sources = [*(ROOT / "games" / "engine").glob("*.py"), *(ROOT / "games" / "bots").glob("*.py")]
+    assert len(sources) > 10
+    for path in sources:
+        text = path.read_text()
+        assert "import django" not in text and "from django" not in text, path.name
