@@ -17,8 +17,11 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from games import clock as game_clock
-from games import services
+from games import selectors, services
 from games.engine.match import Format, MatchRules
+from games.engine.matchid import decode_match_id
+from games.engine.matfile import parse_mat
+from games.models import Room
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -214,11 +217,22 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
     expect(history).to_contain_text("bob 66: 24/18(2) 13/1*")
     expect(history).to_contain_text("alice 66: no puede mover")
 
-    # The spectator turns the board round to bob's side.
+    # The spectator turns the board round to bob's side; the Match ID stays the match's.
     carol_id = position_id(carol)
+    match_id = carol.locator("#board-match-id").inner_text()
     carol.locator("#board-flip").click()
     expect(carol.locator("#board-position-id")).not_to_have_text(carol_id)
     expect(carol.locator("#board-position-id")).to_have_text(position_id(pages[BOB]))
+    expect(carol.locator("#board-match-id")).to_have_text(match_id)
+    assert decode_match_id(match_id).length == 1  # a partida simple: a one-point match
+
+    # The spectator downloads the game for GNU Backgammon.
+    with carol.expect_download() as download:
+        carol.get_by_role("link", name="Descargar el encuentro (.mat)").click()
+    assert re.fullmatch(r"mesa-alice-bob-\d{4}-\d\d-\d\d\.mat", download.value.suggested_filename)
+    [game] = parse_mat(open(download.value.path(), encoding="utf-8").read()).games
+    bob_first = next(move for move in game.moves if move.side == 1)
+    assert sorted(bob_first.play) == sorted([(24, 18), (24, 18), (13, 7), (7, 1)])
 
     # The rematch is offered and taken on the board; colours swap.
     pages[ALICE].get_by_role("button", name="Ofrecer la revancha").click()
@@ -286,6 +300,11 @@ def test_dice_cube_and_resignation_are_all_handled_on_the_board(
     bob.get_by_role("button", name="Aceptar el cubo").click()
     bob.locator(".board-dialog").get_by_role("button", name="Aceptar el cubo").click()
     expect(bob.locator(".player-slot.bottom")).to_contain_text("tiene el cubo en 2")
+    # The Match ID next to the Position ID says so: the cube at 2 on bob's side (1).
+    match_id = selectors.room_state(Room.objects.get(), None)["match"]["match_id"]
+    expect(alice.locator("#board-match-id")).to_have_text(match_id)
+    fields = decode_match_id(match_id)
+    assert (fields.length, fields.cube_value, fields.cube_owner) == (3, 2, 1)
 
     # alice may not redouble, so the table rolled her 5-2; she offers a gammon instead.
     expect(alice.locator(".board-status")).to_contain_text("Te toca mover con 5-2")
@@ -338,6 +357,8 @@ def test_without_javascript_the_form_board_still_plays(table, open_page):
     page = open_page(ALICE, table["alice"], javascript=False)
     expect(page.locator("#board-app")).to_be_hidden()
     expect(page.locator("#board-fallback")).to_be_visible()
+    expect(page.locator("#match-id")).to_be_visible()
+    expect(page.get_by_role("link", name="Descargar el encuentro (.mat)")).to_be_visible()
     page.locator("#play-typed").fill("24/13")
     page.get_by_role("button", name="Jugar", exact=True).click()
     expect(page.locator("#board-fallback .history")).to_contain_text("24/13")

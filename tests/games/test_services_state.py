@@ -9,8 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games import selectors, services
-from games.engine import CHECKERS_PER_SIDE
+from games.engine import CHECKERS_PER_SIDE, Position
 from games.engine.match import Format, MatchRules
+from games.engine.matchid import GAME_PLAYING, decode_match_id
 from games.models import Game
 from tests.conftest import Persona
 from tests.games.conftest import current_match, first_legal_play, play_out, seat_on_turn
@@ -110,6 +111,57 @@ class TestRoomState:
         assert selectors.room_state(room, alice.seat)["match"]["allowed"] == []
         assert selectors.room_state(room, bob.seat)["match"]["allowed"] == ["rematch_accept"]
         assert selectors.room_state(room, bob.seat)["match"]["rematch_offered_by"] == 1
+
+
+class TestGnubgMatchId:
+    """The state carries GNU Backgammon's Match ID, which decodes to the match as it stands."""
+
+    @pytest.mark.parametrize("rules", [MatchRules(format=Format.MATCH, length=5)])
+    def test_it_holds_the_score_and_the_cube_of_a_match(self, room, alice, bob):
+        services.game_resign_offer(seat=alice.seat, version=1, value=2)
+        services.game_resign_accept(seat=bob.seat, version=2)  # bob leads 2-0; game 2 opens
+        match = current_match(room)
+        opener = seat_on_turn(room, alice, bob)
+        services.game_play(
+            seat=opener.seat,
+            version=match.version,
+            play=first_legal_play(room, match.side_of(opener.seat)),
+        )
+        doubler = seat_on_turn(room, alice, bob)
+        match = services.game_double(seat=doubler.seat, version=current_match(room).version)
+        taker = seat_on_turn(room, alice, bob)
+        services.game_take(seat=taker.seat, version=match.version)
+
+        state = selectors.room_state(room, None)["match"]
+        fields = decode_match_id(state["match_id"])
+        assert (fields.length, fields.score) == (5, (0, 2))
+        match = current_match(room)
+        assert (fields.cube_value, fields.cube_owner) == (2, match.side_of(taker.seat))
+        assert fields.game_state == GAME_PLAYING and not fields.crawford and not fields.jacoby
+        assert fields.on_roll == match.side_of(doubler.seat)
+        assert fields.dice == tuple(sorted(state["dice"], reverse=True))  # the table rolled
+
+    def test_a_partida_simple_is_a_one_point_match(self, room, alice):
+        state = selectors.room_state(room, alice.seat)["match"]
+        fields = decode_match_id(state["match_id"])
+        assert (fields.length, fields.score, fields.cube_value) == (1, (0, 0), 1)
+        assert (fields.on_roll, fields.dice) == (0, (3, 1))
+
+    @pytest.mark.parametrize("rules", [MatchRules(format=Format.SESSION, jacoby=True)])
+    def test_a_session_is_money_play_with_its_jacoby_rule(self, room):
+        fields = decode_match_id(selectors.room_state(room, None)["match"]["match_id"])
+        assert fields.length == 0 and fields.jacoby
+
+    @pytest.mark.parametrize("viewer", ["alice", "bob", None])
+    def test_the_pair_for_gnubg_is_seen_from_the_side_on_roll_whoever_looks(
+        self, room, alice, bob, viewer
+    ):
+        seat = {"alice": alice.seat, "bob": bob.seat, None: None}[viewer]
+        match = selectors.room_state(room, seat)["match"]
+        position_id, match_id = match["gnubg_id"].split(":")
+        assert match_id == match["match_id"]
+        assert position_id == selectors.room_state(room, alice.seat)["match"]["position"]["id"]
+        assert Position.from_position_id(position_id).pips() == (167, 167)
 
 
 class TestTheSeedStaysSecret:

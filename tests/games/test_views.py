@@ -402,3 +402,14 @@ def test_keeping_waiting_after_two_days_is_remembered_for_that_turn(room, alice,
     assert current_match(room).absence_waived_for == current_match(room).turn_started_at
     after = buttons(page_of(bob, room))
     assert "keep_waiting" not in after and "claim_absence" in after
+
+
+def test_the_page_gives_the_match_id_and_the_mat_download_to_a_spectator(room, carol):
+    page = carol.client.get(reverse("games:room", args=[room.slug])).content.decode()
+    match = selectors.room_state(room, None)["match"]
+    assert re.search(rf'id="match-id"[^>]*>{re.escape(match["match_id"])}<', page)
+    assert f'title="{match["gnubg_id"]}"' in page
+    mat_url = reverse("games:match_file", args=[room.slug])
+    assert f'<a href="{mat_url}" download>Descargar el encuentro (.mat)</a>' in page
+    english = carol.client.get(reverse("games:room", args=[room.slug]), HTTP_ACCEPT_LANGUAGE="en")
+    assert "Download the match (.mat)" in english.content.decode()
