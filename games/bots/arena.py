@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from games.engine import Position, legal_plays
+from games.engine import Position, legal_plays, opening_starter
 
 from .players import BOT_NAMES, Bot, Character, RandomPlayer, get_bot
 
@@ -61,11 +61,10 @@ def play_game(players, dice: Iterator[tuple[int, int]], timings=None) -> int:
     The opening roll is one die each, rolled again on a tie; the higher die
     starts and plays both numbers.
     """
-    for d0, d1 in dice:
-        if d0 != d1:
+    for roll in dice:
+        turn = opening_starter(roll)
+        if turn is not None:
             break
-    turn = 0 if d0 > d1 else 1
-    roll = (d0, d1)
     position = Position.initial()  # from the side of the player on turn
     for _ in range(MAX_TURNS):
         plays = legal_plays(position, roll)

@@ -11,7 +11,6 @@ from .dice import (
     commitment,
     new_seed,
     opening_starter,
-    roll_opening,
 )
 from .match import (
     Action,
@@ -73,7 +72,6 @@ __all__ = [
     "new_seed",
     "opening_starter",
     "parse_play",
-    "roll_opening",
 ]
 
 # The match state machine lives in games.engine.match (its own owner); its

@@ -26,7 +26,6 @@ __all__ = [
     "commitment",
     "new_seed",
     "opening_starter",
-    "roll_opening",
 ]
 
 _ACCEPT_BELOW = 252  # the largest multiple of 6 that fits in a byte
@@ -100,20 +99,6 @@ def opening_starter(pair: tuple[int, int]) -> int | None:
     if first == second:
         return None
     return 0 if first > second else 1
-
-
-def roll_opening(source: DiceSource) -> tuple[list[tuple[int, int]], int]:
-    """Roll opening pairs until they differ: (every pair rolled, the side that starts).
-
-    The starter plays the last pair's two numbers as its first roll.
-    """
-    rolled: list[tuple[int, int]] = []
-    while True:
-        pair = source.roll()
-        rolled.append(pair)
-        starter = opening_starter(pair)
-        if starter is not None:
-            return rolled, starter
 
 
 def main(argv: list[str]) -> int:

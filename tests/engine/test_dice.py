@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from games.engine import DiceSource, SecretsDice, SeededDice, commitment, new_seed
-from games.engine.dice import opening_starter, roll_opening
+from games.engine.dice import opening_starter
 
 SEED = bytes.fromhex("6d6573612d74657374")  # b"mesa-test"
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,20 +79,10 @@ def test_the_verify_command_rejects_a_bad_seed():
     assert result.returncode == 2 and "hexadecimal" in result.stderr
 
 
-class _Scripted:
-    def __init__(self, *pairs):
-        self.pairs = list(pairs)
-
-    def roll(self):
-        return self.pairs.pop(0)
-
-
 def test_la_tirada_inicial_se_repite_si_hay_empate_y_empieza_el_mayor():
     assert opening_starter((3, 3)) is None
     assert opening_starter((6, 2)) == 0
     assert opening_starter((1, 4)) == 1
-    rolled, starter = roll_opening(_Scripted((2, 2), (5, 5), (3, 6)))
-    assert rolled == [(2, 2), (5, 5), (3, 6)] and starter == 1
 
 
 def test_seeded_dice_reject_bad_arguments():
