@@ -189,8 +189,15 @@ class Bot:
         }
         cube = context.cube_value
         if context.is_money:
-            play_on = sum(k * cube * chance for k, chance in outcomes.items())
-            return value * cube >= play_on - self.character.resign_margin
+            # Jacoby: while the cube is centred a gammon or backgammon counts single,
+            # on the board and in an accepted resignation alike (as the engine scores).
+            jacoby = context.jacoby and context.cube_owner == "centered"
+
+            def worth(points: int) -> int:
+                return (1 if points > 0 else -1) * cube if jacoby else points * cube
+
+            play_on = sum(worth(k) * chance for k, chance in outcomes.items())
+            return worth(value) >= play_on - self.character.resign_margin
         away_me, away_them = context.away()
 
         def after(points: int) -> float:

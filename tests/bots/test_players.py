@@ -155,6 +155,15 @@ def test_bots_refuse_a_single_resignation_when_a_gammon_is_near_certain():
         assert bot.accept_resign(GAMMONED.flip(), 3, MONEY_CUBE)
 
 
+def test_under_jacoby_with_a_centred_cube_a_single_resignation_is_all_a_gammon_is_worth():
+    jacoby = BotContext(cube_in_play=True, jacoby=True)
+    for name in BOT_NAMES:
+        assert get_bot(name, seed=1).accept_resign(GAMMONED.flip(), 1, jacoby)
+    # Once the cube was turned, the gammon counts again and a single is refused.
+    turned = BotContext(cube_value=2, cube_owner="me", cube_in_play=True, jacoby=True)
+    assert not get_bot("empresario").accept_resign(GAMMONED.flip(), 1, turned)
+
+
 def test_bots_accept_a_resignation_of_a_game_they_are_sure_to_win():
     lost = Position.from_points({6: 5, 5: 5, 4: 5}, {1: 2, 2: 2, 3: 2})  # the resigner's side
     for name in BOT_NAMES:
