@@ -159,7 +159,8 @@ def match_fields(state: MatchState) -> MatchIdFields:
         turn=state.turn,
         doubled=state.phase is Phase.DOUBLED,
         resign=state.resign_value or 0 if state.phase is Phase.RESIGN_OFFERED else 0,
-        dice=state.dice if state.phase is Phase.MOVE and state.dice else (0, 0),
+        # A resignation offered after rolling keeps the dice on the table.
+        dice=state.dice or (0, 0),
         length=length,
         score=(min(state.score[0], 0x7FFF), min(state.score[1], 0x7FFF)),
         # Off outside a sesión libre, as GNU Backgammon writes it for a match.

@@ -93,6 +93,7 @@ def test_rolled_dice_and_an_offered_resignation_show():
     state = state.apply(Action("resign_offer", 1, value=2))
     fields = decode_match_id(match_id(state))
     assert (fields.resign, fields.turn, fields.on_roll) == (2, 0, 1)
+    assert fields.dice == (6, 2)
 
 
 def test_the_format_sets_the_length_and_the_jacoby_bit():
