@@ -345,12 +345,9 @@ def _remind(match_id: int) -> int:
         "deadline": started + ABSENCE_AFTER,
         "link": board_link(seat),
     }
-    try:
-        _send(recipient, "absence_reminder", context)
-    except BaseException:
-        _release_turn_field(match_id, "reminder_sent_for", started)
-        raise
-    return 1
+    return _send_claimed(
+        match_id, "reminder_sent_for", started, recipient, "absence_reminder", context
+    )
 
 
 def absence_claimable_matches():
@@ -391,12 +388,9 @@ def _tell_claimable(match_id: int) -> int:
     if recipient is None:
         return 0
     context = {"opponent": absent.nickname, "since": started, "link": board_link(waiting)}
-    try:
-        _send(recipient, "absence_claimable", context)
-    except BaseException:
-        _release_turn_field(match_id, "absence_notice_sent_for", started)
-        raise
-    return 1
+    return _send_claimed(
+        match_id, "absence_notice_sent_for", started, recipient, "absence_claimable", context
+    )
 
 
 def _claim_turn_field(match_id: int, field: str, *, reminder: bool) -> datetime | None:
@@ -429,3 +423,13 @@ def _claim_turn_field(match_id: int, field: str, *, reminder: bool) -> datetime 
 
 def _release_turn_field(match_id: int, field: str, started: datetime) -> None:
     Match.objects.filter(pk=match_id, **{field: started}).update(**{field: None})
+
+
+def _send_claimed(match_id, field, started, recipient, template_name, context) -> int:
+    """Send an email claimed with _claim_turn_field; on failure free the claim for the retry."""
+    try:
+        _send(recipient, template_name, context)
+    except BaseException:
+        _release_turn_field(match_id, field, started)
+        raise
+    return 1

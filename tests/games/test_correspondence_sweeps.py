@@ -5,8 +5,10 @@ bob waits; in the second, eva is on turn and fede, waiting, chooses to keep
 waiting. Everyone consented to mail. Every sweep runs twice each time.
 """
 
+import smtplib
 from collections import Counter
 from datetime import timedelta
+from unittest import mock
 
 import pytest
 from django.db import connection
@@ -141,3 +143,23 @@ def test_the_mail_sweeps_read_matches_through_an_index_on_postgresql(room, query
         plan = query().explain()
         cursor.execute("SET enable_seqscan = on")
     assert "Seq Scan on games_match" not in plan, plan
+
+
+@pytest.mark.parametrize(
+    ("task", "after", "due"),
+    [
+        (tasks.send_absence_reminders, timedelta(hours=24), 2),  # alice and eva
+        (tasks.send_absence_claimable, timedelta(hours=48), 1),  # fede kept waiting
+    ],
+)
+def test_a_failed_sweep_email_is_sent_by_the_retry(
+    second_room, clock, mailoutbox, task, after, due
+):
+    clock.tick(after)
+    refused = smtplib.SMTPServerDisconnected("the server went away")
+    with mock.patch("games.notifications.send_templated_mail", side_effect=refused):
+        with pytest.raises(smtplib.SMTPServerDisconnected):
+            task()
+    assert mailoutbox == []
+    assert task() == due
+    assert len(mailoutbox) == due
