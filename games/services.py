@@ -468,8 +468,7 @@ class _Table:
 
     def run_automatic(self) -> None:
         """Apply what the table does by itself: opening rolls, rolls for who may not double."""
-        start = self.state
-        _, actions = advance(start, self.dice)
+        _, actions = advance(self.state, self.dice)
         for action in actions:
             before = self.state
             after = before.apply(action)
@@ -492,7 +491,7 @@ class _Table:
         game.status = Game.Status.FINISHED
         game.revealed = True
         game.ended_at = self.now
-        game.result = result.to_json() if hasattr(result, "to_json") else None
+        game.result = result.to_json()
         game.winner_side = result.winner
         game.points = result.points
 
@@ -673,7 +672,7 @@ def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: b
 
 def _rule_error(exc: IllegalAction):
     # An illegal play carries the move engine's finer code (bar_first, point_closed...).
-    code = getattr(exc, "move_code", None) or exc.code
+    code = exc.move_code or exc.code
     reason = exc.reason
     if code in CONFLICT_CODES:
         return Conflict(code, reason)
