@@ -20,13 +20,6 @@ from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.services import ABSENCE_AFTER, OWED_PHASES, REMINDER_AFTER, ROOM_IDLE_AFTER
 
 
-def room_by_slug(slug: str) -> Room:
-    try:
-        return Room.objects.get(slug=slug)
-    except (Room.DoesNotExist, ValueError, TypeError):
-        raise NotFound("not_found") from None
-
-
 def seat_by_token(token: str) -> Seat | None:
     """The seat whose private link holds `token`, or None (compared in constant time)."""
     if not isinstance(token, str) or not token or len(token) > 100:
@@ -279,10 +272,6 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
         )
     lines.sort(key=lambda line: line["last_move_at"], reverse=True)
     return lines
-
-
-def seats_of_user(user) -> list[Seat]:
-    return list(Seat.objects.filter(user=user).select_related("room"))
 
 
 # --- what the sweeps look for (each uses a partial index; see games.models) ------
