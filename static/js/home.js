@@ -11,6 +11,11 @@ if (form) {
       group.hidden = !chosen || group.dataset.format !== chosen.value;
     }
   };
+  // After a refused submit the errors may sit far below the top of a phone screen:
+  // take the person to the first field that needs them.
+  const invalid = form.querySelector(".errorlist");
+  const field = invalid && invalid.closest(".field, fieldset")?.querySelector("input, select");
+  if (field) field.focus();
   form.addEventListener("change", (event) => {
     if (event.target.name === "format") update();
   });
