@@ -100,6 +100,23 @@ CHECKER_STYLES = ("caps", "tyres")  # side 0 plays brass bottle caps, side 1 sma
 SHOWN_CHECKERS = 5  # a point draws at most this many checkers; the count says the rest
 
 
+def bot_card(room: Room) -> dict | None:
+    """The computer player's strength and style, translated: a person should know who
+    they face. None when both seats are people."""
+    from django.utils.translation import gettext
+
+    from games.bots import CHARACTERS
+
+    character = CHARACTERS.get(room.bot or "")
+    if character is None:
+        return None
+    return {
+        "name": character.name,
+        "label": gettext(character.label),
+        "style": gettext(character.style),
+    }
+
+
 def room_context(request, room: Room, seat: Seat | None, state: dict) -> dict:
     """Everything templates/games/room.html needs, from selectors.room_state."""
     from django.urls import reverse
@@ -121,6 +138,7 @@ def room_context(request, room: Room, seat: Seat | None, state: dict) -> dict:
             else None
         ),
         "players": players(state),
+        "bot": bot_card(room),
         "waiting_for_rival": free_seat_number(room) is not None,
         "room_config": {
             "stateUrl": reverse("games:api_state", args=[room.slug]),

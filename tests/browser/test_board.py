@@ -198,7 +198,7 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
             expect(alice.locator('.tri.last-to[data-point="7"]')).to_have_count(1)
             expect(alice.locator('.tri.last-from[data-point="12"]')).to_have_count(1)
             expect(alice.locator(".board-status")).to_contain_text("bob jugó 24/18(2) 13/1*.")
-            expect(alice.locator(".board-status")).to_contain_text("No tienes jugada con 6-6")
+            expect(alice.locator(".board-status")).to_contain_text("Tiraste 6-6 y no pudiste")
             label = re.compile("^Barra: 1 ficha tuya")
             expect(spot(alice, 25)).to_have_attribute("aria-label", label)
             expect(carol.locator("#board-position-id")).to_have_text(position_id(alice))
@@ -236,6 +236,8 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
 
     # The rematch is offered and taken on the board; colours swap.
     pages[ALICE].get_by_role("button", name="Ofrecer la revancha").click()
+    waiting = pages[ALICE].locator(".board-prompt")
+    expect(waiting).to_have_text("Ofreciste la revancha. Empieza en cuanto tu rival acepte.")
     accept = pages[BOB].get_by_role("button", name="Aceptar la revancha")
     expect(accept).to_be_visible()
     accept.click()

@@ -236,6 +236,32 @@ def test_choosing_a_computer_player_starts_the_match_at_once(clock, dice):
     assert 'id="invite-url"' not in page  # nobody to invite
 
 
+@pytest.mark.parametrize(
+    ("language", "strength", "style"),
+    [
+        ("es", "medio", "Construye puntas en su casa"),
+        ("en", "medium", "Builds points in its home board"),
+    ],
+)
+def test_the_board_says_how_strong_the_computer_player_is_and_how_it_plays(
+    clock, dice, language, strength, style
+):
+    host = Client(HTTP_ACCEPT_LANGUAGE=language)
+    response = host.post(
+        reverse("games:home"), {"opponent": "carcelero", "format": "single", "nickname": "ana"}
+    )
+    page = host.get(response["Location"]).content.decode()
+    card = re.search(r'<script id="board-bot" type="application/json">(.*?)</script>', page)
+    assert card, "the board gets the computer player's card"
+    assert f'"label": "{strength}"' in card.group(1)
+    assert style in card.group(1)
+
+
+def test_a_room_between_two_people_has_no_computer_card(room, alice):
+    page = alice.client.get(reverse("games:room", args=[room.slug])).content.decode()
+    assert '<script id="board-bot" type="application/json">null</script>' in page
+
+
 def test_an_unknown_opponent_is_a_form_error(clock, dice):
     response = Client().post(
         reverse("games:home"), {"opponent": "gnubg", "format": "single", "nickname": "ana"}

@@ -41,6 +41,7 @@ function readJson(id) {
 }
 
 const T = readJson("board-strings") || {};
+const BOT = readJson("board-bot"); // the computer player's strength and style, or null
 const config = readJson("board-config");
 const app = document.getElementById("board-app");
 
@@ -484,13 +485,14 @@ function spotLabels(board, sources, targets) {
 
 const relative = new Intl.RelativeTimeFormat(document.documentElement.lang || "es", { numeric: "auto" });
 
+/** "hace 5 minutos", "ayer"; null under a minute ("desde este minuto" reads oddly). */
 function since(iso) {
   const seconds = (Date.parse(iso) - Date.now()) / 1000;
   const units = [["day", 86400], ["hour", 3600], ["minute", 60]];
   for (const [unit, size] of units) {
     if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
   }
-  return relative.format(0, "minute");
+  return null;
 }
 
 function playerCard(side, board) {
@@ -518,8 +520,14 @@ function playerCard(side, board) {
   }
   const onTurn = m.turn === side && m.status !== "finished";
   if (onTurn) {
-    const when = m.turn_started_at ? t("turn_since", { since: since(m.turn_started_at) }) : t("on_turn");
+    const ago = m.turn_started_at ? since(m.turn_started_at) : null;
+    const when = ago ? t("turn_since", { since: ago }) : t("on_turn");
     rows.push(h("span", { class: "badge turn", text: when }));
+  }
+  if (seat && seat.is_bot && BOT) {
+    // Who you face: its strength next to the name, how it plays on a line of its own.
+    rows.splice(1, 0, h("span", { class: "badge player-bot", text: BOT.label }));
+    rows.push(h("span", { class: "player-style muted", text: BOT.style }));
   }
   return h("div", { class: `player-card${onTurn ? " on-turn" : ""}`, "data-side": side }, [
     pieceIcon(side),
@@ -589,10 +597,15 @@ function resultText() {
   if (m.winner === null || m.winner === undefined) return t("match_over");
   const me = viewerSide();
   const words = [];
-  if (me !== null && me !== undefined) words.push(me === m.winner ? t("you_won") : t("you_lost"));
-  // An abandonment or an absence says who gave the match away.
-  if (m.end_reason === "resign") words.push(`${t("h_forfeit", { name: nameOf(1 - m.winner) })}.`);
-  if (m.end_reason === "absence") words.push(`${t("h_absence", { name: nameOf(1 - m.winner) })}.`);
+  const lost = me !== null && me !== undefined && me !== m.winner;
+  // An abandonment or an absence says who gave the match away: "you" to that player.
+  if (lost && m.end_reason === "resign") words.push(t("you_forfeited"));
+  else if (lost && m.end_reason === "absence") words.push(t("you_absent"));
+  else {
+    if (me !== null && me !== undefined) words.push(me === m.winner ? t("you_won") : t("you_lost"));
+    if (m.end_reason === "resign") words.push(`${t("h_forfeit", { name: nameOf(1 - m.winner) })}.`);
+    if (m.end_reason === "absence") words.push(`${t("h_absence", { name: nameOf(1 - m.winner) })}.`);
+  }
   if (m.format === "single") words.push(t("winner_single", { name: nameOf(m.winner) }));
   else words.push(t("winner_match", { name: nameOf(m.winner), a: m.score[m.winner], b: m.score[1 - m.winner] }));
   return words.join(" ");
@@ -648,9 +661,10 @@ function renderPrompt() {
     const mine = model.state.seats.find((s) => s.number === m.rematch_offered_by);
     notes.push(mine && mine.is_you ? t("rematch_waiting") : t("rematch_offered", { name: mine ? mine.nickname : "?" }));
   }
+  // replaceChildren writes a null out as the word "null": leave the empty row out instead.
   parts.prompt.replaceChildren(
     ...notes.map((note) => h("p", { text: note })),
-    buttons.length ? h("div", { class: "actions" }, buttons) : null,
+    ...(buttons.length ? [h("div", { class: "actions" }, buttons)] : []),
   );
   parts.prompt.hidden = !notes.length && !buttons.length;
 }
