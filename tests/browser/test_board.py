@@ -213,6 +213,9 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
         expect(page.locator(".board-status")).to_contain_text("Gana bob la partida")
     expect(pages[BOB].locator(".board-status")).to_contain_text("¡Ganaste!")
     expect(pages[ALICE].locator(".board-status")).to_contain_text("Perdiste.")
+    # The dice can be checked from the board itself: the seed is out once the game ends.
+    expect(carol.locator(".board-proof")).to_contain_text("Semilla revelada:")
+    expect(carol.locator(".board-proof")).to_contain_text("python -m games.engine.dice")
     history = carol.locator(".board-history")
     expect(history).to_contain_text("bob 66: 24/18(2) 13/1*")
     expect(history).to_contain_text("alice 66: no puede mover")

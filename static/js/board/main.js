@@ -324,6 +324,7 @@ const parts = {
   controls: h("div", { class: "board-controls" }),
   info: h("div", { class: "board-info" }),
   history: h("div", { class: "board-history" }),
+  proof: h("div", { class: "board-proof" }),
 };
 
 function mount() {
@@ -341,7 +342,7 @@ function mount() {
       parts.controls,
       parts.bottom,
     ]),
-    h("aside", { class: "board-side" }, [parts.info, parts.history]),
+    h("aside", { class: "board-side" }, [parts.info, parts.history, parts.proof]),
   );
   wireInput(svg, {
     onActivate: activate,
@@ -382,6 +383,7 @@ function renderNow() {
   renderControls();
   renderInfo(board);
   renderHistory();
+  renderProof();
 }
 
 function boardView(board) {
@@ -745,6 +747,28 @@ function renderHistory() {
   parts.history.replaceChildren(h("h2", { text: t("history") }), ...sections);
   const list = parts.history.querySelector("ol:last-of-type");
   if (list) list.scrollTop = list.scrollHeight;
+}
+
+// The verifiable dice, Mesa's promise: each game's commitment, and once it ends its
+// seed and the command that recomputes every roll.
+let proofKey = null;
+function renderProof() {
+  const games = match().games || [];
+  const key = games.map((g) => `${g.number}:${g.commitment}:${g.seed || ""}:${g.rolls}`).join("|");
+  if (key === proofKey) return;
+  proofKey = key;
+  const blocks = games.map((g) => h("div", { class: "dice-proof" }, [
+    games.length > 1 ? h("h3", { text: t("game_n", { number: g.number }) }) : null,
+    h("p", {}, [`${t("proof_commitment")} `, h("span", { class: "code", text: g.commitment })]),
+    ...(g.seed
+      ? [
+        h("p", {}, [`${t("proof_seed")} `, h("span", { class: "code", text: g.seed })]),
+        h("p", { text: t("proof_check") }),
+        h("pre", { class: "code" }, [h("code", { text: `python -m games.engine.dice ${g.seed} ${g.rolls}` })]),
+      ]
+      : [h("p", { text: t("proof_later") })]),
+  ]));
+  parts.proof.replaceChildren(h("h2", { text: t("proof_title") }), ...blocks);
 }
 
 // --- start ---------------------------------------------------------------------------------------------
