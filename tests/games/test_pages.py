@@ -115,6 +115,17 @@ def test_an_unknown_room_is_a_404_page(db):
 
 
 @pytest.mark.parametrize(
+    ("language", "heading"),
+    [("es", "No encontramos esta página"), ("en", "We could not find this page")],
+)
+def test_a_cut_link_lands_on_a_page_of_the_site_in_the_visitors_language(db, language, heading):
+    response = Client().get("/mesa/nothing-here/", HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 404
+    page = response.content.decode()
+    assert heading in page and 'class="site-header"' in page
+
+
+@pytest.mark.parametrize(
     ("language", "heading", "sample"),
     [
         ("es", "Cómo se juega en Mesa", "tapas de latón"),
