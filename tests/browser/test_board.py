@@ -166,6 +166,9 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
     for page in (*pages.values(), carol):
         expect(page.locator(".board-svg .spot")).to_have_count(26)
     expect(carol.locator("#board-undo")).to_have_count(0)  # a spectator only watches
+    # Off turn bob may only abandon, and the button says so.
+    expect(pages[BOB].locator("#board-resign")).to_have_count(0)
+    expect(pages[BOB].locator("#board-forfeit")).to_have_text("Abandonar")
 
     for number, (who, steps) in enumerate(PLAYS):
         page = pages[who]

@@ -677,10 +677,12 @@ function renderControls() {
     controls.push(button(t("undo"), undo, { style: "secondary", disabled: !model.chosen.length, id: "board-undo" }));
     controls.push(button(t("finish"), finishTurn, { disabled: !turnComplete(), id: "board-finish" }));
   }
-  if (allowed("resign_offer") || allowed("forfeit")) {
+  // Each button does what it says: off your turn only "Abandonar" is possible, and a
+  // button named "Rendir la partida…" must not open the dialog that gives up the match.
+  if (allowed("resign_offer")) {
     controls.push(button(t("resign"), resign, { style: "secondary quiet", id: "board-resign" }));
   }
-  if (allowed("forfeit") && allowed("resign_offer")) {
+  if (allowed("forfeit")) {
     controls.push(button(t("forfeit"), forfeit, { style: "secondary quiet", id: "board-forfeit" }));
   }
   if (viewerSide() === null || viewerSide() === undefined) {
