@@ -41,6 +41,8 @@ class PlayerFields(forms.Form):
         self.user = user if user is not None and user.is_authenticated else None
         if self.user is None:
             self.fields["nickname"].required = True
+            # Say what to do, not Django's "Este campo es obligatorio."
+            self.fields["nickname"].error_messages["required"] = _("Elige un apodo.")
 
     def clean_nickname(self):
         nickname = " ".join(self.cleaned_data["nickname"].split())

@@ -88,6 +88,16 @@ def test_a_join_form_with_errors_is_shown_again(alice):
     assert Seat.objects.count() == 1
 
 
+@pytest.mark.parametrize(
+    ("language", "hint"), [("es", "Elige un apodo."), ("en", "Choose a nickname.")]
+)
+def test_a_missing_nickname_is_asked_for_in_words_of_the_site(clock, dice, language, hint):
+    response = Client().post(
+        reverse("games:home"), {"format": "single", "nickname": ""}, HTTP_ACCEPT_LANGUAGE=language
+    )
+    assert response.context["form"].errors["nickname"] == [hint]
+
+
 def test_mis_partidas_lists_the_browsers_seats_with_whose_turn_it_is(room, alice, bob, carol):
     bind(alice, room)
     bind(bob, room)
