@@ -59,7 +59,7 @@ class SignupTests(AccountsTestCase):
         )
 
         self.assertEqual(response.status_code, 200)
-        self.assertContains(response, "Esta contraseña es demasiado común")
+        self.assertContains(response, "Esa clave es demasiado común")
         self.assertFalse(get_user_model().objects.filter(username="bruno").exists())
 
     def test_it_refuses_an_email_that_has_an_account_whatever_its_case(self):
