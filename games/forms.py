@@ -17,6 +17,14 @@ MAX_AUTO_DOUBLES = (1, 2, 3)
 PERSON = "person"  # the opponent choice for "Jugar con alguien"
 
 
+def account_name(user) -> str:
+    """The name an account plays under: the profile's "Nombre que ven los demás", else
+    the username (a user without a profile has no display name yet)."""
+    profile = getattr(user, "profile", None)
+    name = (profile.display_name if profile else "") or user.get_username()
+    return " ".join(name.split())[:NICKNAME_MAX]
+
+
 class PlayerFields(forms.Form):
     """Who sits down: a nickname and, optionally, an email for "Es tu turno"."""
 
@@ -39,6 +47,7 @@ class PlayerFields(forms.Form):
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.user = user if user is not None and user.is_authenticated else None
+        self.default_nickname = account_name(self.user) if self.user else ""
         if self.user is None:
             self.fields["nickname"].required = True
             # Say what to do, not Django's "Este campo es obligatorio."
@@ -47,7 +56,7 @@ class PlayerFields(forms.Form):
     def clean_nickname(self):
         nickname = " ".join(self.cleaned_data["nickname"].split())
         if not nickname and self.user is not None:
-            nickname = self.user.get_username()[:NICKNAME_MAX]
+            nickname = self.default_nickname
         if not nickname:
             raise forms.ValidationError(_("Elige un apodo."))
         return nickname

@@ -81,6 +81,20 @@ def test_a_logged_in_host_may_leave_the_nickname_empty(clock, dice):
     assert (seat.nickname, seat.user) == ("marta", user)
 
 
+def test_a_logged_in_host_plays_under_the_name_others_see_from_the_profile(clock, dice):
+    user = get_user_model().objects.create_user("marta77", password="x" * 12)
+    from accounts.services import profile_for
+
+    profile = profile_for(user)
+    profile.display_name = "Marta"
+    profile.save()
+    host = Client()
+    host.force_login(user)
+    assert "usamos «Marta»" in host.get(reverse("games:home")).content.decode()
+    host.post(reverse("games:home"), {"format": "single"})
+    assert Seat.objects.get().nickname == "Marta"
+
+
 def test_a_join_form_with_errors_is_shown_again(alice):
     response = Client().post(reverse("games:join", args=[alice.seat.room.slug]), {"nickname": ""})
     assert response.status_code == 400
