@@ -235,12 +235,7 @@ def absence_keep_waiting(*, seat: Seat, version) -> Match:
 def session_stop(*, seat: Seat, version) -> Match:
     """End a sesión libre between games."""
 
-    def act(table, side):
-        if table.rules.format != Format.SESSION:
-            raise IllegalMoveError("not_session")
-        table.apply(Action("stop", side))
-
-    return _act(seat, version, act)
+    return _act(seat, version, lambda table, side: table.apply(Action("stop", side)))
 
 
 def game_next(*, seat: Seat, version) -> Match:

@@ -376,6 +376,9 @@ class MatchState:
         if action.kind == "forfeit":
             return self._forfeit(action)
         if action.kind in ("next_game", "stop"):
+            if action.kind == "stop" and self.rules.format is not Format.SESSION:
+                # Say what is wrong for good, not "wait for the game to end".
+                raise IllegalAction("not_session", "only a sesión libre stops between games")
             if self.phase is not Phase.GAME_OVER:
                 raise IllegalAction("wrong_phase", "the game is still being played")
             return self._next_game(action) if action.kind == "next_game" else self._stop(action)
@@ -684,8 +687,6 @@ class MatchState:
         )
 
     def _stop(self, action: Action) -> MatchState:
-        if self.rules.format is not Format.SESSION:
-            raise IllegalAction("not_session", "only a sesión libre stops between games")
         if self.score[0] == self.score[1]:
             winner = None
         else:

@@ -403,6 +403,10 @@ def test_a_game_over_waits_for_next_game_and_only_a_session_may_stop():
     )
 
 
+def test_stopping_a_match_in_the_middle_of_a_game_is_refused_as_not_a_session():
+    assert refused(at(MATCH5), Action("stop", 0)).code == "not_session"
+
+
 def test_a_session_stops_after_a_game_with_the_leader_as_winner():
     state = bear_off_last(at(SESSION, position=LAST_CHECKER_SINGLE, side=1))
     assert "stop" in state.allowed_actions(0)
