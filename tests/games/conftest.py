@@ -7,11 +7,22 @@ race calls on threads.
 import threading
 
 from django.db import connections
+from django.urls import reverse
 
 from games import services
 from games.engine import legal_plays
 from games.engine.match import MatchState, Phase
 from games.models import Match
+
+
+def page_urls(room) -> list[str]:
+    """Every page a person reads, the room's own board included."""
+    return [
+        reverse("games:home"),
+        reverse("games:rules"),
+        reverse("games:my_rooms"),
+        reverse("games:room", args=[room.slug]),
+    ]
 
 
 def current_match(room) -> Match:

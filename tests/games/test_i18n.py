@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.urls import reverse
 
+from tests.games.conftest import page_urls
 from tests.games.test_api import bind
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -110,12 +110,7 @@ def test_english_pages_show_no_spanish_sentence_from_the_catalog(room, alice, ca
         if isinstance(key, str) and key != value and len(key) > 25 and "%" not in key
     ]
     bind(alice, room)
-    urls = [
-        reverse("games:home"),
-        reverse("games:rules"),
-        reverse("games:my_rooms"),
-        reverse("games:room", args=[room.slug]),
-    ]
+    urls = page_urls(room)
     for client in (alice.client, carol.client):
         for url in urls:
             page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from games.engine.match import Format, MatchRules
 from games.models import Room, Seat
+from tests.games.conftest import page_urls
 from tests.games.test_api import bind
 
 pytestmark = pytest.mark.django_db
@@ -179,12 +180,7 @@ def test_the_language_switch_remembers_english_and_back(room, alice):
 @pytest.mark.parametrize("language", ["es", "en"])
 def test_every_page_renders_in_both_languages(room, alice, carol, language):
     bind(alice, room)
-    urls = [
-        reverse("games:home"),
-        reverse("games:rules"),
-        reverse("games:my_rooms"),
-        reverse("games:room", args=[room.slug]),
-    ]
+    urls = page_urls(room)
     for client in (alice.client, carol.client):
         for url in urls:
             response = client.get(url, HTTP_ACCEPT_LANGUAGE=language)
