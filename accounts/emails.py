@@ -8,8 +8,16 @@ unsubscribe link (RFC 8058): in the footer and in the List-Unsubscribe header.
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
-from django.template.loader import render_to_string
+from django.template import Context
+from django.template.loader import get_template, render_to_string
 from django.utils import translation
+
+
+def render_plain(template_name, context) -> str:
+    """A plain-text part (the subject, the text body): rendered without HTML
+    escaping, so a nickname "<b>" reads "<b>", not "&lt;b&gt;". Only the HTML
+    part escapes."""
+    return get_template(template_name).template.render(Context(context, autoescape=False))
 
 
 def send_templated_mail(*, to, template_name, context, language, unsubscribe_url=None):
@@ -21,8 +29,8 @@ def send_templated_mail(*, to, template_name, context, language, unsubscribe_url
     """
     context = {**context, "site_url": settings.SITE_URL, "unsubscribe_url": unsubscribe_url}
     with translation.override(language):
-        subject = render_to_string(f"emails/{template_name}_subject.txt", context)
-        text = render_to_string(f"emails/{template_name}.txt", context)
+        subject = render_plain(f"emails/{template_name}_subject.txt", context)
+        text = render_plain(f"emails/{template_name}.txt", context)
         html = render_to_string(f"emails/{template_name}.html", context)
     headers = {"Auto-Submitted": "auto-generated"}
     if unsubscribe_url:

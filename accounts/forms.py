@@ -14,10 +14,14 @@ from .services import profile_for
 
 logger = logging.getLogger(__name__)
 
+# Django's EmailField accepts up to 320 characters; the column holds 254.
+EMAIL_MAX = get_user_model()._meta.get_field("email").max_length
+
 
 class SignupForm(UserCreationForm):
     email = forms.EmailField(
         label=_("Correo"),
+        max_length=EMAIL_MAX,
         help_text=_("Para recuperar tu clave y, si quieres, avisarte de tu turno."),
     )
 
@@ -93,7 +97,7 @@ class ProfileForm(forms.ModelForm):
 class EmailChangeForm(forms.Form):
     """A new address for the account; the current password proves it is the owner."""
 
-    email = forms.EmailField(label=_("Correo nuevo"))
+    email = forms.EmailField(label=_("Correo nuevo"), max_length=EMAIL_MAX)
     password = forms.CharField(label=_("Tu clave actual"), strip=False, widget=forms.PasswordInput)
 
     def __init__(self, user, *args, **kwargs):

@@ -7,3 +7,9 @@ urlpatterns = [
     path("cuenta/", include("accounts.urls")),
     path("", include("games.urls")),
 ]
+
+# Errors raised outside a view still answer JSON under /api/ (games.http_errors).
+handler400 = "games.http_errors.bad_request"
+handler403 = "games.http_errors.permission_denied"
+handler404 = "games.http_errors.page_not_found"
+handler500 = "games.http_errors.server_error"

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from functools import wraps
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
@@ -31,6 +32,8 @@ from games.errors import (
     NotSeatHolder,
     ServiceError,
 )
+from games.http_errors import MESSAGES as HTTP_MESSAGES
+from games.http_errors import error_payload
 from games.presenters import load_room, remember_seat, step_options, viewer_seat
 
 POINTS = range(0, 26)  # 0 = off, 25 = bar
@@ -40,6 +43,7 @@ MAX_BODY = 4096
 # Codes of the HTTP layer itself; the services' codes live in games.errors.
 REQUEST_MESSAGES = {
     "bad_json": _("El cuerpo de la petición debe ser un objeto JSON."),
+    "too_large": HTTP_MESSAGES["too_large"],
     "unknown_action": _("Esa acción no existe."),
     "method_not_allowed": _("Ese método no está permitido aquí."),
     "csrf_failed": _("La página caducó. Recárgala e inténtalo de nuevo."),
@@ -78,10 +82,6 @@ def public_message(error: ServiceError) -> str:
     return str(MESSAGES[FALLBACK_BY_STATUS.get(error.status, "bad_input")])
 
 
-def error_payload(code: str, message) -> dict:
-    return {"error": {"code": code, "message": str(message)}}
-
-
 def error_response(error: ServiceError) -> JsonResponse:
     return JsonResponse(error_payload(error.code, public_message(error)), status=error.status)
 
@@ -112,15 +112,32 @@ def json_endpoint(methods):
 
 
 def read_json_body(request) -> dict:
-    if len(request.body) > MAX_BODY:
-        raise RequestError("bad_json", "body too large")
+    """The request's JSON object: every JSON endpoint reads its body here and nowhere else."""
+    # Refuse a long body by its header, before reading a byte of it.
+    if _content_length(request) > MAX_BODY:
+        raise RequestError("too_large", "body too large", status=413)
     try:
-        body = json.loads(request.body.decode("utf-8") or "{}")
-    except (UnicodeDecodeError, ValueError):
+        raw = request.body
+    except RequestDataTooBig:
+        raise RequestError("too_large", "body too large", status=413) from None
+    if len(raw) > MAX_BODY:
+        raise RequestError("too_large", "body too large", status=413)
+    try:
+        body = json.loads(raw.decode("utf-8") or "{}")
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        # RecursionError: "[" * 1100 nests deeper than the parser's stack, well
+        # under MAX_BODY. No action takes anything nested more than two deep.
         raise RequestError("bad_json", "not JSON") from None
     if not isinstance(body, dict):
         raise RequestError("bad_json", "not an object")
     return body
+
+
+def _content_length(request) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
 
 
 def is_int(value) -> bool:

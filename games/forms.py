@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.bots import CHARACTERS
 from games.engine.match import Format, MatchRules
-from games.services import NICKNAME_MAX
+from games.services import EMAIL_MAX, NICKNAME_MAX
 
 # Short matches first (the common ones), then the long ones up to 25 points.
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)
@@ -36,6 +36,7 @@ class PlayerFields(forms.Form):
     )
     email = forms.EmailField(
         label=_("Tu correo (opcional)"),
+        max_length=EMAIL_MAX,
         required=False,
         help_text=_("Solo para avisarte cuando te toca. Nadie más lo ve."),
     )

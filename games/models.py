@@ -24,6 +24,12 @@ def new_room_slug() -> str:
     return secrets.token_urlsafe(12)
 
 
+# Every slug a room can have: token_urlsafe's alphabet, at most the column's
+# length. The URLs and games.presenters.load_room refuse anything else (a NUL
+# byte, say, which PostgreSQL cannot even compare) before it reaches the database.
+ROOM_SLUG_PATTERN = r"[-A-Za-z0-9_]{1,32}"
+
+
 def new_seat_token() -> str:
     # 192 random bits: the private seat link. Only its hash is stored.
     return secrets.token_urlsafe(24)

@@ -6,17 +6,21 @@ their seats on any device. Everybody else is a spectator. Nothing here decides
 a rule of the game; it only reads and arranges.
 """
 
+import re
+
 from django.db.models import Prefetch
 
 from games import clock
 from games.errors import NotFound
-from games.models import Room, Seat
+from games.models import ROOM_SLUG_PATTERN, Room, Seat
 
 SESSION_SEATS = "mesa_seats"  # {room slug: seat token}
 
 
 def load_room(slug: str) -> Room:
     """The room with its two seats, in two queries; NotFound (404) otherwise."""
+    if not isinstance(slug, str) or not re.fullmatch(ROOM_SLUG_PATTERN, slug):
+        raise NotFound("not_found", "not a room slug")  # never sent to the database
     try:
         return Room.objects.prefetch_related(
             Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))

@@ -41,6 +41,7 @@ REMINDER_AFTER = ABSENCE_AFTER - timedelta(hours=24)
 # A room with no move for this long expires with no winner.
 ROOM_IDLE_AFTER = timedelta(days=7)
 NICKNAME_MAX = 30
+EMAIL_MAX = Seat._meta.get_field("email").max_length
 BOT_NAMES = ("domador", "chofer", "carcelero", "empresario")
 # A turn is owed by someone in these phases; GAME_OVER (a session between
 # games) and MATCH_OVER wait for nobody in particular.
@@ -688,8 +689,20 @@ def _clean_rules(rules) -> MatchRules:
         raise BadInput("bad_rules", str(exc)) from None
 
 
+def storable_text(text: str) -> bool:
+    """False for text no column can hold: a NUL byte (PostgreSQL refuses it) or a
+    lone surrogate such as JSON's "\\ud800" (it has no UTF-8 form)."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _clean_nickname(nickname) -> str:
-    if not isinstance(nickname, str):
+    if not isinstance(nickname, str) or not storable_text(nickname):
         raise BadInput("bad_nickname")
     nickname = " ".join(nickname.split())
     if not 1 <= len(nickname) <= NICKNAME_MAX:
@@ -700,9 +713,11 @@ def _clean_nickname(nickname) -> str:
 def _clean_email(email, consent) -> tuple[str, bool]:
     if email in (None, ""):
         return "", False
-    if not isinstance(email, str):
+    if not isinstance(email, str) or not storable_text(email):
         raise BadInput("bad_email")
     email = email.strip()
+    if len(email) > EMAIL_MAX:  # Django's validator allows 320; the column holds 254
+        raise BadInput("bad_email")
     try:
         validate_email(email)
     except ValidationError:

@@ -4,9 +4,25 @@ Room slugs are random and public (the invitation link); seat tokens only ever
 appear in the private seat link, which redirects to the clean room URL.
 """
 
-from django.urls import path
+from django.urls import path, register_converter
 
 from games import api, views
+from games.models import ROOM_SLUG_PATTERN
+
+
+class RoomSlugConverter:
+    """A path segment that can be a room's slug; any other segment matches no URL (404)."""
+
+    regex = ROOM_SLUG_PATTERN
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
+register_converter(RoomSlugConverter, "room")
 
 app_name = "games"
 
@@ -17,19 +33,19 @@ pages = [
 ]
 
 rooms = [
-    path("mesa/<str:slug>/", views.room, name="room"),
-    path("mesa/<str:slug>/sentarse/", views.join, name="join"),
-    path("mesa/<str:slug>/asiento/<str:token>/", views.seat_link, name="seat_link"),
-    path("mesa/<str:slug>/jugar/<str:action>/", views.act, name="act"),
-    path("mesa/<str:slug>/encuentro.mat", views.match_file, name="match_file"),
+    path("mesa/<room:slug>/", views.room, name="room"),
+    path("mesa/<room:slug>/sentarse/", views.join, name="join"),
+    path("mesa/<room:slug>/asiento/<str:token>/", views.seat_link, name="seat_link"),
+    path("mesa/<room:slug>/jugar/<str:action>/", views.act, name="act"),
+    path("mesa/<room:slug>/encuentro.mat", views.match_file, name="match_file"),
 ]
 
 json_api = [
     path("api/rooms", api.room_create, name="api_create"),
-    path("api/rooms/<str:slug>/", api.room_state, name="api_state"),
-    path("api/rooms/<str:slug>/join", api.room_join, name="api_join"),
-    path("api/rooms/<str:slug>/steps", api.room_steps, name="api_steps"),
-    path("api/rooms/<str:slug>/actions/<str:action>", api.room_action, name="api_action"),
+    path("api/rooms/<room:slug>/", api.room_state, name="api_state"),
+    path("api/rooms/<room:slug>/join", api.room_join, name="api_join"),
+    path("api/rooms/<room:slug>/steps", api.room_steps, name="api_steps"),
+    path("api/rooms/<room:slug>/actions/<str:action>", api.room_action, name="api_action"),
     path("api/<path:rest>", api.not_found, name="api_not_found"),
 ]
 
