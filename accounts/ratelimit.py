@@ -1,6 +1,11 @@
-"""Failed log-ins (and reset requests) counted in Django's cache.
+"""Rate limits counted in Django's cache, shared by every web process.
 
-Log-ins are counted per username and per address; a fixed window starts at
+`allow` counts one hit of anything (a room created, a join, a game action:
+games.throttle; a reset or confirmation mail here) per key in a fixed window.
+The cache must be one all web workers share (settings.CACHES: Redis or the
+database, never a per-process memory cache in production).
+
+Failed log-ins are counted per username and per address; a fixed window starts at
 the first failure. Past the limit every attempt is refused before the
 password is even checked, so guessing stops paying off. The per-address limit
 is higher: several people behind one router mistype too, and it still stops
@@ -42,6 +47,16 @@ def _count(key, window):
         return 1
 
 
+def _digest(text) -> str:
+    # Hash what identifies the client: it may be user input, and cache keys have a charset.
+    return hashlib.sha256((text or "-").encode()).hexdigest()
+
+
+def allow(scope: str, ident: str, *, limit: int, window: int) -> bool:
+    """Count one hit of `ident` under `scope`; False once it passed `limit` in `window` s."""
+    return _count(f"mesa:rate:{scope}:{_digest(ident)}", window) <= limit
+
+
 def login_failed(*, username, address):
     for key in _keys(username, address):
         _count(key, WINDOW_SECONDS)
@@ -63,10 +78,12 @@ MAX_RESETS_PER_ADDRESS = 10
 
 def password_reset_allowed(*, email, address):
     """Count one reset request; False once the address or the email asked too often."""
-    name = hashlib.sha256((email or "").strip().lower().encode()).hexdigest()
-    per_email = _count(f"mesa:reset:email:{name}", RESET_WINDOW_SECONDS)
-    per_address = _count(f"mesa:reset:addr:{address or '-'}", RESET_WINDOW_SECONDS)
-    return per_email <= MAX_RESETS_PER_EMAIL and per_address <= MAX_RESETS_PER_ADDRESS
+    email = (email or "").strip().lower()
+    per_email = allow("reset:email", email, limit=MAX_RESETS_PER_EMAIL, window=RESET_WINDOW_SECONDS)
+    per_address = allow(
+        "reset:addr", address, limit=MAX_RESETS_PER_ADDRESS, window=RESET_WINDOW_SECONDS
+    )
+    return per_email and per_address
 
 
 # Confirmation mail on request, from the profile: the same few per hour, so an
@@ -76,8 +93,9 @@ MAX_CONFIRMATIONS_PER_USER = 3
 
 def confirmation_resend_allowed(*, user_id):
     """Count one request to resend the confirmation; False past the hourly limit."""
-    count = _count(f"mesa:confirm:user:{user_id}", RESET_WINDOW_SECONDS)
-    return count <= MAX_CONFIRMATIONS_PER_USER
+    return allow(
+        "confirm:user", str(user_id), limit=MAX_CONFIRMATIONS_PER_USER, window=RESET_WINDOW_SECONDS
+    )
 
 
 def client_address(request):

@@ -35,6 +35,7 @@ from games.errors import (
 from games.http_errors import MESSAGES as HTTP_MESSAGES
 from games.http_errors import error_payload
 from games.presenters import load_room, remember_seat, step_options, viewer_seat
+from games.throttle import rate_limited
 
 POINTS = range(0, 26)  # 0 = off, 25 = bar
 MAX_STEPS = 8  # a turn has at most four steps; anything longer is not a play at all
@@ -258,6 +259,7 @@ def room_state(request, slug):
 
 
 @json_endpoint(("POST",))
+@rate_limited("action")
 @csrf_protect
 def room_action(request, slug, action):
     if action not in ACTIONS:
@@ -281,6 +283,7 @@ def parse_player(body: dict) -> dict:
 
 
 @json_endpoint(("POST",))
+@rate_limited("create")
 def room_create(request):
     body = read_json_body(request)
     rules, bot = body.get("rules", {}), body.get("bot")
@@ -300,6 +303,7 @@ def room_create(request):
 
 
 @json_endpoint(("POST",))
+@rate_limited("join")
 def room_join(request, slug):
     body = read_json_body(request)
     room = load_room(slug)

@@ -8,6 +8,7 @@ a rule of the game; it only reads and arranges.
 
 import re
 
+from django.conf import settings
 from django.db.models import Prefetch
 
 from games import clock
@@ -36,7 +37,12 @@ def session_token(request, room: Room) -> str | None:
 
 def remember_seat(request, room: Room, token: str) -> None:
     seats = dict(request.session.get(SESSION_SEATS, {}))
+    seats.pop(room.slug, None)  # re-remembered: now the newest
     seats[room.slug] = token
+    # A bounded list: past the limit the oldest seats drop out of this browser
+    # (their private links and an account still hold them).
+    for slug in list(seats)[: max(0, len(seats) - settings.MESA_SESSION_SEATS_MAX)]:
+        del seats[slug]
     request.session[SESSION_SEATS] = seats
     # A new privilege, like a login: a fresh session key, so a session cookie
     # planted by someone else never ends up holding the seat.

@@ -27,6 +27,7 @@ from games.presenters import (
     session_seats,
     viewer_seat,
 )
+from games.throttle import rate_limited
 
 
 def get_room_or_404(slug):
@@ -42,6 +43,7 @@ def rules(request):
     return render(request, "games/rules.html", {"rules_template": template})
 
 
+@rate_limited("create")
 def home(request):
     form = NewRoomForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
@@ -101,6 +103,7 @@ def mat_filename(room, match) -> str:
 
 
 @require_POST
+@rate_limited("join")
 def join(request, slug):
     room = get_room_or_404(slug)
     if viewer_seat(request, room) is not None:
@@ -133,6 +136,7 @@ def seat_link(request, slug, token):
 
 
 @require_POST
+@rate_limited("action")
 def act(request, slug, action):
     """Every form button of the board posts here; errors come back as a message."""
     if action not in ACTIONS:

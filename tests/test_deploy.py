@@ -2,6 +2,7 @@
 
 import os
 import re
+import runpy
 import secrets
 import subprocess
 import sys
@@ -12,9 +13,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_deploy_check(**overrides):
+def production_env(**overrides):
     # Production variables only: nothing inherited from the test run (such as the
     # DJANGO_ALLOW_ASYNC_UNSAFE the browser tests set) may leak into the check.
+    # A None value leaves that variable out.
     env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.base",
@@ -24,14 +26,26 @@ def run_deploy_check(**overrides):
         ALLOWED_HOSTS="mesa.example.com",
     )
     env.update(overrides)
+    return {key: value for key, value in env.items() if value is not None}
+
+
+def run(args, **overrides):
     return subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        [sys.executable, *args],
         cwd=ROOT,
-        env=env,
+        env=production_env(**overrides),
         capture_output=True,
         text=True,
         timeout=120,
     )
+
+
+def run_deploy_check(**overrides):
+    return run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], **overrides)
+
+
+def django_script(code, **overrides):
+    return run(["-c", "import django; django.setup()\n" + code], **overrides)
 
 
 def test_the_deploy_check_is_clean_with_production_variables():
@@ -45,6 +59,68 @@ def test_the_deploy_check_catches_a_plain_http_site_with_debug_on():
     result = run_deploy_check(SITE_URL="http://mesa.example.com", DEBUG="true")
     assert result.returncode != 0
     assert "security.W" in result.stdout + result.stderr
+
+
+def test_without_a_secret_key_production_refuses_to_start():
+    result = run(["manage.py", "check"], SECRET_KEY=None)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: SECRET_KEY is not set" in result.stderr
+    result = run(["manage.py", "check"], SECRET_KEY="")
+    assert "SECRET_KEY is not set" in result.stderr
+
+
+def test_a_development_run_starts_without_a_key():
+    # `make run` turns DEBUG on and needs no key; the suite's settings bring their own.
+    assert run(["manage.py", "check"], SECRET_KEY=None, DEBUG="true").returncode == 0
+    result = run(
+        ["manage.py", "check"],
+        SECRET_KEY=None,
+        DJANGO_SETTINGS_MODULE="config.settings.test",
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_without_cache_url_the_rate_limits_count_in_the_database_for_every_worker(tmp_path):
+    # Three processes, like three gunicorn workers: the failures the first two
+    # count add up in the third, so a guesser cannot spread attempts over workers.
+    database = {"DATABASE_URL": f"sqlite:///{tmp_path / 'mesa.sqlite3'}", "CACHE_URL": None}
+    assert run(["manage.py", "createcachetable"], **database).returncode == 0
+    fail_three = (
+        "from accounts import ratelimit\n"
+        "for _ in range(3): ratelimit.login_failed(username='ana', address='198.51.100.1')\n"
+    )
+    for _worker in range(2):
+        result = django_script(fail_three, **database)
+        assert result.returncode == 0, result.stderr
+    result = django_script(
+        "from django.conf import settings\n"
+        "from accounts import ratelimit\n"
+        "print(settings.CACHES['default']['BACKEND'])\n"
+        "print(ratelimit.login_is_blocked(username='ana', address='198.51.100.2'))\n",
+        **database,
+    )
+    assert result.stdout.split() == ["django.core.cache.backends.db.DatabaseCache", "True"]
+
+
+def test_a_request_error_reaches_stderr_with_its_traceback():
+    # What gunicorn collects (config/gunicorn.conf.py): Django's 500s log to stderr.
+    result = django_script(
+        "import logging\n"
+        "try:\n"
+        "    raise RuntimeError('the bug')\n"
+        "except RuntimeError:\n"
+        "    log = logging.getLogger('django.request')\n"
+        "    log.error('Internal Server Error: /x', exc_info=True)\n"
+    )
+    assert "ERROR django.request: Internal Server Error: /x" in result.stderr
+    assert "Traceback" in result.stderr and "RuntimeError: the bug" in result.stderr
+
+
+def test_the_gunicorn_config_sends_errors_and_output_to_the_log():
+    namespace = runpy.run_path(str(ROOT / "config" / "gunicorn.conf.py"))
+    assert namespace["errorlog"] == "-"
+    assert namespace["capture_output"] is True
+    assert namespace["wsgi_app"] == "config.wsgi"
 
 
 @pytest.mark.django_db

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import environ
 from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -16,10 +17,18 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env.bool("DEBUG", default=False)
-SECRET_KEY = env.str(
-    "SECRET_KEY",
-    default="insecure-dev-key-set-SECRET_KEY-in-production-0123456789abcdef",
-)
+# Only a development run (DEBUG on: `make run`) may use the key in this file;
+# a production site without its own key would sign sessions and seat links
+# with a key anyone can read here, so it refuses to start instead.
+SECRET_KEY = env.str("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. Set it in the environment to a long random string "
+            "(python -c 'import secrets; print(secrets.token_urlsafe(64))'), "
+            "or set DEBUG=true for a development run."
+        )
+    SECRET_KEY = "insecure-dev-key-set-SECRET_KEY-in-production-0123456789abcdef"
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 
@@ -104,11 +113,24 @@ EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")
 vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Mesa <mesa@localhost>")
 
+# Everything to stderr, where gunicorn (config/gunicorn.conf.py), Celery and
+# the service manager collect it. django.request gets its own entry so a 500's
+# traceback reaches the operator even if the root level is raised.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "stream": "ext://sys.stderr",
+            "formatter": "plain",
+        }
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
+    },
 }
 
 # Security: production turns these on through SITE_URL being https.
@@ -194,12 +216,26 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# Accounts (ACCOUNTS). The login rate limit counts failures in the cache, so
-# production points CACHE_URL at Redis to share the count between web workers.
-CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# The rate limits (log-in, rooms, joins, actions) count in the cache, so every
+# web worker must share it: Redis with CACHE_URL, else the database's cache
+# table (`manage.py createcachetable` after migrate; make run does it). Never
+# a per-process memory cache: each gunicorn worker would count alone.
+CACHES = {"default": env.cache("CACHE_URL", default="dbcache://mesa_cache")}
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "games:my_rooms"
 LOGOUT_REDIRECT_URL = "games:home"
+
+# Rate limits on what writes (games.throttle): (requests, seconds) per client
+# address and per session, counted in the shared cache above. A player taking
+# a turn every second stays well inside them; a script opening rooms does not.
+# The address limits are higher: several people may share one router.
+MESA_RATE_LIMITS = {
+    "create": {"address": (30, 10 * 60), "session": (10, 10 * 60)},
+    "join": {"address": (60, 10 * 60), "session": (20, 10 * 60)},
+    "action": {"address": (600, 60), "session": (180, 60)},
+}
+# The seats one browser remembers in its session; past it the oldest drop out.
+MESA_SESSION_SEATS_MAX = 100
 
 # The JSON API answers a CSRF failure in JSON like its other errors (games.views).
 CSRF_FAILURE_VIEW = "games.views.csrf_failure"

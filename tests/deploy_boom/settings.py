@@ -1,0 +1,3 @@
+from config.settings.base import *  # noqa: F403
+
+ROOT_URLCONF = "tests.deploy_boom.urls"
