@@ -42,6 +42,7 @@ run: $(STAMP)
 # After changing site text: refresh the catalogs, translate the new entries in
 # locale/en (locale/es repeats the Spanish source), then compile. Commit the
 # .po and the .mo files, so a machine without gettext still serves English.
+messages: export DEBUG ?= true
 messages: $(STAMP)
 	$(BIN)/python manage.py makemessages -l es -l en --no-location \
 		--ignore=.venv --ignore=bench --ignore=staticfiles
