@@ -3,8 +3,10 @@
 Every endpoint answers JSON. Errors look like
 {"error": {"code": "stale_version", "message": "<in the request's language>"}}
 with 400 (malformed input), 403 (not the seat's holder), 404, 405, 409 (stale
-version, out of turn, finished) or 422 (the rules say no). ServiceError is
-turned into a response in one place, `json_endpoint`. The endpoints only parse
+version, out of turn, finished), 413 (too long), 422 (the rules say no) or 429
+(games.throttle). ServiceError is turned into a response in one place,
+`json_endpoint`; whatever fails outside an endpoint is answered in JSON by
+games.http_errors. The endpoints only parse
 and call a service; the services and the engine decide. docs/API.md is the
 reference for clients.
 """
