@@ -12,8 +12,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 from django.urls import reverse
 
+from accounts.models import EmailOptOut, Profile
 from games import notifications, selectors, services, tasks
 from games.engine.match import MatchRules
+from games.models import SentEmail
 from tests.games.test_api import action_url, bind, post_json, snapshot
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +27,8 @@ LONG_EMAIL = "a" * 64 + "@" + ".".join(["b" * 60] * 4) + ".com"  # 313 character
 def whole_db():
     """Every row a request could write, users and sessions' seats included."""
     rows = snapshot()
-    rows["User"] = list(get_user_model().objects.order_by("pk").values())
+    for model in (get_user_model(), Profile, EmailOptOut, SentEmail):
+        rows[model.__name__] = list(model.objects.order_by("pk").values())
     return rows
 
 

@@ -151,10 +151,12 @@ def test_game_actions_by_json_never_fail_and_refusals_change_nothing(tables, dat
     assert_no_harm(post_raw(client, path, body, content_type), path, before)
 
 
+# The account forms a visitor can post without logging in.
+ACCOUNT_FORMS = ["/cuenta/registro/", "/cuenta/entrar/", "/cuenta/clave/olvidada/"]
+FORM_KEYS = ["nickname", "email", "email_consent", "format", "length", "opponent", "version"]
+ACCOUNT_KEYS = ["username", "password", "password1", "password2"]
 form_fields = st.dictionaries(
-    st.sampled_from(
-        ["nickname", "email", "email_consent", "format", "length", "opponent", "version", "play"]
-    )
+    st.sampled_from(FORM_KEYS + ACCOUNT_KEYS)
     | odd_text,
     odd_text,
     max_size=6,
@@ -170,12 +172,8 @@ def form_body(fields: dict) -> str:
 def test_form_posts_never_fail_and_refusals_change_nothing(tables, data):
     room, waiting, _seated = tables
     actions = [reverse("games:act", args=[room.slug, action]) for action in ACTIONS]
-    path = data.draw(
-        st.sampled_from(
-            [reverse("games:home"), reverse("games:join", args=[waiting.slug]), *actions]
-        ),
-        label="path",
-    )
+    pages = [reverse("games:home"), reverse("games:join", args=[waiting.slug]), *ACCOUNT_FORMS]
+    path = data.draw(st.sampled_from(pages + actions), label="path")
     fields = data.draw(form_fields, label="fields")
     before = whole_db()
     # A spectator's buttons: whatever they send, the table is not theirs to move.
@@ -193,7 +191,18 @@ def test_urls_with_odd_slugs_never_fail(tables, data):
     room, _waiting, seated = tables
     slug = data.draw(st.sampled_from([room.slug]) | odd_text.map(url_text), label="slug")
     pattern = data.draw(
-        st.sampled_from([*SLUG_PATHS, "/api/rooms/{}/steps?taken={}", "/api/", "/api/{}"])
+        st.sampled_from(
+            [
+                *SLUG_PATHS,
+                "/api/rooms/{}/steps?taken={}",
+                "/api/",
+                "/api/{}",
+                "/cuenta/correo/baja/{}/",
+                "/cuenta/correo/confirmar/{}/",
+                "/cuenta/clave/nueva/{}/{}/",
+                "/cuenta/entrar/?next={}",
+            ]
+        )
     )
     path = pattern.format(slug or "%00", url_text(data.draw(odd_text, label="taken")))
     method = data.draw(st.sampled_from(["get", "post", "put", "delete", "head"]), label="method")
