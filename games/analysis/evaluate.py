@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-
 from importlib import metadata
 
 from games.bots import sage
@@ -103,7 +102,7 @@ def mark_of(loss: float) -> str:
 
 
 def analyse(decisions: Iterable[Decision], settings: Settings = DEFAULT_SETTINGS) -> list[Rating]:
-    """A rating for each decision, in order (cube verdicts are shared by a double and its answer)."""
+    """A rating for each decision, in order; a double and its answer share one cube verdict."""
     verdicts: dict[tuple, object] = {}
     ratings = []
     for decision in decisions:

@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 
 from games import analysis, analysis_service, services, tasks
-from games.errors import Conflict
 from games.engine.match import Format, MatchRules
+from games.errors import Conflict
 from games.models import Game, GameAnalysis, Turn, TurnAnalysis
 from tests.conftest import Persona
 from tests.games.conftest import current_match, play_out
