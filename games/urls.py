@@ -6,7 +6,7 @@ appear in the private seat link, which redirects to the clean room URL.
 
 from django.urls import path
 
-from games import api, views
+from games import api, review_views, views
 
 app_name = "games"
 
@@ -22,6 +22,16 @@ rooms = [
     path("mesa/<str:slug>/asiento/<str:token>/", views.seat_link, name="seat_link"),
     path("mesa/<str:slug>/jugar/<str:action>/", views.act, name="act"),
     path("mesa/<str:slug>/encuentro.mat", views.match_file, name="match_file"),
+    path(
+        "mesa/<str:slug>/analisis/<int:match_number>/<int:game_number>/",
+        review_views.review_page,
+        name="review",
+    ),
+    path(
+        "mesa/<str:slug>/analisis/<int:match_number>/<int:game_number>/pedir/",
+        review_views.review_request,
+        name="review_request",
+    ),
 ]
 
 json_api = [
