@@ -12,12 +12,13 @@ comparable across cube values, as GNU Backgammon and XG report them):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 
 from games.bots import sage
-from games.engine import Play, format_play
+from games.bots.context import BotContext
+from games.engine import Play, Position, format_play
 
 from .decisions import BEAVER, DOUBLE, DROP, NO_DOUBLE, PLAY, TAKE, Decision
 
@@ -113,11 +114,21 @@ def analyse(decisions: Iterable[Decision], settings: Settings = DEFAULT_SETTINGS
     return ratings
 
 
+def rank(
+    position: Position,
+    dice: tuple[int, int],
+    context: BotContext,
+    force: Sequence[Play] = (),
+    settings: Settings = DEFAULT_SETTINGS,
+) -> list[sage.Candidate]:
+    """Every legal play, best first, at the settings' depth; ``force``: plays searched fully."""
+    level = settings.cubeful_play_level if sage.uses_cube_equity(context) else settings.play_level
+    return sage.rank_plays(position, dice, level, context, force=force)
+
+
 def _rate_play(decision: Decision, settings: Settings) -> Rating:
     position, played = decision.position, decision.play or ()
-    context = decision.context
-    level = settings.cubeful_play_level if sage.uses_cube_equity(context) else settings.play_level
-    ranked = sage.rank_plays(position, decision.dice, level, context, force=(played,))
+    ranked = rank(position, decision.dice, decision.context, (played,), settings)
     notation = format_play(position, played)
     # Different step orders can reach the same position: a choice is a result.
     distinct = {candidate.after for candidate in ranked}
