@@ -26,9 +26,9 @@ SAMPLE_SEED = 20261201
 def sample_positions(count: int, seed: int = SAMPLE_SEED) -> list[tuple[Position, tuple[int, int]]]:
     """``count`` positions with dice and more than one distinct play, from seeded self-play.
 
-    The games are played by noiseless bgsage-free random choices among the
-    three best-looking plays by pip count, so they look like real games
-    without depending on any bot under test.
+    The games are played by a seeded random choice among the three plays
+    that leave the fewest blots (with a bonus for hitting), so they look like
+    real games without depending on any bot under test or on bgsage.
     """
     rng = random.Random(seed)
     sample: list[tuple[Position, tuple[int, int]]] = []
