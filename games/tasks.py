@@ -145,7 +145,9 @@ def expire_idle_rooms(batch: int = 100) -> int:
 # --- analysis after the game (its own queue: seconds of bgsage never delay a bot or a mail) ---
 
 
-@shared_task(**RETRYING)
+# Bounded: a typical game takes a few seconds of CPU (bench/analysis.py); a
+# game that runs past these limits is marked failed and may be asked for again.
+@shared_task(**RETRYING, soft_time_limit=240, time_limit=300)
 def analyse_game(analysis_id: int) -> str:
     """Rate every decision of a finished game; run again, it rewrites the same rows."""
     row = analysis_service.game_analysis_run(analysis_id=analysis_id)
