@@ -40,6 +40,37 @@ def games_analysis(games: list[Game]) -> list[dict]:
     return lines
 
 
+def page_context(room, game: Game, seat: Seat | None) -> dict:
+    """What templates/games/review.html shows of a finished game, for a seat or a spectator."""
+    row = current_analyses([game]).get(game.pk)
+    status = row.status if row is not None else None
+    done = status == GameAnalysis.Status.DONE
+    match = game.match
+    names = {match.side_of(s): s.nickname for s in room.seats.all()}  # rematches swap sides
+    waiting = (GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING)
+    return {
+        "room": room,
+        "game": game,
+        "match": match,
+        "analysis": row,
+        "done": done,
+        "running": status in waiting,
+        # A finished game is queued by itself; a seat may ask for a missing or failed one.
+        "can_request": seat is not None and status in (None, GameAnalysis.Status.FAILED),
+        "summaries": [
+            {"side": side, "name": names.get(side, ""), **row.summary[side]} for side in (0, 1)
+        ]
+        if done
+        else [],
+        "review": {
+            "steps": review_steps(row) if done else [],
+            "names": [names.get(0, ""), names.get(1, "")],
+            "thresholds": THRESHOLDS,
+        },
+        "thresholds": THRESHOLDS,
+    }
+
+
 def review_steps(row: GameAnalysis) -> list[dict]:
     """The review's steps: each rated decision with the boards of the played and best choice."""
     turns = (

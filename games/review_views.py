@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from games import analysis_service, review
 from games.api import public_message
 from games.errors import NotSeatHolder, ServiceError
-from games.models import Game, GameAnalysis
+from games.models import Game
 from games.presenters import viewer_seat
 from games.views import get_room_or_404
 
@@ -56,33 +56,8 @@ def review_page(request, slug, match_number, game_number):
     game = _game(room, match_number, game_number)
     if game.status != Game.Status.FINISHED:
         raise Http404  # a running game is not reviewed: its moves are still being made
-    seat = viewer_seat(request, room)
-    row = review.current_analyses([game]).get(game.pk)
-    done = row is not None and row.status == GameAnalysis.Status.DONE
-    match = game.match
-    names = {match.side_of(s): s.nickname for s in room.seats.all()}  # rematches swap sides
-    context = {
-        "room": room,
-        "game": game,
-        "match": match,
-        "analysis": row,
-        "done": done,
-        "running": row is not None and row.status in ("pending", "running"),
-        "refresh": REFRESH_SECONDS,
-        "can_request": seat is not None and (row is None or row.status == "failed"),
-        "summaries": [
-            {"side": side, "name": names.get(side, ""), **row.summary[side]} for side in (0, 1)
-        ]
-        if done
-        else [],
-        "review": {
-            "steps": review.review_steps(row) if done else [],
-            "names": [names.get(0, ""), names.get(1, "")],
-            "thresholds": review.THRESHOLDS,
-        },
-        "strings": {key: str(text) for key, text in STRINGS.items()},
-        "thresholds": review.THRESHOLDS,
-    }
+    context = review.page_context(room, game, viewer_seat(request, room))
+    context.update(refresh=REFRESH_SECONDS, strings={k: str(v) for k, v in STRINGS.items()})
     return render(request, "games/review.html", context)
 
 
