@@ -6,6 +6,8 @@ are given from side 0's chair, like a spectator's board: `me` is side 0.
 
 from collections.abc import Iterable
 
+from django.db.models import JSONField, OuterRef, QuerySet, Subquery
+
 from games import analysis, analysis_service
 from games.engine import Position
 from games.models import Game, GameAnalysis, Seat, TurnAnalysis
@@ -22,19 +24,33 @@ def current_analyses(games: Iterable[Game]) -> dict[int, GameAnalysis]:
     return {row.game_id: row for row in rows}
 
 
+def with_analysis(games: QuerySet) -> QuerySet:
+    """Games annotated with their current analysis's status and summary: no query of its own."""
+    rows = GameAnalysis.objects.filter(
+        game=OuterRef("pk"), version=analysis_service.current_version()
+    )
+    return games.annotate(
+        analysis_status=Subquery(rows.values("status")[:1]),
+        analysis_summary=Subquery(rows.values("summary")[:1], output_field=JSONField()),
+    )
+
+
 def games_analysis(games: list[Game]) -> list[dict]:
-    """For the room state: each finished game's analysis status and both players' PR."""
-    rows = current_analyses(games)
+    """For the room state: each finished game's analysis status and both players' PR.
+
+    ``games`` come from ``with_analysis``.
+    """
     lines = []
     for game in games:
         if game.status != Game.Status.FINISHED:
             continue
-        row = rows.get(game.pk)
+        status, summary = game.analysis_status, game.analysis_summary
+        done = status == GameAnalysis.Status.DONE and summary
         lines.append(
             {
                 "game": game.number,
-                "status": row.status if row else None,
-                "pr": [row.pr_of(0), row.pr_of(1)] if row else [None, None],
+                "status": status,
+                "pr": [summary[0]["pr"], summary[1]["pr"]] if done else [None, None],
             }
         )
     return lines

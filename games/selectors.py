@@ -40,7 +40,7 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     `viewer_seat` is the seat the request holds (None for a spectator; a seat
     of another room counts as None). The position is seen from the viewer's
     side (side 0 for spectators). Four queries: seats, current match, its
-    games, its turns, however long the history.
+    games (with their analysis), its turns, however long the history.
 
     Keys: room {slug, status, rules, bot, last_move_at}; version (of the
     current match, growing across rematches); viewer {seat, side}; seats
@@ -102,7 +102,7 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
 def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) -> dict:
     state = MatchState.from_json(match.state)
     rules = MatchRules.from_json(match.room.rules)
-    games = list(Game.objects.filter(match=match).order_by("number"))
+    games = list(review.with_analysis(Game.objects.filter(match=match)).order_by("number"))
     number_of_game = {game.pk: game.number for game in games}
     turns = Turn.objects.filter(game__in=[g.pk for g in games]).values(
         "game_id",
