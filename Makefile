@@ -36,7 +36,7 @@ run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py createcachetable
 	@trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT INT TERM; \
-	$(BIN)/celery -A config worker --beat --concurrency=2 --loglevel=INFO & worker=$$!; \
+	$(BIN)/celery -A config worker --beat --concurrency=2 -Q celery,analysis --loglevel=INFO & worker=$$!; \
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 # After changing site text: refresh the catalogs, translate the new entries in

@@ -34,6 +34,7 @@ MESSAGES = {
     "match_over": _("Este encuentro ya terminó."),
     "match_not_over": _("La revancha se ofrece cuando el encuentro ha terminado."),
     "already_seated": _("Ya estás sentado en esta mesa."),
+    "game_not_over": _("Solo se analiza una partida terminada."),
     # 422: rules
     "wrong_phase": _("Eso no se puede hacer en este momento de la partida."),
     "cannot_double": _("Ahora no puedes doblar."),

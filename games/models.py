@@ -285,3 +285,82 @@ class SentEmail(models.Model):
 
     def __str__(self):
         return self.key
+
+
+class GameAnalysis(models.Model):
+    """bgsage's analysis of one finished game, for one version of the evaluator's settings.
+
+    Written only by games.analysis_service; its rows per decision are
+    TurnAnalysis. Running it again for the same version replaces them.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("en cola")
+        RUNNING = "running", _("analizando")
+        DONE = "done", _("hecho")
+        FAILED = "failed", _("falló")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="analyses")
+    version = models.CharField(max_length=100, help_text="games.analysis Settings.version")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    requested_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True, help_text="Time the evaluation took.")
+    summary = models.JSONField(
+        null=True, blank=True, help_text="[side 0, side 1]: PlayerSummary.to_json()"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "version"], name="analysis_unique_version"),
+        ]
+        indexes = [
+            # The sweep that sends again an analysis whose message was lost.
+            models.Index(
+                fields=["requested_at"],
+                condition=Q(status__in=["pending", "running"]),
+                name="analysis_waiting_idx",
+            ),
+        ]
+        verbose_name_plural = "game analyses"
+
+    def __str__(self):
+        return f"{self.game} analysis {self.status}"
+
+    def pr_of(self, side: int) -> float | None:
+        if self.status != self.Status.DONE or not self.summary:
+            return None
+        return self.summary[side]["pr"]
+
+
+class TurnAnalysis(models.Model):
+    """The verdict on one decision (a checker play or a cube action) of a Turn."""
+
+    analysis = models.ForeignKey(GameAnalysis, on_delete=models.CASCADE, related_name="turns")
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="analyses")
+    side = models.PositiveSmallIntegerField()
+    kind = models.CharField(max_length=10, help_text="play, no_double, double, take, drop, beaver")
+    forced = models.BooleanField(default=False)
+    counted = models.BooleanField(default=True, help_text="Counts in the error rate and PR.")
+    played_equity = models.FloatField()
+    best_equity = models.FloatField()
+    loss = models.FloatField()
+    mark = models.CharField(max_length=10, blank=True, help_text="doubtful, error or blunder")
+    best = models.CharField(max_length=64, help_text="The best play's notation, or cube action.")
+    best_steps = models.JSONField(
+        null=True, blank=True, help_text="[[src, dst], ...], mover's side"
+    )
+    alternatives = models.JSONField(
+        default=list, help_text="[{notation, steps, equity}] best first"
+    )
+    cube = models.JSONField(null=True, blank=True, help_text="The doubler's {nd, dt, dp}.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["analysis", "turn"], name="turn_analysis_unique"),
+        ]
+        ordering = ["analysis_id", "turn__number"]
+
+    def __str__(self):
+        return f"{self.turn} {self.kind} {self.loss:.3f}"

@@ -10,7 +10,7 @@ from datetime import datetime
 from django.db.models import F
 from django.utils import timezone
 
-from games import clock
+from games import clock, review
 from games.engine import SeededDice, commitment
 from games.engine.match import Action, MatchRules, MatchState
 from games.engine.matchid import gnubg_id, match_id
@@ -40,7 +40,7 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     `viewer_seat` is the seat the request holds (None for a spectator; a seat
     of another room counts as None). The position is seen from the viewer's
     side (side 0 for spectators). Four queries: seats, current match, its
-    games, its turns, however long the history.
+    games (with their analysis), its turns, however long the history.
 
     Keys: room {slug, status, rules, bot, last_move_at}; version (of the
     current match, growing across rematches); viewer {seat, side}; seats
@@ -102,7 +102,7 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
 def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) -> dict:
     state = MatchState.from_json(match.state)
     rules = MatchRules.from_json(match.room.rules)
-    games = list(Game.objects.filter(match=match).order_by("number"))
+    games = list(review.with_analysis(Game.objects.filter(match=match)).order_by("number"))
     number_of_game = {game.pk: game.number for game in games}
     turns = Turn.objects.filter(game__in=[g.pk for g in games]).values(
         "game_id",
@@ -181,6 +181,7 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
         "rematch_offered_by": _seat_number(seats, match.rematch_offered_by_id),
         "game": _game_info(current) if current else None,
         "games": [_game_info(game) for game in games],
+        "analysis": review.games_analysis(games),  # each finished game's PR, both players
         "history": history,
         "side0_seat": match.side0_seat_number,
     }
@@ -254,6 +255,7 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
     by_room: dict[int, dict[int, Seat]] = {}
     for seat in everyone:
         by_room.setdefault(seat.room_id, {})[seat.number] = seat
+    prs = review.match_prs(latest.values())
     lines = []
     for seat in seats:
         room = rooms[seat.room_id]
@@ -268,6 +270,7 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
                 "your_turn": bool(match and match.turn_seat_id == seat.pk),
                 "turn_started_at": match.turn_started_at if match else None,
                 "last_move_at": room.last_move_at,
+                "prs": review.seat_prs(prs, match, seat),  # analysed games: your PR, theirs
             }
         )
     lines.sort(key=lambda line: line["last_move_at"], reverse=True)

@@ -21,7 +21,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 
-from games import clock, dice_source
+from games import analysis_service, clock, dice_source
 from games.engine import IllegalMove, format_play
 from games.engine.match import (
     Action,
@@ -490,6 +490,7 @@ class _Table:
         game.result = result.to_json()
         game.winner_side = result.winner
         game.points = result.points
+        analysis_service.game_analysis_queue(game=game)  # rated by a worker after commit
 
     def _record(self, before: MatchState, after: MatchState, automatic: bool) -> None:
         # The engine's own record of the action: a roll with no legal play

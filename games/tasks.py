@@ -11,7 +11,7 @@ import smtplib
 from celery import Task, shared_task
 from django.db import OperationalError
 
-from games import notifications, selectors, services
+from games import analysis_service, notifications, selectors, services
 from games.engine.match import MatchState
 from games.errors import Conflict
 from games.models import Match
@@ -140,3 +140,21 @@ def expire_idle_rooms(batch: int = 100) -> int:
         services.room_expire(room_id=room_id) is not None
         for room_id in selectors.idle_rooms_due(limit=batch)
     )
+
+
+# --- analysis after the game (its own queue: seconds of bgsage never delay a bot or a mail) ---
+
+
+# Bounded: a typical game takes a few seconds of CPU (bench/analysis.py); a
+# game that runs past these limits is marked failed and may be asked for again.
+@shared_task(**RETRYING, soft_time_limit=240, time_limit=300)
+def analyse_game(analysis_id: int) -> str:
+    """Rate every decision of a finished game; run again, it rewrites the same rows."""
+    row = analysis_service.game_analysis_run(analysis_id=analysis_id)
+    return row.status if row is not None else "gone"
+
+
+@shared_task(**RETRYING)
+def requeue_analyses(batch: int = 50) -> int:
+    """Send again the analyses whose message was lost (broker down, worker killed)."""
+    return analysis_service.requeue_analyses(limit=batch)

@@ -6,7 +6,7 @@ appear in the private seat link, which redirects to the clean room URL.
 
 from django.urls import path, register_converter
 
-from games import api, views
+from games import api, review_views, views
 from games.models import ROOM_SLUG_PATTERN
 
 
@@ -38,6 +38,16 @@ rooms = [
     path("mesa/<room:slug>/asiento/<str:token>/", views.seat_link, name="seat_link"),
     path("mesa/<room:slug>/jugar/<str:action>/", views.act, name="act"),
     path("mesa/<room:slug>/encuentro.mat", views.match_file, name="match_file"),
+    path(
+        "mesa/<room:slug>/analisis/<int:match_number>/<int:game_number>/",
+        review_views.review_page,
+        name="review",
+    ),
+    path(
+        "mesa/<room:slug>/analisis/<int:match_number>/<int:game_number>/pedir/",
+        review_views.review_request,
+        name="review_request",
+    ),
 ]
 
 json_api = [

@@ -214,6 +214,17 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=12, minute=0),
         "options": {"expires": 60 * 60},
     },
+    # Analysis after the game (docs/ANALYSIS.md): send again what a lost message left owed.
+    "requeue-analyses": {
+        "task": "games.tasks.requeue_analyses",
+        "schedule": 10 * 60,
+        "options": {"expires": 10 * 60},
+    },
+}
+# The analysis of a game takes seconds of CPU: its own queue, read by its own
+# worker (`celery -A config worker -Q analysis`), so it never delays a bot or a mail.
+CELERY_TASK_ROUTES = {
+    "games.tasks.analyse_game": {"queue": "analysis"},
 }
 
 # The rate limits (log-in, rooms, joins, actions) count in the cache, so every

@@ -12,6 +12,7 @@ once, not once per move).
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -100,15 +101,26 @@ def uses_cube_equity(context: BotContext) -> bool:
 
 
 def rank_plays(
-    position: Position, dice: tuple[int, int], level: str, context: BotContext
+    position: Position,
+    dice: tuple[int, int],
+    level: str,
+    context: BotContext,
+    force: Sequence[Play] = (),
 ) -> list[Candidate]:
-    """Every legal play, best first by bgsage at ``level``; [] when nothing can be played."""
+    """Every legal play, best first by bgsage at ``level``; [] when nothing can be played.
+
+    Beyond 1-ply bgsage searches deeply only the plays its 1-ply pass finds
+    close to the best; ``force`` names plays to search deeply anyway (the
+    analysis forces the play a player made, so its loss is measured at full depth).
+    """
     plays = legal_plays(position, dice)
     if not plays:
         return []
     cubeful = uses_cube_equity(context)
     winning_only = context.away() == (1, 1)
     args = _cube_args(context) if cubeful else {}
+    if force:
+        args["force_boards"] = [to_board(position.apply(play)) for play in force]
     result = analyzer(level, cubeful).checker_play(to_board(position), dice[0], dice[1], **args)
     by_board = {tuple(move.board): move for move in result.moves}
     ranked: list[Candidate] = []

@@ -1,0 +1,177 @@
+"""The writes of the analysis after the game: queue it, then store bgsage's verdicts.
+
+Analysis changes no game, so it lives apart from games.services (which stays
+the only code that changes a game): the one hook there queues a finished
+game. Every write here is a small function in its own short transaction;
+the evaluation itself (seconds of bgsage) runs outside any transaction, so it
+never holds a lock a player's move waits for.
+
+The task is sent by name ("games.tasks.analyse_game", on the "analysis"
+queue): games.tasks imports this module, so importing it back would be a cycle.
+A GameAnalysis row in PENDING is the record that the work is owed; if the
+message is lost (broker down at commit, worker killed), the
+``requeue_analyses`` sweep sends it again.
+"""
+
+import logging
+import time
+from datetime import timedelta
+
+from celery import current_app
+from django.db import transaction
+
+from games import analysis, clock
+from games.engine.match import Action, MatchRules
+from games.errors import Conflict
+from games.models import Game, GameAnalysis, Turn, TurnAnalysis
+
+log = logging.getLogger(__name__)
+
+TASK_NAME = "games.tasks.analyse_game"
+# A PENDING analysis older than this, or a RUNNING one started longer ago, is sent again.
+RESEND_AFTER = timedelta(minutes=10)
+STUCK_AFTER = timedelta(minutes=30)
+# The evaluator's settings this process analyses with (tests swap in a faster one).
+SETTINGS = analysis.DEFAULT_SETTINGS
+
+
+def game_analysis_queue(*, game: Game) -> GameAnalysis:
+    """Ask for the analysis of a finished game (idempotent), sent to a worker on commit.
+
+    A game already analysed, or waiting for it, with these settings is left
+    alone; a failed one is queued again.
+    """
+    if game.status != Game.Status.FINISHED:
+        raise Conflict("game_not_over", "only a finished game is analysed")
+    now = clock.now()
+    with transaction.atomic():
+        row, created = GameAnalysis.objects.get_or_create(
+            game=game, version=SETTINGS.version, defaults={"requested_at": now}
+        )
+        if not created and row.status != GameAnalysis.Status.FAILED:
+            return row
+        if not created:
+            row.status = GameAnalysis.Status.PENDING
+            row.requested_at = now
+            row.save(update_fields=["status", "requested_at"])
+        analysis_id = row.pk
+        transaction.on_commit(lambda: send(analysis_id))
+    return row
+
+
+def send(analysis_id: int) -> None:
+    """Publish the task; a broker that refuses leaves the row PENDING for the sweep."""
+    try:
+        current_app.send_task(TASK_NAME, args=[analysis_id])
+    except Exception:  # any broker error: the work is recorded, the sweep retries
+        log.exception("could not send analysis %s; the sweep will send it again", analysis_id)
+
+
+def game_analysis_run(*, analysis_id: int) -> GameAnalysis | None:
+    """Evaluate every decision of the game and store the verdicts, replacing earlier ones.
+
+    1. mark the row RUNNING (a short transaction);
+    2. replay the match's Turn rows and rate the game's decisions (no transaction);
+    3. replace the TurnAnalysis rows and store each player's figures, DONE.
+    Run twice, the second run rewrites the same rows.
+    """
+    row = GameAnalysis.objects.select_related("game__match__room").filter(pk=analysis_id).first()
+    if row is None:
+        return None
+    if row.version != SETTINGS.version:
+        return row  # queued under settings this worker no longer has
+    GameAnalysis.objects.filter(pk=row.pk).update(
+        status=GameAnalysis.Status.RUNNING, started_at=clock.now()
+    )
+    try:
+        started = time.perf_counter()
+        turns, ratings = _rate(row.game)
+        seconds = time.perf_counter() - started
+    except Exception:
+        GameAnalysis.objects.filter(pk=row.pk).update(status=GameAnalysis.Status.FAILED)
+        raise
+    return _store(row, turns, ratings, seconds)
+
+
+def current_version() -> str:
+    return SETTINGS.version
+
+
+def _rate(game: Game) -> tuple[list[Turn], list[analysis.Rating]]:
+    match = game.match
+    turns = list(Turn.objects.filter(game__match=match).order_by("game__number", "number"))
+    actions = [_action(turn) for turn in turns]
+    wanted = [i for i, turn in enumerate(turns) if turn.game_id == game.pk]
+    rules = MatchRules.from_json(match.room.rules)
+    ratings = analysis.analyse(analysis.match_decisions(rules, actions, wanted), SETTINGS)
+    return turns, ratings
+
+
+def _action(turn: Turn) -> Action:
+    # Not games.selectors.turn_action: selectors imports services, which imports this module.
+    fields = {"kind": turn.kind, "side": turn.side, "dice": turn.dice, "play": turn.steps}
+    return Action.from_json({**fields, "value": turn.value, "reason": turn.reason or None})
+
+
+def _store(row: GameAnalysis, turns: list[Turn], ratings, seconds: float) -> GameAnalysis:
+    summaries = analysis.summarise(ratings)
+    with transaction.atomic():
+        row = GameAnalysis.objects.select_for_update().get(pk=row.pk)
+        row.turns.all().delete()
+        TurnAnalysis.objects.bulk_create(
+            _turn_row(row, turns[rating.decision.index], rating) for rating in ratings
+        )
+        row.status = GameAnalysis.Status.DONE
+        row.finished_at = clock.now()
+        row.seconds = round(seconds, 3)
+        row.summary = [summary.to_json() for summary in summaries]
+        row.save()
+    return row
+
+
+def _steps(play) -> list[list[int]] | None:
+    return [list(step) for step in play] if play is not None else None
+
+
+def _turn_row(row: GameAnalysis, turn: Turn, rating: analysis.Rating) -> TurnAnalysis:
+    return TurnAnalysis(
+        analysis=row,
+        turn=turn,
+        side=rating.decision.side,
+        kind=rating.decision.kind,
+        forced=rating.forced,
+        counted=rating.counted,
+        played_equity=round(rating.played_equity, 4),
+        best_equity=round(rating.best_equity, 4),
+        loss=round(rating.loss, 4),
+        mark=rating.mark,
+        best=rating.best,
+        best_steps=_steps(rating.best_play),
+        alternatives=[
+            {"notation": alt.notation, "steps": _steps(alt.play), "equity": round(alt.equity, 4)}
+            for alt in rating.alternatives
+        ],
+        cube={k: round(v, 4) for k, v in rating.cube.items()} if rating.cube else None,
+    )
+
+
+def analyses_due(*, limit: int = 50) -> list[int]:
+    """Analyses owed whose message may have been lost: PENDING or stuck RUNNING."""
+    now = clock.now()
+    pending = GameAnalysis.objects.filter(
+        status=GameAnalysis.Status.PENDING, requested_at__lte=now - RESEND_AFTER
+    )
+    stuck = GameAnalysis.objects.filter(
+        status=GameAnalysis.Status.RUNNING, started_at__lte=now - STUCK_AFTER
+    )
+    rows = (pending | stuck).order_by("requested_at").values_list("pk", flat=True)
+    return list(rows[:limit])
+
+
+def requeue_analyses(*, limit: int = 50) -> int:
+    """Send again what analyses_due finds (touching requested_at so each waits its turn again)."""
+    ids = analyses_due(limit=limit)
+    GameAnalysis.objects.filter(pk__in=ids).update(requested_at=clock.now())
+    for analysis_id in ids:
+        send(analysis_id)
+    return len(ids)

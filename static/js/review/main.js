@@ -1,0 +1,139 @@
+// The review page: step through a finished game's decisions on the same SVG
+// board as the table (render.js, geometry.js), the played choice on the left
+// and the evaluator's best on the right. Everything comes from the server in
+// #review-data; nothing here rates anything.
+import { drawBoard, styleOf } from "../board/render.js";
+import { spotKey, viewerBoard } from "../board/geometry.js";
+
+const data = JSON.parse(document.getElementById("review-data").textContent);
+const t = JSON.parse(document.getElementById("review-strings").textContent);
+const app = document.getElementById("review-app");
+const steps = data.steps;
+
+function fill(template, values) {
+  return template.replace(/\{(\w+)\}/g, (_, key) => values[key]);
+}
+
+function view(position, marks, dice, side) {
+  const from = new Set();
+  const to = new Set();
+  for (const [src, dst] of marks || []) {
+    from.add(spotKey(src));
+    to.add(spotKey(dst));
+  }
+  return {
+    board: viewerBoard(position.me, position.them),
+    styles: [styleOf(0), styleOf(1)],
+    homeLeft: false,
+    selected: null,
+    targets: new Map(),
+    sources: new Set(),
+    lastFrom: from,
+    lastTo: to,
+    dice: dice ? { values: dice, used: dice.map(() => false), mine: side === 0 } : null,
+    canRoll: false,
+    cube: null,
+    canDouble: false,
+    labels: new Map(),
+    focusKey: null,
+  };
+}
+
+function label(step, which) {
+  const text = which === "best" ? step.best : step.played;
+  return t[text] || text; // a cube action is a word; a play its notation
+}
+
+function markText(step) {
+  if (step.forced) return t.forced;
+  return step.mark ? t[step.mark] : "";
+}
+
+function detail(step) {
+  const box = document.getElementById("review-detail");
+  const name = data.names[step.side];
+  const dice = step.dice ? ` ${step.dice[0]}-${step.dice[1]}` : "";
+  const lines = [];
+  const head = document.createElement("p");
+  head.append(document.createElement("strong"));
+  head.firstChild.textContent = `${name}${dice}: ${label(step, "played")}`;
+  const mark = markText(step);
+  if (mark) {
+    const badge = document.createElement("span");
+    badge.className = `badge mark-${step.forced ? "forced" : step.mark}`;
+    badge.textContent = mark;
+    head.append(" ", badge);
+  }
+  lines.push(head);
+  const verdict = document.createElement("p");
+  verdict.className = "verdict";
+  verdict.textContent = step.loss > 0
+    ? `${t.best}: ${label(step, "best")}. ${fill(t.loss, { loss: step.loss.toFixed(3) })}`
+    : t.same;
+  lines.push(verdict);
+  if (step.alternatives && step.alternatives.length) {
+    const table = document.createElement("table");
+    table.className = "alternatives";
+    const headRow = table.createTHead().insertRow();
+    for (const title of ["#", t.play, t.equity]) {
+      const th = document.createElement("th");
+      th.textContent = title;
+      headRow.append(th);
+    }
+    const body = table.createTBody();
+    step.alternatives.forEach((alt, i) => {
+      const row = body.insertRow();
+      if (alt.notation === step.played) row.className = "played";
+      row.insertCell().textContent = String(i + 1);
+      row.insertCell().textContent = alt.notation;
+      row.insertCell().textContent = alt.equity.toFixed(3);
+    });
+    lines.push(table);
+  } else if (step.cube) {
+    const cube = document.createElement("p");
+    cube.className = "cube-equities";
+    cube.textContent = `${t.no_double} ${step.cube.nd.toFixed(3)} · ${t.double}/${t.take} ${step.cube.dt.toFixed(3)} · ${t.double}/${t.drop} ${step.cube.dp.toFixed(3)}`;
+    lines.push(cube);
+  }
+  box.replaceChildren(...lines);
+}
+
+let current = 0;
+
+function show(index) {
+  current = Math.max(0, Math.min(steps.length - 1, index));
+  const step = steps[current];
+  const played = step.after_played || step.before;
+  const best = step.after_best || step.before;
+  drawBoard(document.getElementById("board-played"), view(played, step.played_steps, step.dice, step.side));
+  drawBoard(document.getElementById("board-best"), view(best, step.best_steps, step.dice, step.side));
+  document.getElementById("played-caption").textContent = `${t.played}: ${label(step, "played")}`;
+  document.getElementById("best-caption").textContent = `${t.best}: ${label(step, "best")}`;
+  document.getElementById("review-step").textContent = fill(t.step, { n: current + 1, total: steps.length });
+  detail(step);
+  for (const item of document.querySelectorAll("#decision-list li")) {
+    item.classList.toggle("current", Number(item.dataset.index) === current);
+  }
+}
+
+const moves = { first: () => 0, prev: () => current - 1, next: () => current + 1, last: () => steps.length - 1 };
+
+if (steps.length) {
+  app.hidden = false;
+  for (const button of app.querySelectorAll("[data-go]")) {
+    button.addEventListener("click", () => show(moves[button.dataset.go]()));
+  }
+  document.addEventListener("keydown", (event) => {
+    if (event.target.closest("input, textarea, select")) return;
+    if (event.key === "ArrowLeft") show(current - 1);
+    else if (event.key === "ArrowRight") show(current + 1);
+    else if (event.key === "Home") show(0);
+    else if (event.key === "End") show(steps.length - 1);
+    else return;
+    event.preventDefault();
+  });
+  for (const item of document.querySelectorAll("#decision-list li")) {
+    item.addEventListener("click", () => show(Number(item.dataset.index)));
+  }
+  show(0);
+}
