@@ -9,6 +9,7 @@ the wait on a fake clock (games.longpoll's `sleep` and `monotonic`), so a
 import threading
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
@@ -197,3 +198,15 @@ def test_a_wait_that_is_not_a_version_is_a_400_in_the_requests_language(room, bo
     assert response.json()["error"]["code"] == "bad_version"
     assert response.json()["error"]["message"] == "The game version is missing or is not a number."
     assert fake_time.sleeps == 0
+
+
+def test_the_form_board_offers_a_partida_simple_resignation_at_its_one_value(dice):
+    dice.push((3, 1))
+    alice = services.room_create(rules=MatchRules(), nickname="alice")
+    services.room_join(room=alice.room, nickname="bob")
+    client = Client()
+    client.get(reverse("games:seat_link", args=[alice.room.slug, alice.token]))
+    page = client.get(reverse("games:room", args=[alice.room.slug])).content.decode()
+    assert reverse("games:act", args=[alice.room.slug, "resign_offer"]) in page
+    assert 'id="resign-value"' not in page
+    assert '<input type="hidden" name="value" value="1">' in page
