@@ -46,13 +46,6 @@ def seated(rules):
     return alice, bob
 
 
-def open_in_new_tab(page, url, js_errors, who):
-    """A second tab of the same browser at the room's page: same cookies, same seat."""
-    tab = js_errors.watch(page.context.new_page(), who)
-    tab.goto(url)
-    return tab
-
-
 # --- 1. each game's result, said out loud ---------------------------------------------
 
 
@@ -275,28 +268,37 @@ def test_the_opponents_move_appears_within_two_seconds_after_a_quiet_spell(
 # --- 5. a stale tab says so ---------------------------------------------------------------
 
 
+def alice_in_two_tabs(live_server, dice, open_page, js_errors, *, second_hears_nothing=False):
+    """alice at a partida simple, her 3-1 to play, in two tabs of one browser."""
+    dice.push((3, 1), (6, 4))
+    alice_seat, bob_seat = seated(MatchRules())
+    first = open_page(ALICE, seat_urls(live_server, alice_seat, bob_seat)[ALICE])
+    expect(first.locator(".board-svg .spot")).to_have_count(26)
+    second = js_errors.watch(first.context.new_page(), "alice, second tab")
+    if second_hears_nothing:
+        # Its long poll hangs, as in a tab in the background of a slow phone.
+        second.route(lambda url: "wait=" in url, lambda route: None)
+    second.goto(room_url(live_server, alice_seat))
+    return first, second
+
+
+def play_the_turn_in(page):
+    tap_step(page, 13, 10)
+    tap_step(page, 10, 9)
+    finish_turn(page)
+    expect(page.locator(".board-status")).to_contain_text("Le toca mover a bob")
+
+
 def test_a_second_tab_that_already_played_is_told_and_the_table_reloads(
     live_server, dice, open_page, js_errors
 ):
-    dice.push((3, 1), (6, 4))
-    alice_seat, bob_seat = seated(MatchRules())
-    urls = seat_urls(live_server, alice_seat, bob_seat)
-    first = open_page(ALICE, urls[ALICE])
-    expect(first.locator(".board-svg .spot")).to_have_count(26)
-    # The second tab hears nothing from the server on its own (its long poll hangs),
-    # as a tab in the background of a slow phone would.
-    second = first.context.new_page()
-    js_errors.watch(second, "alice, second tab")
-    second.route(lambda url: "wait=" in url, lambda route: None)
-    second.goto(room_url(live_server, alice_seat))
-
+    first, second = alice_in_two_tabs(
+        live_server, dice, open_page, js_errors, second_hears_nothing=True
+    )
     tap_step(second, 8, 5)
     tap_step(second, 6, 5)
     expect(second.locator("#board-finish")).to_be_enabled()
-    tap_step(first, 13, 10)
-    tap_step(first, 10, 9)
-    finish_turn(first)
-    expect(first.locator(".board-status")).to_contain_text("Le toca mover a bob")
+    play_the_turn_in(first)
 
     second.locator("#board-finish").click()
     alert = second.locator(".board-alert")
@@ -316,14 +318,8 @@ def test_a_second_tab_that_already_played_is_told_and_the_table_reloads(
 def test_steps_built_in_a_tab_are_not_dropped_silently_when_another_tab_plays(
     live_server, dice, open_page, js_errors
 ):
-    dice.push((3, 1), (6, 4))
-    alice_seat, bob_seat = seated(MatchRules())
-    urls = seat_urls(live_server, alice_seat, bob_seat)
-    first = open_page(ALICE, urls[ALICE])
-    second = open_in_new_tab(first, room_url(live_server, alice_seat), js_errors, "alice, 2nd tab")
-    tap_step(second, 8, 5)  # half a play built here...
-    tap_step(first, 13, 10)  # ...while the whole turn is played there
-    tap_step(first, 10, 9)
-    finish_turn(first)
+    first, second = alice_in_two_tabs(live_server, dice, open_page, js_errors)
+    tap_step(second, 8, 5)  # half a play built here, while the whole turn is played there
+    play_the_turn_in(first)
     expect(second.locator(".board-alert")).to_contain_text("Este turno ya se jugó en otra pestaña")
     expect(second.locator(".board-status")).to_contain_text("Le toca mover a bob")

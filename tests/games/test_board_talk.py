@@ -35,6 +35,12 @@ def resign_gammon(room, alice, bob):
     services.game_resign_accept(seat=alice.seat, version=version_of(room))
 
 
+def room_page(persona, room, language) -> str:
+    bind(persona, room)
+    url = reverse("games:room", args=[room.slug])
+    return persona.client.get(url, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+
 # --- each game's result ---------------------------------------------------------------------
 
 
@@ -85,10 +91,7 @@ def test_the_page_without_javascript_says_the_result_and_that_the_crawford_game_
     room, alice, bob
 ):
     resign_gammon(room, alice, bob)
-    bind(alice, room)
-    page = alice.client.get(
-        reverse("games:room", args=[room.slug]), HTTP_ACCEPT_LANGUAGE="es"
-    ).content.decode()
+    page = room_page(alice, room, "es")
     assert "alice gana 2 puntos (gammon): bob se rindió." in page
     assert "Partida Crawford: esta partida se juega sin cubo, nadie puede doblar." in page
     assert "Cubo: 1" not in page
@@ -97,10 +100,7 @@ def test_the_page_without_javascript_says_the_result_and_that_the_crawford_game_
 
 
 def test_the_board_strings_carry_both_plural_forms(room, alice):
-    bind(alice, room)
-    page = alice.client.get(
-        reverse("games:room", args=[room.slug]), HTTP_ACCEPT_LANGUAGE="en"
-    ).content.decode()
+    page = room_page(alice, room, "en")
     assert '"score": {"one": "{count} point", "other": "{count} points"}' in page
     assert '"needed": {"one": "{count} to go", "other": "{count} to go"}' in page
 
