@@ -251,6 +251,7 @@ def test_the_opponents_move_appears_within_two_seconds_after_a_quiet_spell(
         "request",
         lambda r: "/api/rooms/" in r.url and "steps" not in r.url and state_requests.append(r.url),
     )
+    bob.reload()  # counted from the page's first request on
     expect(bob.locator(".board-status")).to_contain_text("Le toca mover a alice")
     time.sleep(10)  # alice thinks: plain polling would have slowed down to one look every ~5 s
     # One poller, holding one request at a time, not a request a second.
