@@ -859,7 +859,7 @@ function closeResult(game) {
   seenResults.add(resultKey(game));
   store(RESULTS_SEEN_KEY, JSON.stringify([...seenResults].slice(-50)));
   renderResult();
-  svg.focus?.();
+  focusSpot(svg, model.focusKey); // back to the board the result stood over
 }
 
 let resultShown = null;
@@ -874,7 +874,8 @@ function renderResult() {
     parts.result.replaceChildren();
     return;
   }
-  const seen = button(t("result_seen"), () => closeResult(game), { id: "board-result-seen" });
+  // Never disabled, unlike the action buttons: closing it sends nothing.
+  const seen = h("button", { type: "button", id: "board-result-seen", text: t("result_seen"), onclick: () => closeResult(game) });
   parts.result.replaceChildren(
     h("h2", { id: "board-result-title", text: t("game_over_n", { number: game.number }) }),
     h("p", { class: "result-line", text: `${game.result.text}.` }),
