@@ -111,8 +111,12 @@ def test_a_declined_resignation_is_in_the_state_until_the_turn_ends(room, alice,
     match = selectors.room_state(room, alice.seat)["match"]
     assert match["resign_declined"] is True
     assert "resign_offer" not in match["allowed"]
+    page = room_page(alice, room, "es")
+    assert "Tu rival rechazó tu rendición: podrás volver a ofrecerla en tu próximo turno." in page
+    assert 'id="resign-value"' not in page
     services.game_play(seat=alice.seat, version=version_of(room), play=first_legal_play(room, 0))
     assert selectors.room_state(room, alice.seat)["match"]["resign_declined"] is False
+    assert 'id="resign-declined"' not in room_page(alice, room, "es")
 
 
 # --- long polling ------------------------------------------------------------------------------
