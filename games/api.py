@@ -24,7 +24,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_protect
 
-from games import selectors, services
+from games import longpoll, selectors, services
 from games.engine import IllegalMove
 from games.errors import (
     MESSAGES,
@@ -251,9 +251,24 @@ def parse_etags(header: str) -> set[str]:
     return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
 
+def parse_wait(request) -> int | None:
+    """The version the client already has, from "?wait=12"; None without the parameter."""
+    text = request.GET.get("wait")
+    if text is None:
+        return None
+    version = services.int_from_text(text)
+    if version is None or version < 0:
+        raise BadInput("bad_version", f"wait={text!r}")
+    return version
+
+
 @json_endpoint(("GET", "HEAD"))
 def room_state(request, slug):
     room = load_room(slug)
+    wait = parse_wait(request)
+    if wait is not None:
+        # Long polling: held until the room moves past `wait` (see games.longpoll).
+        longpoll.wait_for_change(room, wait)
     seat = viewer_seat(request, room)
     if seat is not None:
         services.seat_seen(seat=seat)  # no "your turn" email while the board is open

@@ -283,7 +283,11 @@ def history_lines(state: dict) -> list[dict]:
             opening[number] = False
         text = describe_turn(turn, names.get(turn["side"], "?"), opening=is_opening, names=names)
         games.setdefault(number, []).append({"turn": turn, "text": text})
-    return [{"number": number, "turns": turns} for number, turns in sorted(games.items())]
+    results = {game["number"]: game.get("result") for game in match["games"]}
+    return [
+        {"number": number, "turns": turns, "result": results.get(number)}
+        for number, turns in sorted(games.items())
+    ]
 
 
 def my_room_entries(seats) -> list[dict]:

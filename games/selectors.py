@@ -17,6 +17,7 @@ from games.engine.matchid import gnubg_id, match_id
 from games.engine.matfile import export_mat
 from games.errors import NotFound
 from games.models import Game, Match, Room, Seat, Turn, hash_token
+from games.results import game_results
 from games.services import ABSENCE_AFTER, OWED_PHASES, REMINDER_AFTER, ROOM_IDLE_AFTER
 
 
@@ -56,9 +57,10 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     rematch_offer, rematch_accept), absence (for the waiting player:
     claimable_at, can_claim, kept_waiting), rematch_offered_by (seat number),
     game and games [{number, status, commitment, seed (hex once revealed,
-    else None), rolls, winner, points}], history [{game, number, side, kind,
-    automatic, dice, notation, steps, blocked, value, reason, cube_value,
-    at}], side0_seat.
+    else None), rolls, winner, points, result (None while the game runs, else
+    {winner, points, kind, ending, score, text, score_text})}], resign_declined,
+    history [{game, number, side, kind, automatic, dice, notation, steps,
+    blocked, value, reason, cube_value, at}], side0_seat.
     """
     seats = {seat.number: seat for seat in Seat.objects.filter(room=room)}
     for seat in seats.values():
@@ -144,6 +146,8 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
     position = state.position_for(side)
     mine, theirs = position.pips()
     current = games[-1] if games else None
+    names = {match.side_of(seat): seat.nickname for seat in seats.values()}
+    results = game_results(state.games, names)
     owing = state.turn if state.phase in OWED_PHASES else None
     if match.status == Match.Status.FINISHED:
         owing = None
@@ -164,6 +168,8 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
         "dice": list(state.dice) if state.dice else None,
         "cube": {"value": state.cube_value, "owner": state.cube_owner},
         "resign_offered": state.resign_value,
+        # The player on roll had a resignation declined this turn: no new offer until the next.
+        "resign_declined": state.resign_declined,
         "position": {
             "side": side,
             "id": position.position_id(),
@@ -179,8 +185,8 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
         "allowed": _allowed(match, state, seats, view_side, owing),
         "absence": _absence(match, view_side, owing),
         "rematch_offered_by": _seat_number(seats, match.rematch_offered_by_id),
-        "game": _game_info(current) if current else None,
-        "games": [_game_info(game) for game in games],
+        "game": _game_info(current, results) if current else None,
+        "games": [_game_info(game, results) for game in games],
         "analysis": review.games_analysis(games),  # each finished game's PR, both players
         "history": history,
         "side0_seat": match.side0_seat_number,
@@ -220,7 +226,7 @@ def _absence(match: Match, view_side: int | None, owing: int | None) -> dict | N
     }
 
 
-def _game_info(game: Game) -> dict:
+def _game_info(game: Game, results: dict[int, dict]) -> dict:
     return {
         "number": game.number,
         "status": game.status,
@@ -229,6 +235,8 @@ def _game_info(game: Game) -> dict:
         "rolls": game.rolls_drawn,
         "winner": game.winner_side,
         "points": game.points,
+        # In words for the board and the history: "Dani gana 2 puntos (gammon)".
+        "result": results.get(game.number),
     }
 
 

@@ -121,6 +121,10 @@ def test_the_gunicorn_config_sends_errors_and_output_to_the_log():
     assert namespace["errorlog"] == "-"
     assert namespace["capture_output"] is True
     assert namespace["wsgi_app"] == "config.wsgi"
+    # The board's long poll holds a thread up to 25 s (games/longpoll.py).
+    assert namespace["worker_class"] == "gthread"
+    assert namespace["timeout"] > 25
+    assert namespace["threads"] > 16  # above LONG_POLL_WAITERS' default
 
 
 @pytest.mark.django_db

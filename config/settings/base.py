@@ -111,6 +111,9 @@ STORAGES = {
 
 EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")
 vars().update(EMAIL_CONFIG)
+# State requests a web process holds open at once (long polling, games.longpoll):
+# keep it below the threads a process has (gunicorn --threads).
+LONG_POLL_WAITERS = env.int("LONG_POLL_WAITERS", default=16)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Mesa <mesa@localhost>")
 
 # Everything to stderr, where gunicorn (config/gunicorn.conf.py), Celery and

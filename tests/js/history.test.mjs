@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { blockedRolls, diceWord, historyByGame } from "../../static/js/board/history.js";
+import { blockedRolls, diceWord, historyByMove } from "../../static/js/board/history.js";
 
 const names = ["alice", "bob"];
 const nameOf = (side) => names[side];
@@ -26,24 +26,43 @@ const HISTORY = [
   { game: 1, side: 0, kind: "take", cube_value: 2 },
 ];
 
-test("a tied opening rolls again and the starter's play carries both dice", () => {
-  const [game] = historyByGame(HISTORY, { nameOf, t });
+test("a tied opening rolls again and stands before the numbered moves", () => {
+  const [game] = historyByMove(HISTORY, { nameOf, t });
   assert.equal(game.game, 1);
-  assert.deepEqual(game.lines.slice(0, 3), [
+  assert.deepEqual(game.before, [
     "opening_roll first=alice a=4 second=bob b=4",
     "opening_roll first=alice a=6 second=bob b=5",
-    "alice 65: 24/13",
   ]);
+  assert.deepEqual(game.moves[0], { number: 1, lines: ["alice 65: 24/13", "bob 66: 24/18(2) 13/1*"] });
 });
 
-test("a roll with no legal move is written as such, a roll before a cube action is not", () => {
-  const [game] = historyByGame(HISTORY, { nameOf, t });
-  assert.deepEqual(game.lines.slice(3), [
-    "bob 66: 24/18(2) 13/1*",
-    "alice 66: -",
-    "h_double name=bob value=2",
-    "h_take name=alice value=2",
+test("moves are numbered per pair of turns, a cube exchange inside the move it interrupts", () => {
+  const [game] = historyByMove(HISTORY, { nameOf, t });
+  assert.deepEqual(game.moves, [
+    { number: 1, lines: ["alice 65: 24/13", "bob 66: 24/18(2) 13/1*"] },
+    { number: 2, lines: ["alice 66: -", "h_double name=bob value=2", "h_take name=alice value=2"] },
   ]);
+  assert.deepEqual(game.after, []);
+});
+
+test("when the second player doubles and then plays, the starter's next play opens a new move", () => {
+  const more = [
+    ...HISTORY,
+    { game: 1, side: 1, kind: "play", notation: "13/11 6/5", steps: [[13, 11], [6, 5]] },
+    { game: 1, side: 0, kind: "roll", dice: [3, 1], steps: null },
+    { game: 1, side: 0, kind: "double", cube_value: 2 },
+    { game: 1, side: 1, kind: "drop" },
+    { game: 1, side: 0, kind: "next_game" },
+    { game: 2, side: 1, kind: "roll", dice: [1, 2], steps: null },
+    { game: 2, side: 1, kind: "play", notation: "13/11 6/5", steps: [[13, 11], [6, 5]] },
+  ];
+  const [first, second] = historyByMove(more, { nameOf, t });
+  assert.deepEqual(first.moves.map((move) => move.number), [1, 2, 3]);
+  assert.deepEqual(first.moves[1].lines.at(-1), "bob 21: 13/11 6/5");
+  assert.deepEqual(first.moves[2].lines, ["h_double name=alice value=4", "h_drop name=bob"]);
+  assert.deepEqual(first.after, ["h_next_game"]);
+  assert.deepEqual(second.before, ["opening_roll first=alice a=1 second=bob b=2"]);
+  assert.deepEqual(second.moves, [{ number: 1, lines: ["bob 21: 13/11 6/5"] }]);
 });
 
 test("the blocked rolls since the last action are the ones the board announces", () => {

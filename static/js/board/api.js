@@ -34,11 +34,16 @@ async function readJson(response) {
 
 export function createApi({ stateUrl, stepsUrl, actionUrl }) {
   return {
-    /** The state, or null when it did not change since `etag` (304). */
-    async state(etag) {
+    /**
+     * The state, or null when it did not change since `etag` (304). With `wait` (the
+     * version the board has) the server holds the answer until the room moves past it,
+     * up to about 25 seconds: long polling.
+     */
+    async state(etag, wait = null) {
       const headers = { Accept: "application/json" };
       if (etag) headers["If-None-Match"] = etag;
-      const response = await fetch(stateUrl, { headers, credentials: "same-origin", cache: "no-store" });
+      const url = wait === null ? stateUrl : `${stateUrl}?wait=${encodeURIComponent(wait)}`;
+      const response = await fetch(url, { headers, credentials: "same-origin", cache: "no-store" });
       if (response.status === 304) return { state: null, etag };
       const state = await readJson(response);
       return { state, etag: response.headers.get("ETag") };
@@ -70,11 +75,15 @@ export function createApi({ stateUrl, stepsUrl, actionUrl }) {
 }
 
 /**
- * Call `check()` again and again while the page is visible: quickly after
- * something happened, then slower and slower; not at all while hidden, and
- * at once when the page shows again. `check` resolves to true when something changed.
+ * Keep the board current with one request at a time, while the page is visible.
+ * `check()` asks the server with long polling and resolves to true when something
+ * changed. A held answer (the server waited for news) is followed by the next
+ * request at once, so a move reaches the other player within a second. An answer
+ * that came back at once with no news means the server would not hold it (it is
+ * busy): then the board falls back to polling, quickly after something happened,
+ * slower and slower after that. Nothing while hidden; at once when shown again.
  */
-export function adaptivePoll(check, { fast = 1000, slow = 20000, factor = 1.5 } = {}) {
+export function livePoll(check, { fast = 1000, slow = 20000, factor = 1.5, held = 3000 } = {}) {
   let delay = fast;
   let timer = null;
   let running = false;
@@ -83,20 +92,28 @@ export function adaptivePoll(check, { fast = 1000, slow = 20000, factor = 1.5 } 
     timer = null;
     if (running) return;
     running = true;
-    let changed = false;
+    const started = Date.now();
+    let next;
     try {
-      changed = await check();
+      const changed = await check();
+      if (changed || Date.now() - started >= held) {
+        delay = fast;
+        next = 0;
+      } else {
+        delay = Math.min(delay * factor, slow);
+        next = delay;
+      }
     } catch {
       delay = slow; // offline or the server is away: try again later
+      next = delay;
     }
     running = false;
-    delay = changed ? fast : Math.min(delay * factor, slow);
-    schedule();
+    schedule(next);
   }
 
-  function schedule() {
-    if (timer === null && document.visibilityState === "visible") {
-      timer = window.setTimeout(tick, delay);
+  function schedule(wait) {
+    if (timer === null && !running && document.visibilityState === "visible") {
+      timer = window.setTimeout(tick, wait);
     }
   }
 
@@ -109,14 +126,14 @@ export function adaptivePoll(check, { fast = 1000, slow = 20000, factor = 1.5 } 
     }
   });
 
-  schedule();
+  schedule(0);
   return {
-    /** Something just happened here: look again soon. */
+    /** Something just happened here: look again soon (a held request already will). */
     hurry() {
       delay = fast;
       if (timer !== null) window.clearTimeout(timer);
       timer = null;
-      schedule();
+      schedule(0);
     },
   };
 }

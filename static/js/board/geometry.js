@@ -266,3 +266,47 @@ export function positionId(board) {
   }
   return text.slice(0, 14);
 }
+
+// --- destination labels ----------------------------------------------------------
+
+export const LABEL_HEIGHT = 30;
+
+export const LABEL_FONT = 20; // the label's text size in SVG units (board.css says the same)
+
+/**
+ * Width of a destination label: wider than the point when it must be ("6+6+6").
+ * Measured generously for a bold sans-serif (a digit about 0.7 em, a "+" about
+ * 0.85 em, as DejaVu Sans Bold draws them), so the text never spills out of
+ * its badge onto a neighbour's.
+ */
+export function labelWidth(text) {
+  const ems = [...String(text)].reduce((sum, ch) => sum + (ch === "+" ? 0.85 : 0.7), 0);
+  return Math.max(34, Math.ceil(16 + ems * LABEL_FONT));
+}
+
+function overlaps(a, b, gap) {
+  return Math.abs(a.x - b.x) * 2 < a.width + b.width + gap * 2
+    && Math.abs(a.y - b.y) * 2 < a.height + b.height + gap * 2;
+}
+
+/**
+ * Place destination labels so no two boxes meet. Each wanted label is
+ * {key, x, y, width, height, dir}: its centre as the point would like it and the
+ * direction (+1 down, -1 up) it may step away, row by row, into its own point
+ * when a label already placed is in the way. With doubles the destinations are
+ * often neighbours ("1", "1+1", "1+1+1", "1+1+1+1") and their wide labels would
+ * otherwise pile up. Labels stay inside 0..`width` across. Returns a Map key ->
+ * {x, y, width, height} (centres), placed in the order given.
+ */
+export function placeLabels(wanted, { gap = 3, width = WIDTH } = {}) {
+  const placed = new Map();
+  for (const label of wanted) {
+    const x = Math.min(Math.max(label.x, label.width / 2), width - label.width / 2);
+    const box = { x, y: label.y, width: label.width, height: label.height };
+    for (let row = 1; [...placed.values()].some((other) => overlaps(box, other, gap)); row += 1) {
+      box.y = label.y + label.dir * row * (label.height + gap);
+    }
+    placed.set(label.key, box);
+  }
+  return placed;
+}

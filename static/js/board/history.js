@@ -3,21 +3,48 @@
 // `node --test tests/js` checks it without a page.
 
 /**
- * The history's lines grouped by game: [{game, lines: [string]}].
- * `nameOf(side)` gives a player's name, `t(key, values)` a translated string.
+ * The history numbered by move, as a score sheet: one number per pair of turns,
+ * the side that moved first in the game, then the other ("3. ana 61: 13/7 8/7 ·
+ * bob 55: …"). A cube or resignation exchange stays in the move it interrupted.
+ * Returns [{game, before, moves: [{number, lines}], after}]: `before` holds the
+ * opening roll(s), `after` what closes the game or the session.
  */
-export function historyByGame(history, { nameOf, t }) {
+export function historyByMove(history, { nameOf, t }) {
   const games = new Map();
-  const progress = new Map(); // per game: still in the opening roll? the last dice
+  const progress = new Map();
   for (const turn of history) {
-    if (!progress.has(turn.game)) progress.set(turn.game, { opening: true, dice: null });
-    const line = describe(turn, progress.get(turn.game), nameOf, t);
+    if (!progress.has(turn.game)) {
+      progress.set(turn.game, { opening: true, dice: null });
+      games.set(turn.game, { game: turn.game, before: [], moves: [], after: [], starter: null });
+    }
+    const state = progress.get(turn.game);
+    const opening = state.opening && turn.kind === "roll";
+    const line = describe(turn, state, nameOf, t);
+    const sheet = games.get(turn.game);
     if (line === null) continue;
-    if (!games.has(turn.game)) games.set(turn.game, []);
-    games.get(turn.game).push(line);
+    if (opening) {
+      sheet.before.push(line);
+      continue;
+    }
+    if (CLOSING.has(turn.kind)) {
+      sheet.after.push(line);
+      continue;
+    }
+    if (sheet.starter === null) sheet.starter = turn.side;
+    let move = sheet.moves[sheet.moves.length - 1];
+    if (!move || (turn.side === sheet.starter && move.answered)) {
+      move = { number: sheet.moves.length + 1, lines: [], answered: false };
+      sheet.moves.push(move);
+    }
+    move.lines.push(line);
+    if (turn.side !== sheet.starter && (turn.kind === "play" || isBlocked(turn))) move.answered = true;
   }
-  return [...games].map(([game, lines]) => ({ game, lines }));
+  return [...games.values()].map(({ game, before, moves, after }) => ({
+    game, before, after, moves: moves.map(({ number, lines }) => ({ number, lines })),
+  }));
 }
+
+const CLOSING = new Set(["next_game", "stop", "forfeit"]);
 
 function isBlocked(turn) {
   return turn.kind === "roll" && (turn.blocked || (Array.isArray(turn.steps) && turn.steps.length === 0));

@@ -5,17 +5,18 @@
 // the viewer may do ("allowed"); the steps endpoint says which checker may go
 // where next. This module only lets the player build a play out of the
 // server's options and sends it.
-import { ApiError, adaptivePoll, createApi } from "./api.js";
+import { ApiError, createApi, livePoll } from "./api.js";
 import {
   BAR, OFF, applySteps, lastPlay, pips, positionId, spotKey, spotNumber, takenParam, viewerBoard,
 } from "./geometry.js";
 import { createConfirm, h } from "./dom.js";
-import { blockedRolls, historyByGame } from "./history.js";
+import { blockedRolls, historyByMove } from "./history.js";
 import { focusSpot, wireInput } from "./input.js";
 import { drawBoard, pieceIcon, styleOf } from "./render.js";
 import { wireShareButtons } from "../share.js";
 
 const HOME_LEFT_KEY = "mesa.board.homeLeft";
+const RESULTS_SEEN_KEY = "mesa.board.resultsSeen";
 
 // The home-board setting lives in localStorage; a browser that refuses
 // storage simply forgets it.
@@ -40,14 +41,21 @@ function readJson(id) {
   return node ? JSON.parse(node.textContent) : null;
 }
 
-const T = readJson("board-strings") || {};
+const T = { ...readJson("board-strings"), ...readJson("board-plurals") };
 const BOT = readJson("board-bot"); // the computer player's strength and style, or null
 const config = readJson("board-config");
 const app = document.getElementById("board-app");
 
-/** The translated string `key` with its "{name}" placeholders filled in. */
+const plural = new Intl.PluralRules(document.documentElement.lang || "es");
+
+/**
+ * The translated string `key` with its "{name}" placeholders filled in. A string
+ * with plural forms ({one, other}, from the catalog's ngettext) takes the form
+ * for `values.count`: "1 punto", "2 puntos".
+ */
 function t(key, values = {}) {
-  const template = T[key] ?? key;
+  let template = T[key] ?? key;
+  if (typeof template === "object") template = template[plural.select(values.count)] ?? template.other;
   return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
 }
 
@@ -119,15 +127,23 @@ function resetPlay() {
   model.selected = null;
 }
 
-function takeState(state, etag) {
+/**
+ * Show `state`. `own` is the answer to this page's own action; any other new
+ * state that arrives while the player had steps built means the turn was played
+ * elsewhere (another tab, another device): the board says so instead of
+ * silently dropping their steps.
+ */
+function takeState(state, etag, { own = false } = {}) {
   const old = model.state;
+  if (old && state.version < old.version) return; // an answer overtaken by a newer one
   const moved = !old || !old.match || !state.match
     || old.version !== state.version || old.match.number !== state.match.number;
+  const lost = moved && !own && model.chosen.length > 0;
   model.state = state;
   if (etag) model.etag = etag;
   if (moved) {
     resetPlay();
-    model.message = null;
+    model.message = lost ? { text: t("stale_tab"), alert: true } : null;
   }
   if (!state.match) {
     window.location.reload(); // no board to show: let the page say why
@@ -137,8 +153,9 @@ function takeState(state, etag) {
   if (myMove()) loadOptions();
 }
 
-async function refresh() {
-  const { state, etag } = await api.state(model.etag);
+/** Fetch the state now, or with `wait` hold the request until the room moves (long polling). */
+async function refresh({ wait = false } = {}) {
+  const { state, etag } = await api.state(model.etag, wait ? model.state.version : null);
   if (!state) return false;
   const changed = !model.state || state.version !== model.state.version;
   takeState(state, etag);
@@ -182,11 +199,23 @@ async function act(action, body = {}) {
   requestRender();
   try {
     const { state, etag } = await api.act(action, { version: model.state.version, ...body });
-    takeState(state, etag);
+    takeState(state, etag, { own: true });
     poll.hurry();
   } catch (error) {
-    showError(error);
-    if (error instanceof ApiError && error.status === 409) refresh();
+    if (error instanceof ApiError && error.status === 409) {
+      // Played meanwhile elsewhere (often a second tab): show the table as it is now,
+      // and say in words why the play the player built was not sent.
+      try {
+        await refresh();
+      } catch {
+        // the message below still says what happened
+      }
+      const text = error.code === "stale_version" ? t("stale_tab") : error.message;
+      model.message = { text, alert: true };
+      requestRender();
+    } else {
+      showError(error);
+    }
   } finally {
     model.busy = false;
     requestRender();
@@ -277,16 +306,19 @@ async function answerDouble(action) {
 }
 
 async function resign() {
-  // Every value is offered; the engine judges what the format allows.
-  const choices = [1, 2, 3];
+  // A partida simple is worth one point however it ends: only that value is offered.
+  // Otherwise every value is offered; the engine judges what the format allows.
+  const single = match().format === "single";
+  const choices = single ? [1] : [1, 2, 3];
   const select = h("select", { id: "resign-choice" }, choices.map((value) => (
     h("option", { value, text: t(`resign_${value}`) }))));
   const offerable = allowed("resign_offer");
-  const extra = offerable
+  const extra = offerable && !single
     ? h("p", {}, [h("label", { for: "resign-choice", text: t("resign_as") }), " ", select])
     : null;
   if (offerable) {
-    const offer = await confirmAction(t("resign_question"), t("resign_offer"), { extra });
+    const question = single ? t("resign_question_single") : t("resign_question");
+    const offer = await confirmAction(question, t("resign_offer"), { extra });
     if (offer) act("resign_offer", { value: Number(select.value) });
   } else if (allowed("forfeit")) {
     forfeit();
@@ -321,6 +353,9 @@ const parts = {
   status: h("p", { class: "board-status", role: "status", "aria-live": "polite" }),
   alert: h("p", { class: "board-alert", role: "alert" }),
   prompt: h("div", { class: "board-prompt" }),
+  result: h("div", {
+    class: "board-result", role: "alertdialog", "aria-labelledby": "board-result-title", hidden: true,
+  }),
   controls: h("div", { class: "board-controls" }),
   info: h("div", { class: "board-info" }),
   history: h("div", { class: "board-history" }),
@@ -335,7 +370,7 @@ function mount() {
     h("div", { class: "board-main" }, [
       h("h1", { class: "visually-hidden", text: t("board") }),
       parts.top,
-      h("div", { class: "board-frame" }, [svg]),
+      h("div", { class: "board-frame" }, [svg, parts.result]),
       parts.status,
       parts.alert,
       parts.prompt,
@@ -384,6 +419,7 @@ function renderNow() {
   renderInfo(board);
   renderHistory();
   renderProof();
+  renderResult();
 }
 
 function boardView(board) {
@@ -509,13 +545,14 @@ function playerCard(side, board) {
       seat && seat.is_you ? h("span", { class: "muted", text: ` (${t("you")})` }) : null,
     ]),
     h("span", { class: "player-side", text: side === 0 ? t("side_caps") : t("side_tyres") }),
-    h("span", { class: "player-pips", text: t("pips", { pips: isBottom ? bottomPips : topPips }) }),
+    h("span", { class: "player-pips", text: t("pips", { count: isBottom ? bottomPips : topPips }) }),
   ];
   if (m.format === "match") {
     const needed = m.away ? m.away[side] : Math.max(0, m.length - m.score[side]);
-    rows.push(h("span", { class: "player-score", text: t("score_needed", { score: m.score[side], needed }) }));
+    const words = [t("score", { count: m.score[side] }), t("needed", { count: needed })];
+    rows.push(h("span", { class: "player-score", text: words.join(", ") }));
   } else if (m.format === "session") {
-    rows.push(h("span", { class: "player-score", text: t("score", { score: m.score[side] }) }));
+    rows.push(h("span", { class: "player-score", text: t("score", { count: m.score[side] }) }));
   }
   if (m.format !== "single" && m.cube.owner === side) {
     rows.push(h("span", { class: "badge", text: t("cube_owner", { value: m.cube.value }) }));
@@ -590,8 +627,7 @@ function lastGame() {
 
 function gameOverText() {
   const game = lastGame();
-  if (!game) return "";
-  return t("game_won", { name: nameOf(game.winner), points: game.points });
+  return game && game.result ? `${game.result.text}. ${game.result.score_text}.` : "";
 }
 
 function resultText() {
@@ -685,6 +721,11 @@ function renderControls() {
   if (allowed("forfeit")) {
     controls.push(button(t("forfeit"), forfeit, { style: "secondary quiet", id: "board-forfeit" }));
   }
+  const m = match();
+  if (m.resign_declined && m.turn === viewerSide() && !allowed("resign_offer") && m.status !== "finished") {
+    // The button is gone for the rest of this turn: say why rather than let it vanish.
+    controls.push(h("p", { class: "board-note", id: "board-resign-note", text: t("resign_declined_note") }));
+  }
   if (viewerSide() === null || viewerSide() === undefined) {
     controls.push(button(t("flip"), () => {
       model.flipped = !model.flipped;
@@ -710,13 +751,16 @@ function renderInfo(board) {
   const m = match();
   const lines = [];
   if (m.format === "match") {
-    lines.push(t("match_to", { length: m.length }) + (m.crawford ? ` · ${t("crawford")}` : ""));
+    lines.push(t("match_to", { count: m.length }));
   } else if (m.format === "session") {
     lines.push(t("session_game", { number: m.game_number }));
   } else {
     lines.push(t("single"));
   }
-  if (m.format !== "single") {
+  if (m.format === "match" && m.crawford) {
+    // No cube in this game at all: say so, and no "Cubo en el centro" beside it.
+    lines.push(t("crawford"));
+  } else if (m.format !== "single") {
     lines.push(m.cube.owner === null || m.cube.owner === undefined
       ? t("cube_centre", { value: m.cube.value })
       : t("cube_of", { value: m.cube.value, name: nameOf(m.cube.owner) }));
@@ -726,11 +770,11 @@ function renderInfo(board) {
     ...lines.map((line) => h("p", { text: line })),
     h("p", {}, [
       `${t("position_id")} `,
-      h("span", { class: "code", id: "board-position-id", text: positionId(board) }),
+      h("span", { class: "code id", id: "board-position-id", text: positionId(board) }),
       // The Match ID is the match's own (score, cube, dice), not the viewer's; the title
       // holds the PositionID:MatchID pair GNU Backgammon reads, seen from the side on roll.
       ` · ${t("match_id")} `,
-      h("span", { class: "code", id: "board-match-id", title: m.gnubg_id, text: m.match_id }),
+      h("span", { class: "code id", id: "board-match-id", title: m.gnubg_id, text: m.match_id }),
     ]),
   );
 }
@@ -738,16 +782,25 @@ function renderInfo(board) {
 let historyKey = null;
 function renderHistory() {
   const m = match();
-  const key = `${m.number}|${m.history.length}|${bottomSide()}`;
+  const key = `${m.number}|${m.history.length}|${bottomSide()}|${(m.games || []).filter((g) => g.result).length}`;
   if (key === historyKey) return;
   historyKey = key;
   const sections = [];
-  for (const { game, lines } of historyByGame(m.history, { nameOf, t })) {
+  const results = new Map((m.games || []).map((g) => [g.number, g.result]));
+  for (const { game, before, moves, after } of historyByMove(m.history, { nameOf, t })) {
     sections.push(h("h3", { text: t("game_n", { number: game }) }));
-    sections.push(h("ol", {}, lines.map((line) => h("li", { text: line }))));
+    sections.push(...before.map((line) => h("p", { class: "history-note", text: line })));
+    // One numbered line per move, both players' turns side by side, as in a score sheet.
+    sections.push(h("ol", { class: "moves" }, moves.map(({ number, lines }) => h("li", {}, [
+      h("span", { class: "move-number", text: `${number}.` }), ` ${lines.join(" · ")}`,
+    ]))));
+    sections.push(...after.map((line) => h("p", { class: "history-note", text: line })));
+    // The server's sentence for the game's end: "Dani gana 2 puntos (gammon)".
+    const result = results.get(game);
+    if (result) sections.push(h("p", { class: "history-result", text: `${result.text}. ${result.score_text}.` }));
   }
   parts.history.replaceChildren(h("h2", { text: t("history") }), ...sections);
-  const list = parts.history.querySelector("ol:last-of-type");
+  const list = parts.history.querySelector("ol.moves:last-of-type");
   if (list) list.scrollTop = list.scrollHeight;
 }
 
@@ -773,12 +826,71 @@ function renderProof() {
   parts.proof.replaceChildren(h("h2", { text: t("proof_title") }), ...blocks);
 }
 
+// --- the result of each game, said out loud --------------------------------------------------------
+
+// The games whose result this browser has shown and the player closed: "slug:match:game".
+const seenResults = new Set((() => {
+  try {
+    return JSON.parse(stored(RESULTS_SEEN_KEY) || "[]");
+  } catch {
+    return [];
+  }
+})());
+
+function resultKey(game) {
+  return `${model.state.room.slug}:${match().number}:${game.number}`;
+}
+
+/**
+ * The game that just ended, while its result waits to be seen: in a match or a
+ * session the next game starts by itself, so the result stands over the board
+ * until the player closes it. A partida simple's one game is the whole match:
+ * the status line says it.
+ */
+function pendingResult() {
+  const m = match();
+  const game = lastGame();
+  if (m.format === "single" || !game || !game.result) return null;
+  if (game.number < m.game_number - 1) return null; // long ago: the history has it
+  return seenResults.has(resultKey(game)) ? null : game;
+}
+
+function closeResult(game) {
+  seenResults.add(resultKey(game));
+  store(RESULTS_SEEN_KEY, JSON.stringify([...seenResults].slice(-50)));
+  renderResult();
+  focusSpot(svg, model.focusKey); // back to the board the result stood over
+}
+
+let resultShown = null;
+function renderResult() {
+  const game = pendingResult();
+  const key = game ? resultKey(game) : null;
+  if (key === resultShown) return;
+  resultShown = key;
+  parts.result.hidden = !game;
+  svg.toggleAttribute("inert", Boolean(game)); // the board under it waits
+  if (!game) {
+    parts.result.replaceChildren();
+    return;
+  }
+  // Never disabled, unlike the action buttons: closing it sends nothing.
+  const seen = h("button", { type: "button", id: "board-result-seen", text: t("result_seen"), onclick: () => closeResult(game) });
+  parts.result.replaceChildren(
+    h("h2", { id: "board-result-title", text: t("game_over_n", { number: game.number }) }),
+    h("p", { class: "result-line", text: `${game.result.text}.` }),
+    h("p", { class: "result-score", text: `${game.result.score_text}.` }),
+    seen,
+  );
+  seen.focus();
+}
+
 // --- start ---------------------------------------------------------------------------------------------
 
 if (app && config && model.state && model.state.match) {
   mount();
   renderNow();
-  poll = adaptivePoll(refresh);
+  poll = livePoll(() => refresh({ wait: true })); // the board's only poller
   if (myMove()) loadOptions();
   window.setInterval(requestRender, 60000); // "desde hace 5 minutos" moves on
 }

@@ -1,8 +1,8 @@
 // Draw the board as SVG with createElementNS. The view model comes from
 // main.js; nothing here knows a rule, it only draws what it is told.
 import {
-  BAR, BOTTOM, CHECKER, HEIGHT, MIDDLE, OFF, SIZE, TOP, WIDTH,
-  barBox, barCentre, checkerCentre, pointBox, traySlice, trayBox,
+  BAR, BOTTOM, CHECKER, HEIGHT, LABEL_HEIGHT, MIDDLE, OFF, SIZE, TOP, WIDTH,
+  barBox, barCentre, checkerCentre, labelWidth, placeLabels, pointBox, traySlice, trayBox,
 } from "./geometry.js";
 
 const NS = "http://www.w3.org/2000/svg";
@@ -312,6 +312,10 @@ export function drawBoard(svg, view) {
   }
 
   // Spots: the tap and focus targets over each point, the bar and the tray.
+  const labels = targetLabels(view, o);
+  // The labels lie above every spot, so no neighbour's highlight covers a wide one;
+  // each carries its spot's key, so a tap on it still picks that destination.
+  const labelLayer = el("g", { class: "target-labels", "aria-hidden": "true" });
   const spots = el("g", { class: "spots" });
   for (let n = 1; n <= 24; n += 1) {
     const box = pointBox(n, o);
@@ -319,7 +323,7 @@ export function drawBoard(svg, view) {
     g.append(el("rect", {
       x: box.x, y: box.top ? TOP : MIDDLE + 4, width: box.width, height: BOTTOM - MIDDLE - 4, class: "hit",
     }));
-    addTarget(g, view, String(n), box.x + box.width / 2, box.top ? box.tip + 18 : box.tip - 18);
+    addTarget(labelLayer, view, String(n), labels.get(String(n)));
     spots.append(g);
   }
   const barSpot = spot("bar", view);
@@ -327,10 +331,10 @@ export function drawBoard(svg, view) {
   spots.append(barSpot);
   const offSpot = spot("off", view);
   offSpot.append(el("rect", { x: tray.x, y: MIDDLE + 4, width: tray.width, height: BOTTOM - MIDDLE - 4, class: "hit" }));
-  addTarget(offSpot, view, "off", tray.x + tray.width / 2, MIDDLE + 40);
+  addTarget(labelLayer, view, "off", labels.get("off"));
   spots.append(offSpot);
 
-  svg.replaceChildren(defs(), layers, spots, controls);
+  svg.replaceChildren(defs(), layers, spots, controls, labelLayer);
 }
 
 function spot(key, view, { control = false } = {}) {
@@ -350,15 +354,36 @@ function spot(key, view, { control = false } = {}) {
   });
 }
 
-function addTarget(g, view, key, x, y) {
-  const label = view.targets.get(key);
+/**
+ * Where each destination's label goes: next to the point's tip (or over the tray),
+ * stepped into the point when a neighbour's label is in the way (geometry.placeLabels).
+ */
+function targetLabels(view, o) {
+  const wanted = [];
+  for (const [key, label] of view.targets) {
+    const width = labelWidth(label);
+    if (key === "off") {
+      const tray = trayBox(o);
+      wanted.push({ key, x: tray.x + tray.width / 2, y: MIDDLE + 40, width, height: LABEL_HEIGHT, dir: 1 });
+    } else if (key !== "bar") {
+      const box = pointBox(Number(key), o);
+      const y = box.top ? box.tip + 18 : box.tip - 18;
+      wanted.push({ key, x: box.x + box.width / 2, y, width, height: LABEL_HEIGHT, dir: box.top ? -1 : 1 });
+    }
+  }
+  return placeLabels(wanted);
+}
+
+function addTarget(layer, view, key, box) {
+  const label = box && view.targets.get(key);
   if (!label) return;
-  // Wider than the point when it must be: "6+6+6" stays readable on a phone.
-  const width = Math.max(34, 14 + label.length * 11);
-  g.append(
-    el("rect", { x: x - width / 2, y: y - 15, width, height: 30, rx: 15, class: "target-badge" }),
-    text(x, y + 7, label, { class: "target-label" }),
-  );
+  layer.append(el("g", { class: "target-mark", "data-key": key }, [
+    el("rect", {
+      x: box.x - box.width / 2, y: box.y - box.height / 2, width: box.width, height: box.height,
+      rx: box.height / 2, class: "target-badge",
+    }),
+    text(box.x, box.y + 7, label, { class: "target-label" }),
+  ]));
 }
 
 /** A small picture of a side's piece, for the player panels. */

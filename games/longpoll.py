@@ -1,0 +1,65 @@
+"""Long polling: hold a state request until the room moves.
+
+When both players have the board open, the one who waits should see the
+other's move at once, not on the next slow poll. The board asks for the state
+with ``?wait=<version it has>``; the endpoint answers at once when the room's
+version is already different, and otherwise looks again every half second
+(one indexed query on the match row) for up to 25 seconds before answering
+with the unchanged state. No second server and no push channel: a threaded
+runserver or gunicorn's gthread workers hold these requests in threads.
+
+Each process holds at most ``LONG_POLL_WAITERS`` requests at once; past that
+the request is answered at once and the board falls back to plain polling, so
+a crowd of open tabs never takes every worker thread.
+
+``sleep`` and ``monotonic`` are module attributes so a test can run the
+wait without waiting.
+"""
+
+import threading
+import time
+
+from django.conf import settings
+
+from games.models import Match, Room
+
+WAIT_SECONDS = 25.0
+CHECK_EVERY = 0.5
+
+sleep = time.sleep
+monotonic = time.monotonic
+
+_slots = threading.BoundedSemaphore(getattr(settings, "LONG_POLL_WAITERS", 16))
+
+
+def pulse(room: Room) -> tuple | None:
+    """What changes when anyone acts in the room: the current match's number and version,
+    and the rematch offer (offered without a new version). One query."""
+    return (
+        Match.objects.filter(room_id=room.pk)
+        .order_by("-number")
+        .values_list("number", "version", "rematch_offered_by_id")
+        .first()
+    )
+
+
+def wait_for_change(room: Room, version: int) -> bool:
+    """Return when the room moved past `version` (True) or the wait ran out (False).
+
+    Answers at once, without holding a slot, when the version already differs;
+    also at once (False) when every slot is taken.
+    """
+    start = pulse(room)
+    if (start[1] if start else 0) != version:
+        return True
+    if not _slots.acquire(blocking=False):
+        return False
+    try:
+        deadline = monotonic() + WAIT_SECONDS
+        while monotonic() < deadline:
+            sleep(CHECK_EVERY)
+            if pulse(room) != start:
+                return True
+        return False
+    finally:
+        _slots.release()

@@ -1,0 +1,30 @@
+"""The board's words that change with a number, for static/js/board/main.js.
+
+The script picks "one" or "other" with Intl.PluralRules; the forms come from
+the catalogs' ngettext entries, so "1 punto" / "2 puntos" and "1 point" /
+"2 points" are translated like every other text. (Spanish and English have
+these two categories; a language with more would need a form per category.)
+"""
+
+from django import template
+from django.utils.translation import ngettext
+
+register = template.Library()
+
+
+def _forms(words) -> dict[str, str]:
+    # `words(n)` calls ngettext with the literal strings, so makemessages finds them.
+    return {"one": words(1), "other": words(2)}
+
+
+@register.simple_tag
+def board_plurals() -> dict[str, dict[str, str]]:
+    """{key: {one, other}}, each form with a "{count}" placeholder."""
+    return {
+        "score": _forms(lambda n: ngettext("{count} punto", "{count} puntos", n)),
+        "needed": _forms(lambda n: ngettext("le falta {count}", "le faltan {count}", n)),
+        "pips": _forms(lambda n: ngettext("{count} pip", "{count} pips", n)),
+        "match_to": _forms(
+            lambda n: ngettext("Match a {count} punto", "Match a {count} puntos", n)
+        ),
+    }
