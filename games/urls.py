@@ -20,6 +20,7 @@ rooms = [
     path("mesa/<str:slug>/", views.room, name="room"),
     path("mesa/<str:slug>/sentarse/", views.join, name="join"),
     path("mesa/<str:slug>/asiento/<str:token>/", views.seat_link, name="seat_link"),
+    path("mesa/<str:slug>/mi-asiento/", views.my_seat, name="my_seat"),
     path("mesa/<str:slug>/jugar/<str:action>/", views.act, name="act"),
     path("mesa/<str:slug>/encuentro.mat", views.match_file, name="match_file"),
 ]

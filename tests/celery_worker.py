@@ -6,6 +6,8 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+from django.conf import settings
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -28,6 +30,7 @@ def celery_worker(env: dict):
             "--without-heartbeat",
             "--without-mingle",
             "--without-gossip",
+            f"--queues={settings.CELERY_QUEUE_NAMES}",
         ],
         cwd=ROOT,
         env=env,
