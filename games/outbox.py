@@ -41,9 +41,7 @@ def sweep_every() -> timedelta:
 def schedule(task: str, *args, delay: timedelta = timedelta(0)) -> FollowUp:
     """Record `task(*args)` in the caller's transaction; publish it when that commits."""
     now = clock.now()
-    row = FollowUp.objects.create(
-        task=task, args=list(args), due_at=now + delay, created_at=now
-    )
+    row = FollowUp.objects.create(task=task, args=list(args), due_at=now + delay, created_at=now)
     transaction.on_commit(lambda: publish(row))
     return row
 

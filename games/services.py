@@ -656,9 +656,7 @@ def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: b
         # Every time: after its own roll the bot still has to move.
         outbox.schedule("games.tasks.bot_turn", match.pk, match.version)
     elif turn_changed:
-        outbox.schedule(
-            "games.tasks.turn_email", match.pk, match.version, delay=TURN_EMAIL_PAUSE
-        )
+        outbox.schedule("games.tasks.turn_email", match.pk, match.version, delay=TURN_EMAIL_PAUSE)
 
 
 def _rule_error(exc: IllegalAction):

@@ -9,7 +9,6 @@ import smtplib
 from datetime import timedelta
 from unittest import mock
 
-import pytest
 from celery.app.task import Task
 from django.conf import settings
 from django.contrib.auth import get_user_model
