@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
-def celery_worker(env: dict):
-    """Run `celery -A config worker` (one process, no remote control) with `env`.
+def celery_worker(env: dict, app: str = "config"):
+    """Run `celery -A <app> worker` (one process, no remote control) with `env`.
 
     Yields the Popen; after the block, `worker.output` holds what it printed.
     """
@@ -23,7 +23,7 @@ def celery_worker(env: dict):
             "-m",
             "celery",
             "-A",
-            "config",
+            app,
             "worker",
             "--pool=solo",
             "--loglevel=INFO",
