@@ -38,14 +38,15 @@ run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	@trap 'kill $$bots $$mail 2>/dev/null; wait $$bots $$mail' EXIT INT TERM; \
 	$(BIN)/celery -A config worker --beat -n bots@%h -Q bots,sweeps --concurrency=2 \
-		--loglevel=INFO & bots=$$!; \
-	$(BIN)/celery -A config worker -n mail@%h -Q mail --concurrency=1 --loglevel=INFO & mail=$$!; \
+		--without-gossip --without-mingle --loglevel=INFO & bots=$$!; \
+	$(BIN)/celery -A config worker -n mail@%h -Q mail --concurrency=1 \
+		--without-gossip --without-mingle --loglevel=INFO & mail=$$!; \
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 # The fault scenarios against real processes on 127.0.0.1 (PostgreSQL, a Redis
 # of its own, gunicorn, workers, an SMTP server it hangs and stops): see README.
 chaos: $(STAMP)
-	$(BIN)/python -m bench.chaos
+	$(BIN)/python scripts/chaos.py
 
 # After changing site text: refresh the catalogs, translate the new entries in
 # locale/en (locale/es repeats the Spanish source), then compile. Commit the

@@ -60,9 +60,10 @@ class Uncertain(Exception):
 
 
 def stale_claim_after() -> timedelta:
-    """A "sending" claim older than this belongs to a worker that died: no task
-    runs longer than the hard time limit."""
-    return timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    """A "sending" claim older than this belongs to a worker that died: a dead
+    worker's task comes back after the broker's visibility timeout, which is
+    longer than any task may run (its hard time limit)."""
+    return timedelta(seconds=settings.CELERY_VISIBILITY_TIMEOUT)
 
 
 # --- links and small questions ------------------------------------------------------

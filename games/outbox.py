@@ -24,6 +24,7 @@ from datetime import timedelta
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from kombu.exceptions import EncodeError
 
 from games import clock
 from games.models import FollowUp
@@ -76,7 +77,9 @@ def publish_due(*, batch: int = 200) -> int:
     publish is probably under way (a second copy would be harmless, as every
     task re-checks, but pointless). Locked with skip_locked, so two sweeps at
     once publish each row once; on the first failure the broker is still
-    down, and the rest waits for the next sweep.
+    down, and the rest waits for the next sweep. A row the broker cannot be
+    given at all (a task that no longer exists, arguments it refuses) becomes a
+    dead letter instead of blocking the rows behind it.
     """
     now = clock.now()
     published = 0
@@ -93,8 +96,15 @@ def publish_due(*, batch: int = 200) -> int:
         for row in rows:
             try:
                 current_app.tasks[row.task].apply_async(row.args, row.kwargs, countdown=0)
-            except Exception:
-                log.warning("follow-up sweep: the broker refused %s", row, exc_info=True)
+            except (KeyError, TypeError, ValueError, EncodeError) as error:
+                # No such task, or arguments it refuses: the row itself is bad.
+                log.exception("follow-up sweep: %s cannot be published", row)
+                FollowUp.objects.filter(pk=row.pk).update(
+                    failed_at=now, error=f"{type(error).__name__}: {error}"[:2000]
+                )
+                continue
+            except Exception:  # the broker's trouble, whatever its library calls it
+                log.warning("follow-up sweep: broker down, %s waits", row, exc_info=True)
                 break
             FollowUp.objects.filter(pk=row.pk).update(published_at=now)
             published += 1

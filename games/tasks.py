@@ -87,6 +87,9 @@ class MailTask(Task):
     retry_backoff = True
     retry_backoff_max = 60
     max_retries = 5
+    # `attempt` is taken by __call__, not by the task's own function: no
+    # signature check when publishing.
+    typing = False
 
     def __call__(self, *args, attempt: int = 0, **kwargs):
         try:

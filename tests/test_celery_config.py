@@ -23,11 +23,13 @@ READ = """
 import json
 from django.conf import settings
 from config import celery_app as app
+web_knows = sorted(name for name in app.tasks if name.startswith("games."))
 app.loader.import_default_modules()
 router = app.amqp.router
 print(json.dumps({
     "transport": settings.CELERY_BROKER_TRANSPORT_OPTIONS,
     "connect": settings.CELERY_BROKER_CONNECTION_TIMEOUT,
+    "web_knows": web_knows,
     "email_backend": settings.EMAIL_BACKEND,
     "email_timeout": settings.EMAIL_TIMEOUT,
     "soft": app.conf.task_soft_time_limit,
@@ -76,7 +78,10 @@ def test_lost_work_comes_back_in_minutes_and_nothing_hangs_for_long():
 
 
 def test_bots_mail_and_sweeps_wait_in_queues_of_their_own():
-    queues = production_settings()["queues"]
+    conf = production_settings()
+    queues = conf["queues"]
+    # A web process (no worker start-up, no autodiscovery) publishes by name too.
+    assert {name for name in queues if name.startswith("games.")} == set(conf["web_knows"])
     assert queues["games.tasks.bot_turn"] == "bots"
     for name in ("turn_email", "match_ended_email", "opponent_joined_email", "send_daily_digests"):
         assert queues[f"games.tasks.{name}"] == "mail"

@@ -173,6 +173,13 @@ CELERY_TASK_IGNORE_RESULT = True  # tasks write to the database; nobody waits on
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# No remote control (celery inspect/control): on Redis it listens on a
+# pub/sub channel, and losing Redis while subscribed killed the worker for
+# good ("Unrecoverable error", seen in `make chaos`); without it a worker
+# reconnects by itself. Workers also run --without-gossip --without-mingle,
+# the other pub/sub users. Run them under a supervisor that restarts them all
+# the same (systemd Restart=always).
+CELERY_WORKER_ENABLE_REMOTE_CONTROL = env.bool("CELERY_REMOTE_CONTROL", default=False)
 # One quick retry (a pooled connection that went stale when Redis restarted);
 # beyond that the outbox's sweep publishes, and the request stays fast.
 CELERY_TASK_PUBLISH_RETRY = True

@@ -156,3 +156,19 @@ def test_the_sweep_publishes_each_row_once_and_forgets_old_ones(db, clock, broke
     clock.tick(outbox.KEEP_PUBLISHED)
     sweep(clock)
     assert not FollowUp.objects.filter(pk=row.pk).exists()
+
+
+def test_a_mail_retry_row_goes_through_the_real_publish(db, clock):
+    # Celery checks arguments against the task's function when publishing;
+    # `attempt` belongs to the mail task's machinery, not to the function.
+    tasks.match_ended_email.apply_async((1,), {"attempt": 3}, countdown=0)
+    tasks.turn_email.apply_async((1, 2), {"attempt": 1}, countdown=0)
+
+
+def test_a_row_that_cannot_be_published_is_set_aside_not_blocking_the_rest(db, clock, broker):
+    bad = outbox.defer("games.tasks.no_such_task", 1, until=clock())
+    good = outbox.defer("games.tasks.match_ended_email", 12345, until=clock())
+    assert sweep(clock) == 1
+    bad.refresh_from_db(), good.refresh_from_db()
+    assert bad.failed_at is not None and "no_such_task" in bad.error
+    assert good.published_at is not None
