@@ -531,8 +531,6 @@ def smtp_trouble(processes: Processes, mail: MailServer) -> None:
     report = Report("SMTP hung, down 20 min, slow")
     pairs = rooms_of_two("s3", 16)
     humans = [Player(f"m{index}") for index in range(4)]
-    for human in humans:
-        human.open_room(bot="domador")
     leave_the_board([p for pair in pairs for p in pair])
 
     def move_in(rooms):
@@ -548,11 +546,13 @@ def smtp_trouble(processes: Processes, mail: MailServer) -> None:
             time.sleep(0.3)
 
     move_in(pairs[:8])  # their emails fall due while the server hangs
-    bots_play(45)
+    time.sleep(45)
     move_in(pairs[8:])  # theirs while it is down
     log("SMTP hung: it accepts and never answers")
     mail.hung()
     before = bot_turns()
+    for human in humans:  # matches to 3 against the computer, played meanwhile
+        human.open_room(bot="domador", rules={"format": "match", "length": 3})
     bots_play(25)
     bots_during_hang = bot_turns() - before
 
