@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint install messages
+.PHONY: run test bench lint install messages chaos
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,18 +26,30 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
-# The site on 127.0.0.1:8000 with a Celery worker and beat beside it, on the
-# embedded defaults (SQLite, filesystem broker, email on the console), with
+# The site on 127.0.0.1:8000 with two Celery workers and beat beside it, on
+# the embedded defaults (SQLite, filesystem broker, email on the console), with
 # DEBUG on unless set, so static files are served without collectstatic.
+# One worker (with beat) reads the bots and sweeps queues, the other the mail
+# queue, so a slow mail server never holds up a bot (settings.CELERY_TASK_ROUTES).
 # runserver stays in the foreground; when it stops (Ctrl-C) the trap stops the
-# worker too, and waits for it to finish its current task.
+# workers too, and waits for them to finish their current task.
 run: export DEBUG ?= true
 run: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py createcachetable
-	@trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT INT TERM; \
-	$(BIN)/celery -A config worker --beat --concurrency=2 -Q celery,analysis --loglevel=INFO & worker=$$!; \
+	@trap 'kill $$bots $$mail $$analysis 2>/dev/null; wait $$bots $$mail $$analysis' EXIT INT TERM; \
+	$(BIN)/celery -A config worker --beat -n bots@%h -Q bots,sweeps --concurrency=2 \
+		--without-gossip --without-mingle --loglevel=INFO & bots=$$!; \
+	$(BIN)/celery -A config worker -n mail@%h -Q mail --concurrency=1 \
+		--without-gossip --without-mingle --loglevel=INFO & mail=$$!; \
+	$(BIN)/celery -A config worker -n analysis@%h -Q analysis --concurrency=1 \
+		--without-gossip --without-mingle --loglevel=INFO & analysis=$$!; \
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+# The fault scenarios against real processes on 127.0.0.1 (PostgreSQL, a Redis
+# of its own, gunicorn, workers, an SMTP server it hangs and stops): see README.
+chaos: $(STAMP)
+	$(BIN)/python scripts/chaos.py
 
 # After changing site text: refresh the catalogs, translate the new entries in
 # locale/en (locale/es repeats the Spanish source), then compile. Commit the

@@ -6,9 +6,12 @@ appear (not in lists, not in forms).
 """
 
 from django.contrib import admin
+from django.db import transaction
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
-from games.models import Game, Match, Room, Seat, Turn
+from games import notifications, outbox
+from games.models import FollowUp, Game, Match, Room, Seat, SentEmail, Turn
 
 
 class ServicesWriteMixin:
@@ -137,3 +140,63 @@ class TurnAdmin(ServicesWriteMixin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class DeadLetterFilter(admin.SimpleListFilter):
+    title = _("estado")
+    parameter_name = "estado"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("dead", _("sin enviar (agotó los intentos o sin respuesta del servidor)")),
+            ("waiting", _("esperando su momento")),
+            ("published", _("publicada")),
+        ]
+
+    def queryset(self, request, queryset):
+        if self.value() == "dead":
+            return queryset.filter(failed_at__isnull=False)
+        if self.value() == "waiting":
+            return queryset.filter(failed_at__isnull=True, published_at__isnull=True)
+        if self.value() == "published":
+            return queryset.filter(published_at__isnull=False)
+        return queryset
+
+
+@admin.register(FollowUp)
+class FollowUpAdmin(ServicesWriteMixin, admin.ModelAdmin):
+    """The outbox (games.outbox): what is owed, what waits to retry, the dead letters."""
+
+    list_display = ("__str__", "due_at", "published_at", "failed_at", "error")
+    list_filter = (DeadLetterFilter,)
+    search_fields = ("task", "error")
+    readonly_fields = [f.name for f in FollowUp._meta.fields]
+    actions = ["send_again"]
+
+    @admin.action(description=_("Volver a enviar"))
+    def send_again(self, request, queryset):
+        # An "uncertain" mail keeps its claim; whoever presses this checked it
+        # did not arrive, so the claim goes and the task sends it once more.
+        with transaction.atomic():
+            dead = queryset.filter(failed_at__isnull=False).select_for_update()
+            for row in dead:
+                if row.release:
+                    notifications.release_claim(row.release)
+            count = outbox.resend(dead)
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d tarea volverá a enviarse en el próximo minuto.",
+                "%(count)d tareas volverán a enviarse en el próximo minuto.",
+                count,
+            )
+            % {"count": count},
+        )
+
+
+@admin.register(SentEmail)
+class SentEmailAdmin(ServicesWriteMixin, admin.ModelAdmin):
+    list_display = ("key", "state", "sent_at")
+    list_filter = ("state",)
+    search_fields = ("key",)
+    readonly_fields = ("key", "state", "sent_at")

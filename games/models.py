@@ -277,14 +277,62 @@ class Turn(models.Model):
 class SentEmail(models.Model):
     """A notification email that went out, named by what it was about (games.notifications).
 
-    The unique key is what sends each one once, however often its task runs.
+    The unique key is what sends each one once, however often its task runs;
+    the row is written (state "sending") before the mail server is contacted.
     """
 
+    # "sending": claimed, the mail server is being talked to; "sent": it said
+    # yes; "uncertain": the message went out whole but its answer was lost, so
+    # it is never sent again automatically (games.notifications).
+    class State(models.TextChoices):
+        SENDING = "sending", _("enviándose")
+        SENT = "sent", _("enviado")
+        UNCERTAIN = "uncertain", _("sin respuesta del servidor")
+
     key = models.CharField(max_length=300, unique=True)
-    sent_at = models.DateTimeField()
+    sent_at = models.DateTimeField(help_text="When it was claimed (and, once sent, sent).")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.SENT)
 
     def __str__(self):
         return self.key
+
+
+class FollowUp(models.Model):
+    """Work owed after a change, written in the change's own transaction (an outbox).
+
+    games.outbox publishes the task when the transaction commits; when that
+    publish fails (broker down, process killed), the row stays unpublished and
+    the follow-up sweep publishes it. A mail task that keeps failing waits
+    here between tries (`due_at` in the future), and lands here for good when
+    it runs out of tries (`failed_at`): the dead letters of the admin.
+    """
+
+    task = models.CharField(max_length=100, help_text="The Celery task's name.")
+    args = models.JSONField(default=list)
+    kwargs = models.JSONField(default=dict)
+    due_at = models.DateTimeField()
+    published_at = models.DateTimeField(null=True, blank=True)
+    failed_at = models.DateTimeField(null=True, blank=True, help_text="Ran out of tries.")
+    error = models.TextField(blank=True)
+    # For a mail whose server answer was lost: the claim to release before
+    # sending it again by hand (games.notifications.release_claim).
+    release = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            # The follow-up sweep: unpublished, live rows by due time.
+            models.Index(
+                fields=["due_at"],
+                condition=Q(published_at__isnull=True, failed_at__isnull=True),
+                name="followup_due_idx",
+            ),
+        ]
+        verbose_name = _("tarea pendiente")
+        verbose_name_plural = _("tareas pendientes")
+
+    def __str__(self):
+        return f"{self.task}{tuple(self.args)}"
 
 
 class GameAnalysis(models.Model):

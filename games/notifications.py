@@ -7,11 +7,24 @@ accounts.emails.send_templated_mail with a one-click unsubscribe link.
 
 Each email is sent at most once. A function first *claims* it in a short
 transaction (a bookkeeping field set to the turn it is about, or a SentEmail
-row with a unique key), commits, then sends. When sending fails, the claim is
-released so the task's retry sends it; when a worker dies between the two, the
-email is lost rather than sent twice. No row lock is held while talking to the
-mail server. Every function re-reads and re-checks: the ids it gets are all it
-trusts.
+row with a unique key in state "sending"), commits, then sends. When the
+server refuses or cannot be reached, the claim is released so the task's
+retry (games.tasks, spread over hours) sends it. When the whole message went
+out and only the server's answer was lost (games.smtp.ReplyLost), the claim
+is kept and the mail becomes a dead letter for a person to check: sending it
+again could deliver it twice, and most often the server did accept it.
+
+The one duplicate we accept: a worker killed while a SentEmail key is
+"sending" (mid-conversation with the server). Its message comes back to
+another worker after the broker's visibility timeout, longer than any task may
+run, so the claim is stale by then; that worker takes it over and sends. The
+alternative, treating a stale "sending" as sent, loses every mail whose worker
+died before reaching the server, which is the far more likely moment to die.
+(A turn or sweep email claimed by a field has no "sending" state: a worker
+killed mid-send loses it, and the 24-hour reminder still comes.)
+
+No row lock is held while talking to the mail server. Every function re-reads
+and re-checks: the ids it gets are all it trusts.
 """
 
 from dataclasses import dataclass
@@ -26,27 +39,45 @@ from accounts.emails import send_templated_mail
 from accounts.models import Notify
 from accounts.recipients import Recipient, recipient_for_seat
 from accounts.services import normalize_email
-from games import clock, selectors
+from games import clock, outbox, selectors
 from games.engine.match import Format, MatchRules, MatchState
 from games.models import Match, Room, Seat, SentEmail
-from games.services import ABSENCE_AFTER, REMINDER_AFTER, TURN_EMAIL_QUIET
+from games.services import ABSENCE_AFTER, REMINDER_AFTER, TURN_EMAIL_PAUSE, TURN_EMAIL_QUIET
+from games.smtp import ReplyLost
 
 # "Es tu turno" leaves this long after the turn passed, so that several games
 # turning to the same person at about the same time make one message.
-YOUR_TURN_PAUSE = timedelta(seconds=60)
+YOUR_TURN_PAUSE = TURN_EMAIL_PAUSE
+
+
+class Uncertain(Exception):
+    """The server may have delivered it: not retried. `release` undoes the claim,
+    for the admin's "send again" (release_claim)."""
+
+    def __init__(self, release: dict, error: BaseException):
+        super().__init__(f"the server's answer was lost: {error}")
+        self.release = release
+
+
+def stale_claim_after() -> timedelta:
+    """A "sending" claim older than this belongs to a worker that died: a dead
+    worker's task comes back after the broker's visibility timeout, which is
+    longer than any task may run (its hard time limit)."""
+    return timedelta(seconds=settings.CELERY_VISIBILITY_TIMEOUT)
 
 
 # --- links and small questions ------------------------------------------------------
 
 
 def board_link(seat: Seat) -> str:
-    """The absolute link back to the board: the private seat link for a guest,
-    the room for an account holder (who logs in to hold the seat)."""
+    """The absolute link back to the board: the private seat link for a guest;
+    for an account holder the seat's own address, which opens the seat when
+    they are logged in and otherwise the log-in page that comes back to it."""
     room = seat.room
     if seat.user_id is None:
         path = reverse("games:seat_link", args=[room.slug, seat.mail_token()])
     else:
-        path = reverse("games:room", args=[room.slug])
+        path = reverse("games:my_seat", args=[room.slug])
     return settings.SITE_URL + path
 
 
@@ -79,12 +110,17 @@ def _send(recipient: Recipient, template_name: str, context: dict) -> None:
 
 
 def _claim_key(key: str) -> bool:
-    """Insert the SentEmail key; False when another run already holds it."""
+    """Insert the SentEmail key as "sending"; False when another run holds it
+    or sent it. A "sending" claim of a dead worker is taken over (see above)."""
+    now = clock.now()
     try:
         with transaction.atomic():
-            SentEmail.objects.create(key=key, sent_at=clock.now())
+            SentEmail.objects.create(key=key, sent_at=now, state=SentEmail.State.SENDING)
     except IntegrityError:
-        return False
+        taken_over = SentEmail.objects.filter(
+            key=key, state=SentEmail.State.SENDING, sent_at__lt=now - stale_claim_after()
+        ).update(sent_at=now)
+        return taken_over == 1
     return True
 
 
@@ -98,9 +134,13 @@ def _send_once(key: str, recipient: Recipient, template_name: str, context: dict
         return 0
     try:
         _send(recipient, template_name, context)
+    except ReplyLost as error:
+        SentEmail.objects.filter(key=key).update(state=SentEmail.State.UNCERTAIN)
+        raise Uncertain({"key": key}, error) from error
     except BaseException:
         _release_key(key)
         raise
+    SentEmail.objects.filter(key=key).update(state=SentEmail.State.SENT, sent_at=clock.now())
     return 1
 
 
@@ -127,10 +167,17 @@ def send_your_turn(*, match_id: int, version: int) -> int:
     )
     if match is None or match.turn_seat is None or match.turn_seat.is_bot:
         return 0
-    if is_on_the_board(match.turn_seat, clock.now()):
-        return 0
     recipient = recipient_for_seat(match.turn_seat)
     if recipient is None or recipient.notify != Notify.EVERY_TURN:
+        return 0
+    seat = match.turn_seat
+    if is_on_the_board(seat, clock.now()):
+        # They are looking now, but may leave before playing: look again when
+        # the quiet period ends (the follow-up sweep publishes it then). The
+        # turn passing meanwhile makes that run a no-op.
+        outbox.defer(
+            "games.tasks.turn_email", match_id, version, until=seat.last_seen_at + TURN_EMAIL_QUIET
+        )
         return 0
     claims = _claim_waiting_turns(recipient)
     if not claims:
@@ -138,6 +185,9 @@ def send_your_turn(*, match_id: int, version: int) -> int:
     games = [_game_line(claim.seat, claim.match) for claim in claims]
     try:
         _send(recipient, "your_turn", {"games": games, "first": games[0]})
+    except ReplyLost as error:
+        release = {"turns": [_claim_json(claim) for claim in claims]}
+        raise Uncertain(release, error) from error
     except BaseException:
         _release_turns(claims)
         raise
@@ -194,9 +244,34 @@ def _claim_waiting_turns(recipient: Recipient) -> list[_TurnClaim]:
 
 def _release_turns(claims: list[_TurnClaim]) -> None:
     for claim in claims:
-        Seat.objects.filter(pk=claim.seat.pk, turn_notified_at=claim.match.turn_started_at).update(
-            turn_notified_at=claim.previous
-        )
+        _release_turn(claim.seat.pk, claim.match.turn_started_at, claim.previous)
+
+
+def _release_turn(seat_id: int, started, previous) -> None:
+    Seat.objects.filter(pk=seat_id, turn_notified_at=started).update(turn_notified_at=previous)
+
+
+def _claim_json(claim: _TurnClaim) -> list:
+    return [claim.seat.pk, _iso(claim.match.turn_started_at), _iso(claim.previous)]
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def release_claim(release: dict) -> None:
+    """Undo the claim of an "uncertain" mail (Uncertain.release), so that its
+    task sends it again: the admin's "send again", after a person checked."""
+    if "key" in release:
+        SentEmail.objects.filter(key=release["key"]).delete()
+    for seat_id, started, previous in release.get("turns", []):
+        _release_turn(seat_id, _parse(started), _parse(previous))
+    if "field" in release:
+        _release_turn_field(release["match"], release["field"], _parse(release["started"]))
+
+
+def _parse(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
 
 
 # --- the daily digest -----------------------------------------------------------------
@@ -429,6 +504,9 @@ def _send_claimed(match_id, field, started, recipient, template_name, context) -
     """Send an email claimed with _claim_turn_field; on failure free the claim for the retry."""
     try:
         _send(recipient, template_name, context)
+    except ReplyLost as error:
+        release = {"match": match_id, "field": field, "started": _iso(started)}
+        raise Uncertain(release, error) from error
     except BaseException:
         _release_turn_field(match_id, field, started)
         raise

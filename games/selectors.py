@@ -322,6 +322,19 @@ def idle_rooms_due(*, limit: int = 100) -> list[int]:
     return list(rooms.order_by("last_move_at").values_list("pk", flat=True)[:limit])
 
 
+def stuck_bot_turns(*, older_than, limit: int = 100) -> list[tuple[int, int]]:
+    """(match id, version) of bot games where the bot has owed an action for
+    longer than `older_than` (nothing moved in the room since): the bot sweep."""
+    cutoff = clock.now() - older_than
+    matches = Match.objects.filter(
+        status=Match.Status.PLAYING,
+        turn_seat__number=2,
+        room__last_move_at__lte=cutoff,
+        room__status=Room.Status.PLAYING,
+    ).exclude(room__bot="")
+    return list(matches.order_by("room__last_move_at").values_list("pk", "version")[:limit])
+
+
 # --- replay and dice verification ------------------------------------------------
 
 

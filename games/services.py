@@ -8,7 +8,9 @@ One function per action, keyword-only arguments. Each one:
 3. asks the engine (a refusal -> 409 out of turn / 422 against the rules);
 4. writes one Turn row per action, the automatic ones too (opening roll, a roll
    for a player who may not double, the next game's start);
-5. bumps the version, moves the clocks and schedules follow-up tasks on commit.
+5. bumps the version, moves the clocks and records the follow-up tasks it owes
+   (games.outbox) in the same transaction; they are published on commit, and
+   by the follow-up sweep when that publish fails.
 
 Dice: each Game has a secret seed; roll n of a game is derived from it
 (games.dice_source), and the seed is revealed when the game ends.
@@ -21,7 +23,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 
-from games import analysis_service, clock, dice_source
+from games import analysis_service, clock, dice_source, outbox
 from games.engine import IllegalMove, format_play
 from games.engine.match import (
     Action,
@@ -52,6 +54,9 @@ CONFLICT_CODES = frozenset({"not_your_turn", "game_over", "match_over"})
 SEEN_EVERY = timedelta(seconds=30)
 # No "your turn" email to someone who was on the board this recently.
 TURN_EMAIL_QUIET = timedelta(minutes=2)
+# "Es tu turno" leaves this long after the turn passed, so that several games
+# turning to the same person at about the same time make one message.
+TURN_EMAIL_PAUSE = timedelta(seconds=60)
 
 
 # --- rooms and seats -------------------------------------------------------
@@ -120,10 +125,7 @@ def room_join(
         room.last_move_at = now
         room.save(update_fields=["status", "last_move_at"])
         _start_match(room, number=1, side0_seat_number=1, now=now)
-        from games import tasks
-
-        room_id = room.pk
-        transaction.on_commit(lambda: tasks.opponent_joined_email.delay(room_id))
+        outbox.schedule("games.tasks.opponent_joined_email", room.pk)
     return seat
 
 
@@ -332,10 +334,7 @@ def room_expire(*, room_id: int) -> Room | None:
             match.games.filter(status=Game.Status.PLAYING).update(
                 status=Game.Status.FINISHED, revealed=True, ended_at=now
             )
-            from games import tasks
-
-            match_id = match.pk
-            transaction.on_commit(lambda: tasks.match_ended_email.delay(match_id))
+            outbox.schedule("games.tasks.match_ended_email", match.pk)
         return room
 
 
@@ -365,10 +364,7 @@ def rematch_offer(*, seat: Seat) -> Match:
             match.version += 1
             match.save(update_fields=["rematch_offered_by", "version"])
             if match.room.bot:
-                from games import tasks
-
-                match_id, version = match.pk, match.version
-                transaction.on_commit(lambda: tasks.bot_turn.delay(match_id, version))
+                outbox.schedule("games.tasks.bot_turn", match.pk, match.version)
         return match
 
 
@@ -652,19 +648,17 @@ def _new_seat(room, number, nickname, email, email_consent, user, language, now)
 
 
 def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: bool) -> None:
-    """After commit: the bot's move, the "your turn" email for a person, the end's email."""
-    from games import tasks
-
-    match_id, version = match.pk, match.version
+    """Record, in this transaction: the bot's move, the "your turn" email for a
+    person, the end's email (games.outbox publishes them on commit)."""
     if match.status == Match.Status.FINISHED:
-        transaction.on_commit(lambda: tasks.match_ended_email.delay(match_id))
+        outbox.schedule("games.tasks.match_ended_email", match.pk)
     if turn_seat is None:
         return
     if turn_seat.is_bot:
         # Every time: after its own roll the bot still has to move.
-        transaction.on_commit(lambda: tasks.bot_turn.delay(match_id, version))
+        outbox.schedule("games.tasks.bot_turn", match.pk, match.version)
     elif turn_changed:
-        transaction.on_commit(lambda: tasks.turn_email.delay(match_id, version))
+        outbox.schedule("games.tasks.turn_email", match.pk, match.version, delay=TURN_EMAIL_PAUSE)
 
 
 def _rule_error(exc: IllegalAction):

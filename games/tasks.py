@@ -4,24 +4,31 @@ Tasks are thin callers of services: they load by id, re-check that the turn
 they were scheduled for is still the current one (a task may run twice, late,
 or after the player already acted), then call a service. A task never trusts
 the arguments beyond the ids.
+
+Queues (settings.CELERY_TASK_ROUTES): bot_turn on "bots", mail on "mail",
+the sweeps on "sweeps", so a hung mail server never holds up a bot.
 """
 
 import smtplib
 
 from celery import Task, shared_task
+from django.conf import settings as django_settings
 from django.db import OperationalError
 
-from games import analysis_service, notifications, selectors, services
+from games import analysis_service, notifications, outbox, selectors, services
 from games.engine.match import MatchState
 from games.errors import Conflict
 from games.models import Match
 
 # A lost database connection or a deadlock victim is worth another try; the
-# task re-reads everything, so running it again is safe.
+# task re-reads everything, so running it again is safe. These retries wait
+# in the broker (1, 2, 4... seconds, never more than a minute), well inside
+# its visibility timeout.
 RETRYING = {
     "acks_late": True,
     "autoretry_for": (OperationalError,),
     "retry_backoff": True,
+    "retry_backoff_max": 60,
     "max_retries": 5,
 }
 
@@ -60,10 +67,64 @@ def bot_turn(match_id: int, version: int) -> str:
     return action.kind
 
 
-class AfterAPause(Task):
-    """A task whose messages wait YOUR_TURN_PAUSE unless the caller says otherwise.
+class MailTask(Task):
+    """A mail task: delivery trouble waits in the database, not in the broker.
 
-    services schedules `turn_email.delay(...)`; the pause lets the first run
+    When the mail server is down, hung or refuses for now (an SMTP error, a
+    refused connection, a timeout), the notification has released its claim,
+    and the task records itself in the outbox to run again after a backoff
+    that doubles up to hours (games.outbox.retry_delay); after MAIL_TRIES
+    tries it stays there as a dead letter the admin can send again. A mail
+    whose server answer was lost after the whole message went out is never
+    retried (notifications.Uncertain): it becomes a dead letter at once.
+    A database error is retried by Celery, briefly, like every task.
+
+    `attempt` counts the tries already made; callers leave it out.
+    """
+
+    acks_late = True
+    autoretry_for = (OperationalError,)
+    retry_backoff = True
+    retry_backoff_max = 60
+    max_retries = 5
+    # `attempt` is taken by __call__, not by the task's own function: no
+    # signature check when publishing.
+    typing = False
+
+    def __call__(self, *args, attempt: int = 0, **kwargs):
+        try:
+            return super().__call__(*args, **kwargs)
+        except notifications.Uncertain as uncertain:
+            outbox.dead_letter(self.name, args, error=str(uncertain), release=uncertain.release)
+        except DELIVERY_ERRORS as error:
+            tries = attempt + 1
+            if _refused_for_good(error):
+                tries = max(tries, django_settings.MAIL_TRIES)
+            outbox.retry_later(self.name, args, attempt=tries, error=error)
+        return 0
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        # Anything else that finally failed a mail task (the database gone for
+        # good, a bug): keep it as a dead letter if the database lets us.
+        try:
+            outbox.dead_letter(self.name, args, error=f"{type(exc).__name__}: {exc}")
+        except OperationalError:
+            pass
+
+
+# ConnectionError and TimeoutError are OSErrors, and so is a refused socket.
+DELIVERY_ERRORS = (smtplib.SMTPException, OSError)
+
+
+def _refused_for_good(error: BaseException) -> bool:
+    """A 5xx answer: the server will say no again, straight to the dead letters."""
+    return isinstance(error, smtplib.SMTPResponseException) and error.smtp_code >= 500
+
+
+class AfterAPause(MailTask):
+    """A mail task whose messages wait YOUR_TURN_PAUSE unless the caller says otherwise.
+
+    The outbox publishes `turn_email.delay(...)`; the pause lets the first run
     list every game that turned to the same person meanwhile, in one message.
     """
 
@@ -73,47 +134,37 @@ class AfterAPause(Task):
         return super().apply_async(args, kwargs, **options)
 
 
-# Mail tasks also retry when the mail server is down or refuses for a moment;
-# a notification releases its claim when sending fails, so the retry sends it.
-MAILING = {
-    "acks_late": True,
-    "autoretry_for": (OperationalError, smtplib.SMTPException, ConnectionError, TimeoutError),
-    "retry_backoff": 30,
-    "retry_backoff_max": 600,
-    "retry_jitter": True,
-    "max_retries": 6,
-}
-
-
-@shared_task(base=AfterAPause, **MAILING)
+@shared_task(base=AfterAPause)
 def turn_email(match_id: int, version: int) -> bool:
     """Send "Es tu turno" to the person on turn, with their other waiting games (once a turn)."""
     return notifications.send_your_turn(match_id=match_id, version=version) > 0
 
 
-@shared_task(**MAILING)
+@shared_task(base=MailTask)
 def opponent_joined_email(room_id: int) -> int:
     return notifications.send_opponent_joined(room_id=room_id)
 
 
-@shared_task(**MAILING)
+@shared_task(base=MailTask)
 def match_ended_email(match_id: int) -> int:
     return notifications.send_match_ended(match_id=match_id)
 
 
-@shared_task(**MAILING)
+@shared_task(base=MailTask)
 def send_absence_reminders(batch: int = 100) -> int:
     """The reminder to the player on turn, 24 h before the absence deadline."""
     return notifications.send_absence_reminders(batch=batch)
 
 
-@shared_task(**MAILING)
+@shared_task(base=MailTask)
 def send_absence_claimable(batch: int = 100) -> int:
     """Tell a waiting player who chose to keep waiting that they may close by absence now."""
     return notifications.send_absence_claimable(batch=batch)
 
 
-@shared_task(**MAILING)
+# The digest may mail many addresses in one run: a longer time limit (and
+# still under the broker's visibility timeout, see settings).
+@shared_task(base=MailTask, soft_time_limit=200, time_limit=230)
 def send_daily_digests(batch: int = 200) -> int:
     return notifications.send_daily_digests(batch=batch)
 
@@ -142,12 +193,35 @@ def expire_idle_rooms(batch: int = 100) -> int:
     )
 
 
+# --- the follow-up machinery (beat, every minute) --------------------------------
+
+
+@shared_task(**RETRYING)
+def publish_follow_ups(batch: int = 200) -> int:
+    """Publish the follow-ups whose publish failed or whose time came (games.outbox)."""
+    return outbox.publish_due(batch=batch)
+
+
+@shared_task(**RETRYING)
+def nudge_stuck_bots(batch: int = 100) -> int:
+    """Give the bot's task again to every bot that has been on turn too long.
+
+    Its message may have been lost with a killed worker (it comes back only
+    after the broker's visibility timeout) or never published. bot_turn
+    re-checks version and turn, so a second copy of a live task is harmless.
+    """
+    stuck = selectors.stuck_bot_turns(older_than=django_settings.BOT_STUCK_AFTER, limit=batch)
+    for match_id, version in stuck:
+        bot_turn.apply_async((match_id, version))
+    return len(stuck)
+
+
 # --- analysis after the game (its own queue: seconds of bgsage never delay a bot or a mail) ---
 
 
 # Bounded: a typical game takes a few seconds of CPU (bench/analysis.py); a
 # game that runs past these limits is marked failed and may be asked for again.
-@shared_task(**RETRYING, soft_time_limit=240, time_limit=300)
+@shared_task(**RETRYING, soft_time_limit=200, time_limit=230)
 def analyse_game(analysis_id: int) -> str:
     """Rate every decision of a finished game; run again, it rewrites the same rows."""
     row = analysis_service.game_analysis_run(analysis_id=analysis_id)

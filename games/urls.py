@@ -36,6 +36,7 @@ rooms = [
     path("mesa/<room:slug>/", views.room, name="room"),
     path("mesa/<room:slug>/sentarse/", views.join, name="join"),
     path("mesa/<room:slug>/asiento/<str:token>/", views.seat_link, name="seat_link"),
+    path("mesa/<room:slug>/mi-asiento/", views.my_seat, name="my_seat"),
     path("mesa/<room:slug>/jugar/<str:action>/", views.act, name="act"),
     path("mesa/<room:slug>/encuentro.mat", views.match_file, name="match_file"),
     path(

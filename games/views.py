@@ -5,11 +5,13 @@ API (games.api.perform), so both ways of playing obey exactly the same checks.
 """
 
 from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views.csrf import csrf_failure as default_csrf_failure
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -132,6 +134,25 @@ def seat_link(request, slug, token):
     if seat is None:
         return render(request, "games/seat_link_invalid.html", {"room": room}, status=403)
     remember_seat(request, room, token)
+    return redirect("games:room", slug=slug)
+
+
+@never_cache
+@require_GET
+def my_seat(request, slug):
+    """The link in an account holder's emails: their board, holding their seat.
+
+    Logged in as the seat's account: straight to the room. Otherwise the
+    log-in page, which comes back here afterwards, never a spectator's view.
+    """
+    room = get_room_or_404(slug)
+    user = request.user
+    if not user.is_authenticated:
+        return redirect_to_login(request.path)
+    if not room.seats.filter(user=user).exists():
+        # Logged in as someone else: the log-in page would send them straight
+        # back here, so say which account holds the seat.
+        messages.info(request, _("Ese asiento es de otra cuenta: entra con ella para jugar."))
     return redirect("games:room", slug=slug)
 
 

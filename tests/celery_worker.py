@@ -6,12 +6,14 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+from django.conf import settings
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
-def celery_worker(env: dict):
-    """Run `celery -A config worker` (one process, no remote control) with `env`.
+def celery_worker(env: dict, app: str = "config"):
+    """Run `celery -A <app> worker` (one process, no remote control) with `env`.
 
     Yields the Popen; after the block, `worker.output` holds what it printed.
     """
@@ -21,13 +23,14 @@ def celery_worker(env: dict):
             "-m",
             "celery",
             "-A",
-            "config",
+            app,
             "worker",
             "--pool=solo",
             "--loglevel=INFO",
             "--without-heartbeat",
             "--without-mingle",
             "--without-gossip",
+            f"--queues={settings.CELERY_QUEUE_NAMES}",
         ],
         cwd=ROOT,
         env=env,

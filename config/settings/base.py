@@ -5,6 +5,7 @@ that works on a fresh machine: SQLite, email to the console, DEBUG off unless
 asked. Production differs only by environment variables (see README).
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -114,6 +115,12 @@ vars().update(EMAIL_CONFIG)
 # State requests a web process holds open at once (long polling, games.longpoll):
 # keep it below the threads a process has (gunicorn --threads).
 LONG_POLL_WAITERS = env.int("LONG_POLL_WAITERS", default=16)
+# Over SMTP, games.smtp tells a refused message from one whose answer was lost
+# (which is never sent twice). A hung mail server gives up after EMAIL_TIMEOUT
+# seconds per read or write, well inside the mail tasks' time limit.
+if EMAIL_BACKEND == "django.core.mail.backends.smtp.EmailBackend":  # noqa: F821 - from EMAIL_CONFIG
+    EMAIL_BACKEND = "games.smtp.EmailBackend"
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Mesa <mesa@localhost>")
 
 # Everything to stderr, where gunicorn (config/gunicorn.conf.py), Celery and
@@ -154,6 +161,15 @@ SESSION_COOKIE_AGE = 60 * 60 * 24 * 365  # correspondence games last for days
 # config/celery.py when the app is configured).
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
 _CELERY_BROKER_DIR = Path(env.str("CELERY_BROKER_DIR", default=str(BASE_DIR / ".celery")))
+# Redis hands an unacknowledged message to another worker after the
+# visibility timeout, so it bounds how late work comes back after a worker is
+# killed (Celery's default is an hour). It must stay above the longest time a
+# message legitimately sits unacknowledged in a worker: the longest countdown
+# the broker holds (the turn email's 60 s pause, database retries of at most
+# 60 s: mail retries wait in the database, games.outbox) and the longest hard
+# time limit (the digest's 230 s). 300 s is five times the first and above the
+# second; a stuck bot is nudged sooner still, after BOT_STUCK_AFTER.
+CELERY_VISIBILITY_TIMEOUT = 300
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     {
         "data_folder_in": str(_CELERY_BROKER_DIR / "queue"),
@@ -161,8 +177,15 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "control_folder": str(_CELERY_BROKER_DIR / "control"),
     }
     if CELERY_BROKER_URL.startswith("filesystem://")
-    else {}
+    else {
+        "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+        # A hung or unreachable Redis fails a publish in seconds, not minutes;
+        # the move is saved anyway and its follow-up waits in the outbox.
+        "socket_connect_timeout": 3,
+        "socket_timeout": 5,
+    }
 )
+CELERY_BROKER_CONNECTION_TIMEOUT = 3
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(_CELERY_BROKER_DIR / "beat-schedule")
 CELERY_TIMEZONE = TIME_ZONE
@@ -175,19 +198,69 @@ CELERY_TASK_IGNORE_RESULT = True  # tasks write to the database; nobody waits on
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# No remote control (celery inspect/control): on Redis it listens on a
+# pub/sub channel, and losing Redis while subscribed killed the worker for
+# good ("Unrecoverable error", seen in `make chaos`); without it a worker
+# reconnects by itself. Workers also run --without-gossip --without-mingle,
+# the other pub/sub users. Run them under a supervisor that restarts them all
+# the same (systemd Restart=always).
+CELERY_WORKER_ENABLE_REMOTE_CONTROL = env.bool("CELERY_REMOTE_CONTROL", default=False)
+# One quick retry (a pooled connection that went stale when Redis restarted);
+# beyond that the outbox's sweep publishes, and the request stays fast.
 CELERY_TASK_PUBLISH_RETRY = True
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
-    "max_retries": 3,
+    "max_retries": 1,
     "interval_start": 0,
     "interval_step": 0.5,
-    "interval_max": 2,
+    "interval_max": 0.5,
 }
+# No task may run away: the soft limit raises inside it, the hard one kills
+# it (the prefork pool). Both stay under CELERY_VISIBILITY_TIMEOUT.
+CELERY_TASK_SOFT_TIME_LIMIT = 60
+CELERY_TASK_TIME_LIMIT = 90
+# Queues: bots, mail and sweeps each have their own, so a hung mail server
+# never holds up a bot's move. Workers name the queues they read (Makefile,
+# README's deploy section). A new queue is one line here and one -Q name.
+CELERY_TASK_ROUTES = {
+    "games.tasks.bot_turn": {"queue": "bots"},
+    "games.tasks.turn_email": {"queue": "mail"},
+    "games.tasks.opponent_joined_email": {"queue": "mail"},
+    "games.tasks.match_ended_email": {"queue": "mail"},
+    "games.tasks.send_*": {"queue": "mail"},
+    "accounts.tasks.*": {"queue": "mail"},
+    # The analysis of a game takes seconds of CPU: its own queue and worker
+    # (docs/ANALYSIS.md), so it never delays a bot or a mail.
+    "games.tasks.analyse_game": {"queue": "analysis"},
+}
+CELERY_TASK_DEFAULT_QUEUE = "sweeps"  # everything not routed above: the sweeps
+CELERY_QUEUE_NAMES = "bots,mail,sweeps,analysis"  # what `make run` and the tests' worker read
+# The outbox (games.outbox): how often the follow-up sweep publishes what is
+# due, after how long a bot on turn gets its task again, and how mail that
+# could not be delivered is tried again: MAIL_TRIES tries, the waits doubling
+# from MAIL_RETRY_FIRST_SECONDS up to MAIL_RETRY_MAX_SECONDS (2 min, 4 min...
+# 6 h: about 14 hours in all), then a dead letter in the admin. `make chaos`
+# shortens them to run an outage of "20 minutes" in seconds.
+FOLLOW_UP_SWEEP_SECONDS = env.int("FOLLOW_UP_SWEEP_SECONDS", default=60)
+BOT_STUCK_AFTER = timedelta(seconds=env.int("BOT_STUCK_AFTER_SECONDS", default=60))
+MAIL_RETRY_FIRST_SECONDS = env.int("MAIL_RETRY_FIRST_SECONDS", default=120)
+MAIL_RETRY_MAX_SECONDS = env.int("MAIL_RETRY_MAX_SECONDS", default=6 * 60 * 60)
+MAIL_TRIES = env.int("MAIL_TRIES", default=10)
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 # The sweeps (games/tasks.py). Run exactly one beat in production. A sweep
 # message that waited longer than its period is dropped: the next one does
 # the same work, so a stopped worker does not come back to a pile of them.
 CELERY_BEAT_SCHEDULE = {
+    "publish-follow-ups": {
+        "task": "games.tasks.publish_follow_ups",
+        "schedule": FOLLOW_UP_SWEEP_SECONDS,
+        "options": {"expires": FOLLOW_UP_SWEEP_SECONDS},
+    },
+    "nudge-stuck-bots": {
+        "task": "games.tasks.nudge_stuck_bots",
+        "schedule": FOLLOW_UP_SWEEP_SECONDS,
+        "options": {"expires": FOLLOW_UP_SWEEP_SECONDS},
+    },
     "close-absent-games": {
         "task": "games.tasks.close_absent_games",
         "schedule": 10 * 60,
@@ -223,11 +296,6 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 10 * 60,
         "options": {"expires": 10 * 60},
     },
-}
-# The analysis of a game takes seconds of CPU: its own queue, read by its own
-# worker (`celery -A config worker -Q analysis`), so it never delays a bot or a mail.
-CELERY_TASK_ROUTES = {
-    "games.tasks.analyse_game": {"queue": "analysis"},
 }
 
 # The rate limits (log-in, rooms, joins, actions) count in the cache, so every

@@ -169,8 +169,9 @@ class TestPlay:
         assert state_of(room).dice == (6, 5)
 
     def test_a_turn_is_a_handful_of_queries(self, room, alice, django_assert_num_queries):
-        # lock, seats, game; write match, game, turns (one insert), room; plus the savepoint pair
-        with django_assert_num_queries(9):
+        # lock, seats, game; write match, game, turns (one insert), room, the follow-up
+        # (outbox) row; plus the savepoint pair
+        with django_assert_num_queries(10):
             services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
 
     def test_a_stale_version_is_a_conflict_and_changes_nothing(self, room, alice, bob):

@@ -1,0 +1,217 @@
+"""Mail that cannot go out now: retries spread over hours, dead letters the admin
+sends again, and never the same message twice when the server's answer is lost.
+
+The lost-answer tests talk to a real SMTP server on loopback (aiosmtpd) that
+takes the whole message, then answers later than EMAIL_TIMEOUT.
+"""
+
+import asyncio
+import smtplib
+from datetime import timedelta
+from unittest import mock
+
+import pytest
+from celery import current_app
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from games import notifications, outbox, services, tasks
+from games.models import FollowUp, Seat, SentEmail
+from tests.games.test_correspondence_worker import Inbox, free_port
+
+REFUSED = smtplib.SMTPServerDisconnected("Connection unexpectedly closed")
+
+
+def run_row(row: FollowUp):
+    """What the follow-up sweep and a worker do with a due row."""
+    return current_app.tasks[row.task](*row.args, **row.kwargs)
+
+
+def run_at_once(task, args=None, kwargs=None, **options):
+    """Task.apply_async as a broker and a worker would, at once."""
+    return task(*(args or ()), **(kwargs or {}))
+
+
+def end_match(alice, bob, clock):
+    """alice resigns; bob (consenting, away for an hour) is owed the end's email,
+    alice (who wants no mail) nothing."""
+    Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+    Seat.objects.filter(pk=alice.seat.pk).update(email_consent=False)
+    clock.tick(timedelta(hours=1))
+    services.seat_seen(seat=alice.seat)  # alice resigns from the board: no email for her
+    return services.match_resign(seat=alice.seat, version=1)
+
+
+def test_retries_double_from_two_minutes_to_six_hours_over_about_half_a_day():
+    waits = [outbox.retry_delay(attempt) for attempt in range(1, 10)]
+    assert timedelta(minutes=2) <= waits[0] <= timedelta(minutes=2.2)
+    for earlier, later in zip(waits, waits[1:], strict=False):
+        assert later >= earlier * 1.8 or later >= timedelta(hours=6)
+    assert max(waits) <= timedelta(hours=6.6)
+    assert timedelta(hours=12) <= sum(waits, timedelta()) <= timedelta(hours=20)
+
+
+def test_a_mail_that_runs_out_of_tries_is_kept_and_the_admin_sends_it_again(
+    room, alice, bob, clock, mailoutbox, settings, client
+):
+    match = end_match(alice, bob, clock)
+    FollowUp.objects.all().delete()
+    with mock.patch("games.notifications.send_templated_mail", side_effect=REFUSED):
+        assert tasks.match_ended_email(match.pk) == 0
+        for attempt in range(1, settings.MAIL_TRIES):
+            [row] = FollowUp.objects.filter(published_at=None, failed_at=None)
+            assert row.kwargs == {"attempt": attempt}
+            wait = min(timedelta(minutes=2) * 2 ** (attempt - 1), timedelta(hours=6))
+            assert wait <= row.due_at - clock() <= wait * 1.1
+            clock.tick(row.due_at - clock())
+            FollowUp.objects.filter(pk=row.pk).update(published_at=clock())
+            run_row(row)
+    assert mailoutbox == []
+    [dead] = FollowUp.objects.filter(failed_at__isnull=False)
+    assert dead.task == "games.tasks.match_ended_email" and dead.args == [match.pk]
+    assert "SMTPServerDisconnected" in dead.error
+
+    admin = get_user_model().objects.create_superuser("root", "root@example.com", "x")
+    client.force_login(admin)
+    changelist = reverse("admin:games_followup_changelist")
+    listed = client.get(changelist, {"estado": "dead"})
+    assert "games.tasks.match_ended_email" in listed.content.decode()
+    response = client.post(
+        changelist, {"action": "send_again", "_selected_action": [dead.pk]}, follow=True
+    )
+    assert "1 tarea volverá a enviarse" in response.content.decode()
+    clock.tick(timedelta(minutes=1))
+    with mock.patch("celery.app.task.Task.apply_async", run_at_once):
+        assert tasks.publish_follow_ups() == 1
+    [email] = mailoutbox
+    assert email.to == ["bob@example.com"]
+
+
+def test_a_refusal_for_good_goes_straight_to_the_dead_letters(room, alice, bob, clock):
+    match = end_match(alice, bob, clock)
+    FollowUp.objects.all().delete()
+    refused = smtplib.SMTPDataError(554, b"no such mailbox")
+    with mock.patch("games.notifications.send_templated_mail", side_effect=refused):
+        tasks.match_ended_email(match.pk)
+    [dead] = FollowUp.objects.all()
+    assert dead.failed_at is not None
+
+
+# --- the server's answer lost after the whole message went out ---------------------
+
+
+class SlowToAnswer(Inbox):
+    """Keeps the message, then answers after `delay` seconds (too late for the client)."""
+
+    delay = 1.5
+
+    def to(self, address):
+        return [message for message in self.messages if message["To"] == address]
+
+    async def handle_DATA(self, server, session, envelope):
+        answer = await super().handle_DATA(server, session, envelope)
+        await asyncio.sleep(self.delay)
+        return answer
+
+
+@pytest.fixture
+def slow_smtp(settings):
+    from aiosmtpd.controller import Controller
+
+    inbox = SlowToAnswer()
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    settings.EMAIL_BACKEND = "games.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", controller.port
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+    settings.EMAIL_TIMEOUT = 0.5
+    try:
+        yield inbox
+    finally:
+        controller.stop()
+
+
+def test_a_lost_answer_after_the_data_never_sends_the_message_again(
+    room, alice, bob, clock, slow_smtp
+):
+    match = end_match(alice, bob, clock)
+    FollowUp.objects.all().delete()
+    key = f"ended:{match.pk}:2"
+
+    assert tasks.match_ended_email(match.pk) == 0  # no "250" came back
+    assert len(slow_smtp.to("bob@example.com")) == 1  # but the server has it
+    assert SentEmail.objects.get(key=key).state == SentEmail.State.UNCERTAIN
+    [dead] = FollowUp.objects.all()
+    assert dead.failed_at is not None and dead.release == {"key": key}
+
+    # Every later delivery of the task, every sweep: nothing more.
+    for _ in range(3):
+        tasks.match_ended_email(match.pk)
+        clock.tick(timedelta(hours=1))
+        tasks.publish_follow_ups()
+    assert len(slow_smtp.to("bob@example.com")) == 1
+
+    # A person who checked it did not arrive sends it again, once.
+    slow_smtp.delay = 0
+    notifications.release_claim(dead.release)
+    outbox.resend(FollowUp.objects.filter(pk=dead.pk))
+    assert run_row(FollowUp.objects.get(pk=dead.pk)) == 1
+    assert len(slow_smtp.to("bob@example.com")) == 2
+    assert SentEmail.objects.get(key=key).state == SentEmail.State.SENT
+
+
+def test_a_lost_answer_to_es_tu_turno_keeps_the_turn_told(room, alice, bob, clock, slow_smtp):
+    Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+    clock.tick(timedelta(hours=3))
+    match = services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
+
+    assert tasks.turn_email(match.pk, match.version) == 0
+    assert tasks.turn_email(match.pk, match.version) is False
+    assert len(slow_smtp.messages) == 1
+    bob.refresh()
+    assert bob.seat.turn_notified_at == match.turn_started_at
+    [dead] = FollowUp.objects.filter(failed_at__isnull=False)
+    assert dead.release == {"turns": [[bob.seat.pk, match.turn_started_at.isoformat(), None]]}
+    notifications.release_claim(dead.release)
+    assert bob.refresh().turn_notified_at is None
+
+
+def test_a_sending_claim_of_a_dead_worker_is_taken_over_a_live_one_is_not(
+    room, alice, bob, clock, mailoutbox
+):
+    match = end_match(alice, bob, clock)
+    key = f"ended:{match.pk}:2"
+    SentEmail.objects.create(key=key, sent_at=clock(), state=SentEmail.State.SENDING)
+    assert tasks.match_ended_email(match.pk) == 0  # someone is sending it right now
+    clock.tick(notifications.stale_claim_after() + timedelta(seconds=1))
+    assert tasks.match_ended_email(match.pk) == 1  # that worker died: send it
+    assert tasks.match_ended_email(match.pk) == 0
+    assert len(mailoutbox) == 1
+
+
+# --- "Es tu turno" when the answer comes while you are still on the board ----------
+
+
+def test_es_tu_turno_reaches_a_player_who_left_just_before_the_answer(
+    room, alice, bob, clock, mailoutbox
+):
+    Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+    FollowUp.objects.all().delete()
+    clock.tick(timedelta(hours=1))
+    services.seat_seen(seat=bob.refresh())  # bob looks at the board, then leaves
+    clock.tick(timedelta(seconds=20))
+    match = services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
+    clock.tick(timedelta(seconds=60))  # the pause: bob was here 80 s ago
+
+    assert tasks.turn_email(match.pk, match.version) is False
+    assert mailoutbox == []
+    again = FollowUp.objects.latest("pk")  # a look again, for the sweep
+    assert (again.task, again.args) == ("games.tasks.turn_email", [match.pk, match.version])
+    assert again.published_at is None
+    assert again.due_at == bob.seat.last_seen_at + services.TURN_EMAIL_QUIET
+
+    clock.tick(again.due_at - clock())
+    assert run_row(again) is True
+    [email] = mailoutbox
+    assert email.to == ["bob@example.com"]
