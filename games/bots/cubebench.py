@@ -63,9 +63,15 @@ def _grade(state: MatchState, side: int, action: Action, level: str) -> CubeDeci
         doubled = action.kind == "double"
         error = grade_double(position, context, doubled, level)
         return CubeDecision("double", doubled, error, state.cube_value)
-    if state.phase is Phase.DOUBLED and not state.beaver_pending and action.kind in ("take", "drop"):
+    if (
+        state.phase is Phase.DOUBLED
+        and not state.beaver_pending
+        and action.kind in ("take", "drop")
+    ):
         took = action.kind == "take"
-        return CubeDecision("take", took, grade_take(position, context, took, level), state.cube_value)
+        return CubeDecision(
+            "take", took, grade_take(position, context, took, level), state.cube_value
+        )
     return None
 
 

@@ -35,7 +35,9 @@ def test_no_bot_redoubles_a_cube_it_took_unless_bgsage_says_so():
 def test_the_same_close_double_is_a_matter_of_taste_with_the_cube_in_the_middle():
     # Not a rule of never doubling: with a centred cube, a close call stays a close call.
     position = Position.from_position_id("e6cIAwhlfQ4AQg")  # doubling gives away 0.026
-    doubles = sum(get_bot("chofer", seed=seed).should_double(position, CENTRED) for seed in range(100))
+    doubles = sum(
+        get_bot("chofer", seed=seed).should_double(position, CENTRED) for seed in range(100)
+    )
     assert 0 < doubles < 100
 
 
