@@ -22,6 +22,10 @@ rooms = [
     path("mesa/<str:slug>/asiento/<str:token>/", views.seat_link, name="seat_link"),
     path("mesa/<str:slug>/jugar/<str:action>/", views.act, name="act"),
     path("mesa/<str:slug>/encuentro.mat", views.match_file, name="match_file"),
+    # The archive: every match the room played, kept after each rematch.
+    path("mesa/<str:slug>/encuentros/", views.room_archive, name="room_archive"),
+    path("mesa/<str:slug>/encuentros/<int:number>/", views.past_match, name="past_match"),
+    path("mesa/<str:slug>/encuentro-<int:number>.mat", views.match_file, name="match_file_number"),
 ]
 
 json_api = [
