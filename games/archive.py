@@ -11,24 +11,27 @@ from games.errors import NotFound
 from games.models import Game, Match, Room
 
 
-def room_matches(room: Room, *, finished_only: bool = False) -> list[dict]:
+def room_matches(room: Room, *, finished_only: bool = False, games: bool = True) -> list[dict]:
     """Every match of the room, first to last, with its score, winner and games.
 
-    Two queries: the matches, then the games of all of them.
+    Two queries: the matches, then the games of all of them; one with
+    `games=False` (the room page's list needs only how many there were).
     """
     names = {seat.number: seat.nickname for seat in room.seats.all()}
     matches = Match.objects.filter(room=room).order_by("number")
     if finished_only:
         matches = matches.filter(status=Match.Status.FINISHED)
     matches = list(matches)
-    games: dict[int, list[dict]] = {match.pk: [] for match in matches}
+    if not games:
+        return [_summary(match, names, None) for match in matches]
+    by_match: dict[int, list[dict]] = {match.pk: [] for match in matches}
     rows = Game.objects.filter(match__in=[match.pk for match in matches]).order_by("number")
     for game in rows:
-        games[game.match_id].append(selectors.game_info(game))
-    return [_summary(match, names, games[match.pk]) for match in matches]
+        by_match[game.match_id].append(selectors.game_info(game))
+    return [_summary(match, names, by_match[match.pk]) for match in matches]
 
 
-def _summary(match: Match, names: dict[int, str], games: list[dict]) -> dict:
+def _summary(match: Match, names: dict[int, str], games: list[dict] | None) -> dict:
     sides = [names.get(match.seat_number_of(side), "?") for side in (0, 1)]
     score = match.state["score"]
     winner = match.winner_side
@@ -38,7 +41,10 @@ def _summary(match: Match, names: dict[int, str], games: list[dict]) -> dict:
         "sides": [{"side": side, "nickname": sides[side], "score": score[side]} for side in (0, 1)],
         "winner": sides[winner] if winner is not None else None,
         "end_reason": match.state.get("end_reason"),
-        "games": games,
+        "games": games or [],
+        # A finished match's state lists every game it played; a running one's
+        # lists the finished games only, so count the rows when we have them.
+        "game_count": len(games) if games is not None else len(match.state["games"]),
         "created_at": match.created_at,
         "ended_at": match.ended_at,
     }

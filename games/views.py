@@ -72,7 +72,7 @@ def room(request, slug):
     context = presenters.room_context(request, room, seat, state)
     if seat is None and free_seat_number(room) is not None:
         context["join_form"] = JoinForm(user=request.user)
-    context["past_matches"] = archive.room_matches(room, finished_only=True)
+    context["past_matches"] = archive.room_matches(room, finished_only=True, games=False)
     return render(request, "games/room.html", context)
 
 

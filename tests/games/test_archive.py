@@ -6,9 +6,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games import services
+from games import archive, services
 from games.engine.matfile import parse_mat
 from games.models import Game
+from games.presenters import load_room
 from tests.games.conftest import current_match, play_out
 from tests.games.test_services_state import secret_forms
 
@@ -103,3 +104,18 @@ def test_the_archive_pages_cost_the_same_queries_however_many_matches_and_turns(
 def rematch_after_finish(room, alice, bob):
     services.rematch_offer(seat=alice.seat)
     services.rematch_accept(seat=bob.seat)
+
+
+def test_the_archive_reads_are_two_and_three_queries(room, alice, bob, django_assert_num_queries):
+    rematch(room, alice, bob)
+    rematch(room, alice, bob)
+    loaded = load_room(room.slug)
+    with django_assert_num_queries(2):  # the matches, then all their games
+        matches = archive.room_matches(loaded)
+    assert [m["number"] for m in matches] == [1, 2, 3]
+    assert [m["finished"] for m in matches] == [True, True, False]
+    with django_assert_num_queries(1):  # the room page's list: no games needed
+        assert len(archive.room_matches(loaded, finished_only=True, games=False)) == 2
+    with django_assert_num_queries(3):  # the match, its games, its turns
+        record = archive.past_match(loaded, 2)
+    assert record["summary"]["winner"] in ("alice", "bob")
