@@ -1,6 +1,8 @@
 """A room keeps every match it played: the archive page, a page per past match,
 and each match's own .mat, with seeds only of games that are over."""
 
+from datetime import timedelta
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -119,3 +121,12 @@ def test_the_archive_reads_are_two_and_three_queries(room, alice, bob, django_as
     with django_assert_num_queries(3):  # the match, its games, its turns
         record = archive.past_match(loaded, 2)
     assert record["summary"]["winner"] in ("alice", "bob")
+
+
+def test_an_expired_room_keeps_its_match_with_no_winner_and_its_seed(room, carol, clock):
+    clock.tick(timedelta(days=8))
+    services.room_expire(room_id=room.pk)
+    game = room.matches.get().games.get()
+    page = carol.client.get(reverse("games:room_archive", args=[room.slug])).content.decode()
+    assert "sin ganador" in page and "en juego" not in page
+    assert bytes(game.seed).hex() in page
