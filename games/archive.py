@@ -37,6 +37,7 @@ def _summary(match: Match, names: dict[int, str], games: list[dict] | None) -> d
     winner = match.winner_side
     return {
         "number": match.number,
+        "format": match.state["rules"]["format"],
         "finished": match.status == Match.Status.FINISHED,
         "sides": [{"side": side, "nickname": sides[side], "score": score[side]} for side in (0, 1)],
         "winner": sides[winner] if winner is not None else None,

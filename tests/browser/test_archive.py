@@ -17,7 +17,7 @@ HOUR = timedelta(hours=1)
 
 
 def test_after_a_rematch_the_first_match_stays_reachable_with_its_seed_and_file(
-    live_server, dice, open_page
+    live_server, dice, open_page, artifacts
 ):
     dice.push((3, 1))
     alice = services.room_create(rules=MatchRules(), nickname="alice")
@@ -53,6 +53,7 @@ def test_after_a_rematch_the_first_match_stays_reachable_with_its_seed_and_file(
     running = room.matches.get(number=2).games.get()
     expect(page.locator("#encuentro-2")).to_contain_text(running.commitment)
     expect(page.locator("#encuentro-2")).to_contain_text("se publica al terminar la partida")
+    page.screenshot(path=artifacts / "archive.png", full_page=True)
 
     # And from Mis partidas, where the room links its archive.
     page.goto(live_server.url + reverse("games:my_rooms"))
@@ -61,7 +62,7 @@ def test_after_a_rematch_the_first_match_stays_reachable_with_its_seed_and_file(
 
 
 def test_mis_partidas_puts_my_nearest_deadline_first_and_the_header_counts_my_turns(
-    live_server, dice, clock, open_page
+    live_server, dice, clock, open_page, artifacts
 ):
     tables = {}
 
@@ -105,3 +106,4 @@ def test_mis_partidas_puts_my_nearest_deadline_first_and_the_header_counts_my_tu
     expect(page.locator(".my-rooms-group h2")).to_have_text(
         ["Te toca", "Esperando a tu rival", "Terminadas"]
     )
+    page.screenshot(path=artifacts / "mis-partidas.png", full_page=True)
