@@ -11,8 +11,11 @@ themselves live in games.bots.cubebench.
 from django.core.management.base import BaseCommand, CommandError
 
 from games.bots import BOT_NAMES
+from games.bots.arena import REFERENCES
 from games.bots.cubebench import self_play
 from games.bots.sage import LEVELS
+
+NAMES = (*BOT_NAMES, *REFERENCES)
 
 
 class Command(BaseCommand):
@@ -24,7 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0, help="seed for the dice and the bots")
         parser.add_argument(
             "--bots", default="domador,chofer,carcelero",
-            help=f"comma-separated, from {', '.join(BOT_NAMES)}",
+            help=f"comma-separated, from {', '.join(NAMES)} (sageN: noiseless bgsage N-ply)",
         )  # fmt: skip
         parser.add_argument(
             "--level", default="1ply", choices=LEVELS, help="bgsage level that grades decisions"
@@ -33,9 +36,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         bots = [name.strip().lower() for name in options["bots"].split(",") if name.strip()]
-        unknown = [name for name in bots if name not in BOT_NAMES]
+        unknown = [name for name in bots if name not in NAMES]
         if unknown or not bots:
-            raise CommandError(f"unknown bots {unknown}; choose from {', '.join(BOT_NAMES)}")
+            raise CommandError(f"unknown bots {unknown}; choose from {', '.join(NAMES)}")
         if options["matches"] < 1 or options["length"] < 1:
             raise CommandError("--matches and --length must be at least 1")
         every = options["progress"]
