@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from django.core.management import CommandError, call_command
 
 from games.bots import BotContext, get_bot
 from games.bots.cubebench import grade_double, grade_take, play_match
@@ -77,3 +80,17 @@ def test_a_match_between_chofers_is_graded_decision_by_decision():
     assert record.decisions, "a match to 3 always has a cube decision"
     assert all(0 <= d.error <= 0.08 + 1e-9 for d in record.decisions)
     assert record.highest_cube <= 8
+
+
+def test_botcube_reports_the_share_of_one_game_matches_the_cube_and_the_error():
+    out = io.StringIO()
+    call_command("botcube", "--matches", "2", "--length", "1", "--bots", "carcelero", stdout=out)
+    line = out.getvalue()
+    # A 1-point match has no live cube: every match is one game, the cube stays at 1.
+    assert line.startswith("carcelero: 2 matches, 100.0% decided in one game")
+    assert "highest cube 1" in line and "0 cube decisions" in line
+
+
+def test_botcube_refuses_an_unknown_bot():
+    with pytest.raises(CommandError, match="unknown bots"):
+        call_command("botcube", "--bots", "nobody")
