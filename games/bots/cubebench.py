@@ -119,6 +119,30 @@ class CubeReport:
     def decisions(self) -> list[CubeDecision]:
         return [d for match in self.matches for d in match.decisions]
 
+    def to_json(self) -> dict:
+        return {
+            "bot": self.bot,
+            "length": self.length,
+            "matches": [
+                {
+                    "games": m.games,
+                    "score": list(m.score),
+                    "highest_cube": m.highest_cube,
+                    "decisions": [[d.kind, d.chosen, d.error, d.cube_value] for d in m.decisions],
+                }
+                for m in self.matches
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> CubeReport:
+        report = cls(data["bot"], data["length"])
+        for m in data["matches"]:
+            decisions = [CubeDecision(*d) for d in m["decisions"]]
+            record = MatchRecord(m["games"], tuple(m["score"]), m["highest_cube"], decisions)
+            report.matches.append(record)
+        return report
+
     def summary(self) -> dict:
         decisions = self.decisions
         errors = [d.error for d in decisions]
@@ -149,10 +173,15 @@ def self_play(
     seed: int = 0,
     level: str = "1ply",
     on_match: Callable[[CubeReport], None] | None = None,
+    first: int = 0,
 ) -> CubeReport:
-    """``matches`` matches of ``bot`` against itself, each seat with its own seeded rng."""
+    """``matches`` matches of ``bot`` against itself, each seat with its own seeded rng.
+
+    Match ``n`` is the same whoever plays it, so a long run splits into
+    ranges (``first``) played side by side and read back together.
+    """
     report = CubeReport(bot, length)
-    for number in range(matches):
+    for number in range(first, first + matches):
         players = [
             make_player(bot, random.Random(f"mesa-botcube:{seed}:{number}:{side}"))
             for side in (0, 1)

@@ -94,3 +94,17 @@ def test_botcube_reports_the_share_of_one_game_matches_the_cube_and_the_error():
 def test_botcube_refuses_an_unknown_bot():
     with pytest.raises(CommandError, match="unknown bots"):
         call_command("botcube", "--bots", "nobody")
+
+
+def test_a_split_run_reads_back_as_one(tmp_path):
+    parts = []
+    for first in (0, 1):
+        path = tmp_path / f"part{first}.json"
+        call_command(
+            "botcube", "--matches", "1", "--length", "1", "--bots", "chofer",
+            "--first", str(first), "--save", str(path), stdout=io.StringIO(),
+        )  # fmt: skip
+        parts.append(str(path))
+    out = io.StringIO()
+    call_command("botcube", "--read", *parts, stdout=out)
+    assert out.getvalue().startswith("chofer: 2 matches, 100.0% decided in one game")

@@ -8,11 +8,14 @@ verdict (GNU Backgammon's "cube error", normalised to the cube). The matches
 themselves live in games.bots.cubebench.
 """
 
+import json
+from pathlib import Path
+
 from django.core.management.base import BaseCommand, CommandError
 
 from games.bots import BOT_NAMES
 from games.bots.arena import REFERENCES
-from games.bots.cubebench import self_play
+from games.bots.cubebench import CubeReport, self_play
 from games.bots.sage import LEVELS
 
 NAMES = (*BOT_NAMES, *REFERENCES)
@@ -33,8 +36,18 @@ class Command(BaseCommand):
             "--level", default="1ply", choices=LEVELS, help="bgsage level that grades decisions"
         )
         parser.add_argument("--progress", type=int, default=0, metavar="K", help="report every K")
+        parser.add_argument(
+            "--first", type=int, default=0, help="number of the first match (to split a run)"
+        )
+        parser.add_argument("--save", metavar="FILE", help="write every match's record as JSON")
+        parser.add_argument(
+            "--read", nargs="+", metavar="FILE",
+            help="report on saved records instead of playing (the parts of a split run)",
+        )  # fmt: skip
 
     def handle(self, *args, **options):
+        if options["read"]:
+            return self.read(options["read"])
         bots = [name.strip().lower() for name in options["bots"].split(",") if name.strip()]
         unknown = [name for name in bots if name not in NAMES]
         if unknown or not bots:
@@ -48,11 +61,28 @@ class Command(BaseCommand):
                 self.stdout.write(self.line(report.summary()))
                 self.stdout.flush()
 
+        saved = []
         for bot in bots:
             report = self_play(
                 bot, options["matches"], options["length"], options["seed"], options["level"],
-                on_match=progress,
+                on_match=progress, first=options["first"],
             )  # fmt: skip
+            self.stdout.write(self.line(report.summary()))
+            saved.append(report.to_json())
+        if options["save"]:
+            Path(options["save"]).write_text(json.dumps(saved))
+
+    def read(self, paths):
+        """One line per bot, over every saved part that holds its matches."""
+        reports: dict[tuple[str, int], CubeReport] = {}
+        for path in paths:
+            for data in json.loads(Path(path).read_text()):
+                part = CubeReport.from_json(data)
+                whole = reports.setdefault(
+                    (part.bot, part.length), CubeReport(part.bot, part.length)
+                )
+                whole.matches.extend(part.matches)
+        for report in reports.values():
             self.stdout.write(self.line(report.summary()))
 
     @staticmethod
