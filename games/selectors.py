@@ -7,7 +7,7 @@ endpoint with a fixed number of queries however long the history is.
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from games import clock, review
@@ -248,20 +248,47 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment else None
 
 
+def spectator_match_state(match: Match, seats: dict[int, Seat]) -> dict:
+    """Any match of a room as a spectator sees it (the archive's past matches): the
+    same keys as room_state's "match", in two queries (games, turns)."""
+    return _match_state(match, seats, None)
+
+
+def game_info(game: Game) -> dict:
+    """A game's number, status, commitment, seed (hex once over, else None) and result."""
+    return _game_info(game)
+
+
 # --- "Mis partidas" --------------------------------------------------------------
 
 
+YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
+
+
 def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
-    """One line per room of these seats, newest move first: who is on turn and since when."""
+    """One line per room of these seats, the most urgent first (three queries).
+
+    First the rooms where the seat owes an action, the nearest absence
+    deadline first (a table with a bot, or a turn the rival chose to wait
+    out, has none and comes after); then the rooms waiting on the rival or
+    on a second player, the longest waiting first; then the finished ones,
+    the last to end first. Each line: room, seat, opponent, status, group,
+    your_turn, turn_started_at, deadline and hours_left (None without one),
+    last_move_at, ended_at and finished_matches (how many matches the room
+    keeps in its archive).
+    """
+    now = clock.now()
     seats = list(seats)
     room_ids = [seat.room_id for seat in seats]
     rooms = {room.pk: room for room in Room.objects.filter(pk__in=room_ids)}
     latest: dict[int, Match] = {}
+    finished: dict[int, int] = {}
     for match in Match.objects.filter(room_id__in=room_ids).order_by("room_id", "number"):
         latest[match.room_id] = match
-    everyone = Seat.objects.filter(room_id__in=room_ids)
+        if match.status == Match.Status.FINISHED:
+            finished[match.room_id] = finished.get(match.room_id, 0) + 1
     by_room: dict[int, dict[int, Seat]] = {}
-    for seat in everyone:
+    for seat in Seat.objects.filter(room_id__in=room_ids):
         by_room.setdefault(seat.room_id, {})[seat.number] = seat
     prs = review.match_prs(latest.values())
     lines = []
@@ -269,20 +296,71 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
         room = rooms[seat.room_id]
         match = latest.get(room.pk)
         opponent = by_room.get(room.pk, {}).get(3 - seat.number)
-        lines.append(
-            {
-                "room": room,
-                "seat": seat,
-                "opponent": opponent.nickname if opponent else None,
-                "status": room.status,
-                "your_turn": bool(match and match.turn_seat_id == seat.pk),
-                "turn_started_at": match.turn_started_at if match else None,
-                "last_move_at": room.last_move_at,
-                "prs": review.seat_prs(prs, match, seat),  # analysed games: your PR, theirs
-            }
-        )
-    lines.sort(key=lambda line: line["last_move_at"], reverse=True)
+        line = {
+            "room": room,
+            "seat": seat,
+            "opponent": opponent.nickname if opponent else None,
+            "status": room.status,
+            "your_turn": False,
+            "turn_started_at": match.turn_started_at if match else None,
+            "deadline": None,
+            "hours_left": None,
+            "last_move_at": room.last_move_at,
+            "ended_at": (match.ended_at if match and match.ended_at else room.ended_at),
+            "finished_matches": finished.get(room.pk, 0),
+            "prs": review.seat_prs(prs, match, seat),  # analysed games: your PR, theirs
+        }
+        if not room.is_active or (match and match.status == Match.Status.FINISHED):
+            line["group"] = FINISHED
+        elif match and match.turn_seat_id == seat.pk:
+            deadline = _deadline(room, match)
+            line.update(group=YOUR_TURN, your_turn=True, deadline=deadline)
+            if deadline is not None:
+                # Whole hours still to play, rounded down: "31 h" means at least 31.
+                line["hours_left"] = max(0, int((deadline - now).total_seconds() // 3600))
+        else:
+            line["group"] = THEIR_TURN
+        lines.append(line)
+    lines.sort(key=_urgency)
     return lines
+
+
+def _deadline(room: Room, match: Match) -> datetime | None:
+    """When the rival may close the match for absence (the services' own 48 hours)."""
+    if room.bot or match.turn_started_at is None:
+        return None
+    if match.absence_waived_for == match.turn_started_at:
+        return None
+    return match.turn_started_at + ABSENCE_AFTER
+
+
+def _urgency(line: dict) -> tuple:
+    if line["group"] == YOUR_TURN:
+        deadline = line["deadline"]
+        since = line["turn_started_at"] or line["last_move_at"]
+        return (0, deadline is None, deadline or since, since)
+    if line["group"] == THEIR_TURN:
+        return (1, False, line["turn_started_at"] or line["last_move_at"], None)
+    ended = line["ended_at"] or line["last_move_at"]
+    return (2, False, -ended.timestamp(), None)
+
+
+def waiting_for_me(user, session_tokens: dict[str, str]) -> int:
+    """How many matches owe an action from this person: their account's seats and the
+    seats this browser holds by link. One query (tokens checked in Python)."""
+    owned = Q(turn_seat__user=user) if user is not None and user.is_authenticated else Q()
+    by_link = Q(turn_seat__room__slug__in=list(session_tokens)) if session_tokens else Q()
+    if not owned and not by_link:
+        return 0
+    matches = Match.objects.filter(status=Match.Status.PLAYING).filter(owned | by_link)
+    count = 0
+    for match in matches.select_related("turn_seat__room"):
+        seat = match.turn_seat
+        if owned and seat.user_id == user.pk:
+            count += 1
+        elif seat.check_token(session_tokens.get(seat.room.slug, "")):
+            count += 1
+    return count
 
 
 # --- what the sweeps look for (each uses a partial index; see games.models) ------
@@ -368,15 +446,18 @@ def replay_match(match: Match) -> MatchState:
     return MatchState.replay(rules, match_actions(match))
 
 
-def match_mat(room: Room) -> tuple[Match, str]:
-    """The room's current match as a Jellyfish .mat text, for GNU Backgammon.
+def match_mat(room: Room, number: int | None = None) -> tuple[Match, str]:
+    """The room's current match (or its match `number`) as a Jellyfish .mat text.
 
     Built from the Turn rows alone (never a dice seed: a running game's next
     rolls stay unknown), with the players' nicknames, side 0 first. Three
     queries (current match, seats unless prefetched, turns); NotFound while
-    the room has no match.
+    the room has no match, or no match of that number.
     """
-    match = current_match(room)
+    if number is None:
+        match = current_match(room)
+    else:
+        match = room.matches.filter(number=number).first()
     if match is None:
         raise NotFound("no_match")
     nicknames = {seat.number: seat.nickname for seat in room.seats.all()}

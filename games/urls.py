@@ -49,6 +49,10 @@ rooms = [
         review_views.review_request,
         name="review_request",
     ),
+    # The archive: every match the room played, kept after each rematch.
+    path("mesa/<room:slug>/encuentros/", views.room_archive, name="room_archive"),
+    path("mesa/<room:slug>/encuentros/<int:number>/", views.past_match, name="past_match"),
+    path("mesa/<room:slug>/encuentro-<int:number>.mat", views.match_file, name="match_file_number"),
 ]
 
 json_api = [

@@ -16,7 +16,7 @@ from django.views.csrf import csrf_failure as default_csrf_failure
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from games import clock, presenters, selectors, services
+from games import archive, clock, presenters, selectors, services
 from games.api import ACTIONS, REQUEST_MESSAGES, error_payload, perform, public_message
 from games.bots import CHARACTERS
 from games.errors import NotFound, ServiceError
@@ -76,16 +76,44 @@ def room(request, slug):
     context = presenters.room_context(request, room, seat, state)
     if seat is None and free_seat_number(room) is not None:
         context["join_form"] = JoinForm(user=request.user)
+    context["past_matches"] = archive.room_matches(room, finished_only=True, games=False)
     return render(request, "games/room.html", context)
 
 
 @never_cache
 @require_GET
-def match_file(request, slug):
-    """The room's current match as a .mat file for GNU Backgammon; anyone who can watch may."""
+def room_archive(request, slug):
+    """Every match the room played: score, winner, each game's commitment and seed, its .mat."""
+    room = get_room_or_404(slug)
+    context = {"room": room, "matches": archive.room_matches(room)}
+    return render(request, "games/room_archive.html", context)
+
+
+@require_GET
+def past_match(request, slug, number):
+    """One finished match of the room, readable: its result, dice proofs and history."""
     room = get_room_or_404(slug)
     try:
-        match, text = selectors.match_mat(room)
+        record = archive.past_match(room, number)
+    except NotFound:
+        raise Http404 from None
+    context = {
+        "room": room,
+        "summary": record["summary"],
+        "games": record["match"]["games"],
+        "history": presenters.history_lines(record),
+    }
+    return render(request, "games/past_match.html", context)
+
+
+@never_cache
+@require_GET
+def match_file(request, slug, number=None):
+    """The room's current match (or match `number`) as a .mat file for GNU Backgammon;
+    anyone who can watch may download it."""
+    room = get_room_or_404(slug)
+    try:
+        match, text = selectors.match_mat(room, number)
     except NotFound:
         raise Http404 from None  # waiting for its second player: nothing played yet
     response = HttpResponse(text, content_type="text/plain; charset=utf-8")

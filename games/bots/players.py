@@ -37,9 +37,13 @@ class Character:
     run: float = 0.0  # bonus per checker out of the opponent's home board
     hit: float = 0.0  # bonus per opponent checker on the bar
     points: float = 0.0  # bonus per point made in the home board
-    cube_noise: float = 0.0  # standard deviation added to cube equities
-    double_bias: float = 0.0  # > 0 doubles too early
-    take_bias: float = 0.0  # > 0 takes too much
+    # Cube decisions: bgsage's verdict, misjudged by a Gaussian error (in equity
+    # normalised to the cube, as GNU Backgammon counts cube errors) that is cut
+    # at ``cube_error``: a wrong double, take or drop never costs more than that.
+    cube_error: float = 0.0  # the most equity one cube decision may give away
+    cube_noise: float = 0.0  # standard deviation of the misjudgement
+    double_bias: float = 0.0  # > 0 leans to doubling early, < 0 late
+    take_bias: float = 0.0  # > 0 leans to taking too much
     resign_margin: float = 0.0  # accepts a resignation that gives up this much equity
 
 
@@ -48,21 +52,21 @@ DOMADOR = Character(
     _("Aprende a domar los dados: se le escapan jugadas y pega siempre que puede."),
     "1ply", "1ply", "1ply",
     noise=0.18, max_loss=0.6, hit=0.03,
-    cube_noise=0.15, double_bias=-0.05, take_bias=0.15, resign_margin=0.3,
+    cube_error=0.12, cube_noise=0.08, double_bias=-0.03, take_bias=0.06, resign_margin=0.3,
 )  # fmt: skip
 CHOFER = Character(
     "Chofer", _("fácil"),
     _("Lo suyo es la carretera: saca pronto sus fichas de atrás y corre a casa."),
     "1ply", "1ply", "1ply",
     noise=0.12, max_loss=0.4, run=0.08,
-    cube_noise=0.1, double_bias=0.05, take_bias=0.05, resign_margin=0.2,
+    cube_error=0.08, cube_noise=0.05, double_bias=0.02, take_bias=0.02, resign_margin=0.2,
 )  # fmt: skip
 CARCELERO = Character(
     "Carcelero", _("medio"),
     _("Construye puntas en su casa y le encanta dejar tus fichas en la barra."),
     "1ply", "1ply", "1ply",
     noise=0.065, max_loss=0.25, hit=0.06, points=0.04,
-    cube_noise=0.05, double_bias=0.0, take_bias=0.02, resign_margin=0.1,
+    cube_error=0.04, cube_noise=0.025, take_bias=0.01, resign_margin=0.1,
 )  # fmt: skip
 EMPRESARIO = Character(
     "Empresario", _("difícil"),
@@ -126,24 +130,29 @@ class Bot:
     # Cube -------------------------------------------------------------------
 
     def should_double(self, position: Position, context: BotContext) -> bool:
-        """Offer the cube before rolling? ``position`` has the bot on roll."""
+        """Offer the cube before rolling? ``position`` has the bot on roll.
+
+        The bot doubles when bgsage's doubling equity, plus its bounded
+        misjudgement, beats not doubling. Holding the cube it took, it only
+        redoubles when bgsage says so: no whim turns a take into a redouble.
+        """
         if not sage.cube_is_alive(context):
             return False
-        c = self.character
-        verdict = sage.cube_decision(position, c.cube_level, context)
-        if c.cube_noise == 0 and c.double_bias == 0:
-            return verdict.should_double
-        doubled = min(verdict.equity_dt, verdict.equity_dp)
-        return doubled + c.double_bias + self._cube_noise() > verdict.equity_nd
+        verdict = sage.cube_decision(position, self.character.cube_level, context)
+        gain = min(verdict.equity_dt, verdict.equity_dp) - verdict.equity_nd
+        error = self._cube_misjudgement(self.character.double_bias)
+        if context.cube_owner == "me":
+            error = min(error, 0.0)
+        # With no error, bgsage's own call (it settles ties, like a free double).
+        return gain + error > 0 if error else verdict.should_double
 
     def should_take(self, position: Position, context: BotContext) -> bool:
         """Take the cube the opponent just offered? ``position`` is from the bot's side."""
-        c = self.character
-        verdict = sage.cube_decision(position.flip(), c.cube_level, context.flip())
-        if c.cube_noise == 0 and c.take_bias == 0:
-            return verdict.should_take
-        # Equities are the doubler's: a take is right when it costs the doubler more.
-        return verdict.equity_dt - c.take_bias + self._cube_noise() <= verdict.equity_dp
+        verdict = sage.cube_decision(position.flip(), self.character.cube_level, context.flip())
+        # Equities are the doubler's: taking gains the bot what it costs the doubler.
+        gain = verdict.equity_dp - verdict.equity_dt
+        error = self._cube_misjudgement(self.character.take_bias)
+        return gain + error >= 0 if error else verdict.should_take
 
     def should_beaver(self, position: Position, context: BotContext) -> bool:
         """Take and redouble at once, keeping the cube (money sessions with beavers only)."""
@@ -163,9 +172,13 @@ class Bot:
         verdict = sage.cube_decision(position, self.character.cube_level, playing_on)
         return verdict.equity_nd >= -0.5
 
-    def _cube_noise(self) -> float:
-        sigma = self.character.cube_noise
-        return self.rng.gauss(0.0, sigma) if sigma else 0.0
+    def _cube_misjudgement(self, bias: float) -> float:
+        """How far off the bot judges one cube decision: never more than ``cube_error``."""
+        c = self.character
+        if not c.cube_error:
+            return 0.0
+        error = bias + (self.rng.gauss(0.0, c.cube_noise) if c.cube_noise else 0.0)
+        return max(-c.cube_error, min(c.cube_error, error))
 
     # Resigning and rematches --------------------------------------------------
 

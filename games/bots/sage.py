@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from games.engine import BAR, Play, Position, legal_plays
@@ -154,7 +155,14 @@ def _judge_alone(play: Play, after: Position, cubeful: bool, context: BotContext
 
 def cube_decision(position: Position, level: str, context: BotContext) -> CubeActionResult:
     """bgsage's cube verdict for the player on roll in ``position`` (before rolling)."""
-    return analyzer(level, True).cube_action(to_board(position), **_cube_args(context))
+    return _cube_decision(tuple(to_board(position)), level, context)
+
+
+@lru_cache(maxsize=4096)
+def _cube_decision(board: tuple[int, ...], level: str, context: BotContext) -> CubeActionResult:
+    # A verdict takes tens of milliseconds and the same question comes twice
+    # (the bot decides, botcube grades the decision): remember recent answers.
+    return analyzer(level, True).cube_action(list(board), **_cube_args(context))
 
 
 def cube_is_alive(context: BotContext) -> bool:

@@ -245,7 +245,7 @@ def play_turns(room, alice, bob, count):
         )
 
 
-ROOM_PAGE_QUERIES = 7
+ROOM_PAGE_QUERIES = 9  # + the room's finished matches, + the header's count of waiting games
 STATE_QUERIES = 7
 
 

@@ -1,0 +1,135 @@
+"""Mis partidas by urgency, and the header's count of matches waiting for my move."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from games import selectors, services
+from games.engine.match import MatchRules
+from games.services import ABSENCE_AFTER
+
+pytestmark = pytest.mark.django_db
+
+HOUR = timedelta(hours=1)
+
+
+@pytest.fixture
+def marta(db):
+    return get_user_model().objects.create_user("marta", password="x" * 12)
+
+
+@pytest.fixture
+def tables(marta, clock, dice):
+    """Marta (an account) against a guest, Leo, at six tables opened an hour apart."""
+    leo = Client()
+    rooms = {}
+
+    def table(name, opening, resign=False):
+        seat = services.room_create(rules=MatchRules(), nickname="marta", user=marta)
+        dice.push(opening)  # (3, 1): marta starts; (1, 3): leo starts
+        guest = services.room_join(room=seat.room, nickname=f"leo-{name}")
+        leo.get(reverse("games:seat_link", args=[seat.room.slug, guest.token]))
+        if resign:
+            services.match_resign(seat=seat, version=seat.room.matches.get().version)
+        rooms[name] = seat.room
+        clock.tick(HOUR)
+
+    table("finished_first", (3, 1), resign=True)
+    table("finished_last", (3, 1), resign=True)
+    table("theirs_oldest", (1, 3))
+    table("mine_nearest", (3, 1))
+    table("theirs_newest", (1, 3))
+    table("mine_later", (3, 1))
+    return rooms, leo
+
+
+def test_my_turn_first_by_deadline_then_the_rival_s_by_oldest_then_finished_newest_first(
+    marta, tables, clock
+):
+    rooms, _ = tables
+    # mine_nearest's turn started 3 hours ago: move on until 31 hours remain.
+    clock.tick(ABSENCE_AFTER - 31 * HOUR - 3 * HOUR)
+    lines = selectors.rooms_for_seats(marta.seats.all())
+    order = [next(k for k, r in rooms.items() if r.pk == line["room"].pk) for line in lines]
+    assert order == [
+        "mine_nearest",
+        "mine_later",
+        "theirs_oldest",
+        "theirs_newest",
+        "finished_last",
+        "finished_first",
+    ]
+    assert [line["hours_left"] for line in lines[:2]] == [31, 33]
+
+    client = Client()
+    client.force_login(marta)
+    page = client.get(reverse("games:my_rooms")).content.decode()
+    assert "te quedan 31 h" in page and "te quedan 33 h" in page
+    assert page.index("Te toca") < page.index("Esperando a tu rival") < page.index("Terminadas")
+    assert page.index(rooms["mine_nearest"].slug) < page.index(rooms["mine_later"].slug)
+    assert page.index(rooms["finished_last"].slug) < page.index(rooms["finished_first"].slug)
+
+
+def test_the_last_hour_and_a_single_hour_read_well_in_both_languages(marta, tables, clock):
+    clock.tick(ABSENCE_AFTER - 1 * HOUR - 3 * HOUR)  # mine_nearest: 1 h left
+    client = Client()
+    client.force_login(marta)
+    page = client.get(reverse("games:my_rooms")).content.decode()
+    assert "te queda 1 h" in page
+    english = client.get(reverse("games:my_rooms"), headers={"accept-language": "en"})
+    assert "1 h left" in english.content.decode()
+    clock.tick(timedelta(minutes=30))
+    page = client.get(reverse("games:my_rooms")).content.decode()
+    assert "te queda menos de una hora" in page
+
+
+def test_the_header_counts_the_matches_waiting_for_me_on_every_page(marta, tables):
+    rooms, leo = tables
+    client = Client()
+    client.force_login(marta)
+    for url in (reverse("games:home"), reverse("games:rules"), reverse("games:my_rooms")):
+        page = client.get(url).content.decode()
+        assert 'data-waiting="2"' in page and "2 partidas esperan tu jugada" in page
+    # The guest holds his seats through the session of the links he opened.
+    page = leo.get(reverse("games:home")).content.decode()
+    assert 'data-waiting="2"' in page
+    # Nobody's seat, no badge.
+    assert "data-waiting" not in Client().get(reverse("games:home")).content.decode()
+
+
+def test_one_move_changes_the_count_and_one_waiting_game_says_so_in_the_singular(marta, tables):
+    rooms, leo = tables
+    room = rooms["mine_later"]
+    seat = room.seats.get(number=1)
+    services.match_resign(seat=seat, version=room.matches.get().version)
+    client = Client()
+    client.force_login(marta)
+    page = client.get(reverse("games:home")).content.decode()
+    assert 'data-waiting="1"' in page and "1 partida espera tu jugada" in page
+
+
+def test_the_count_is_one_query_however_many_tables(marta, tables, django_assert_num_queries):
+    rooms, leo = tables
+    tokens = leo.session["mesa_seats"]  # the guest's seat links, as the header reads them
+    with django_assert_num_queries(1):
+        assert selectors.waiting_for_me(marta, {}) == 2
+    with django_assert_num_queries(1):
+        assert selectors.waiting_for_me(None, tokens) == 2
+    with django_assert_num_queries(0):
+        assert selectors.waiting_for_me(None, {}) == 0
+
+
+def test_mis_partidas_costs_the_same_queries_however_many_tables(marta, tables):
+    client = Client()
+    client.force_login(marta)
+    with CaptureQueriesContext(connection) as six:
+        client.get(reverse("games:my_rooms"))
+    services.room_create(rules=MatchRules(), nickname="marta", user=marta)
+    with CaptureQueriesContext(connection) as seven:
+        client.get(reverse("games:my_rooms"))
+    assert len(six) == len(seven)
