@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 PRODUCTION = {
     "DJANGO_SETTINGS_MODULE": "config.settings.base",
+    "SECRET_KEY": "a-production-key-for-this-test-only-0123456789-abcdefghijklmnop",
     "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
     "EMAIL_URL": "smtp+tls://mesa:secret@smtp.example.com:587",
 }
