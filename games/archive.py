@@ -17,18 +17,22 @@ def room_matches(room: Room, *, finished_only: bool = False, games: bool = True)
     Two queries: the matches, then the games of all of them; one with
     `games=False` (the room page's list needs only how many there were).
     """
-    names = {seat.number: seat.nickname for seat in room.seats.all()}
+    seats = {seat.number: seat for seat in room.seats.all()}
+    names = {number: seat.nickname for number, seat in seats.items()}
     matches = Match.objects.filter(room=room).order_by("number")
     if finished_only:
         matches = matches.filter(status=Match.Status.FINISHED)
     matches = list(matches)
     if not games:
         return [_summary(match, names, None) for match in matches]
-    by_match: dict[int, list[dict]] = {match.pk: [] for match in matches}
+    by_match: dict[int, list[Game]] = {match.pk: [] for match in matches}
     rows = Game.objects.filter(match__in=[match.pk for match in matches]).order_by("number")
     for game in rows:
-        by_match[game.match_id].append(selectors.game_info(game))
-    return [_summary(match, names, by_match[match.pk]) for match in matches]
+        by_match[game.match_id].append(game)
+    return [
+        _summary(match, names, selectors.game_infos(match, by_match[match.pk], seats))
+        for match in matches
+    ]
 
 
 def _summary(match: Match, names: dict[int, str], games: list[dict] | None) -> dict:

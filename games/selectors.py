@@ -254,9 +254,13 @@ def spectator_match_state(match: Match, seats: dict[int, Seat]) -> dict:
     return _match_state(match, seats, None)
 
 
-def game_info(game: Game) -> dict:
-    """A game's number, status, commitment, seed (hex once over, else None) and result."""
-    return _game_info(game)
+def game_infos(match: Match, games: Iterable[Game], seats: dict[int, Seat]) -> list[dict]:
+    """Each game's number, status, commitment, seed (hex once over, else None) and
+    result in words, for a match whose games the caller already loaded."""
+    state = MatchState.from_json(match.state)
+    names = {match.side_of(seat): seat.nickname for seat in seats.values()}
+    results = game_results(state.games, names)
+    return [_game_info(game, results) for game in games]
 
 
 # --- "Mis partidas" --------------------------------------------------------------
