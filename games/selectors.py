@@ -255,8 +255,9 @@ def spectator_match_state(match: Match, seats: dict[int, Seat]) -> dict:
 
 
 def game_info(game: Game) -> dict:
-    """A game's number, status, commitment, seed (hex once over, else None) and result."""
-    return _game_info(game)
+    """A game's number, status, commitment, seed (hex once over, else None), winner
+    and points; its result in words is left out (None): that needs the match's state."""
+    return _game_info(game, {})
 
 
 # --- "Mis partidas" --------------------------------------------------------------
