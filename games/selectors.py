@@ -19,6 +19,7 @@ from games.errors import NotFound
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.results import game_results
 from games.services import ABSENCE_AFTER, OWED_PHASES, REMINDER_AFTER, ROOM_IDLE_AFTER
+from games.turns import turn_action
 
 
 def seat_by_token(token: str) -> Seat | None:
@@ -415,17 +416,6 @@ def stuck_bot_turns(*, older_than, limit: int = 100) -> list[tuple[int, int]]:
 
 
 # --- replay and dice verification ------------------------------------------------
-
-
-def turn_action(turn: Turn) -> Action:
-    return Action(
-        kind=turn.kind,
-        side=turn.side,
-        dice=tuple(turn.dice) if turn.dice is not None else None,
-        play=tuple(tuple(step) for step in turn.steps) if turn.steps is not None else None,
-        value=turn.value,
-        reason=turn.reason or None,
-    )
 
 
 ACTION_FIELDS = ("kind", "side", "dice", "steps", "value", "reason")
