@@ -268,7 +268,7 @@ YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
 
 
 def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
-    """One line per room of these seats, the most urgent first (three queries).
+    """One line per room of these seats, the most urgent first (four queries).
 
     First the rooms where the seat owes an action, the nearest absence
     deadline first (a table with a bot, or a turn the rival chose to wait
@@ -276,8 +276,9 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
     on a second player, the longest waiting first; then the finished ones,
     the last to end first. Each line: room, seat, opponent, status, group,
     your_turn, turn_started_at, deadline and hours_left (None without one),
-    last_move_at, ended_at and finished_matches (how many matches the room
-    keeps in its archive).
+    last_move_at, ended_at, finished_matches (how many matches the room
+    keeps in its archive) and prs (each analysed game of the latest match:
+    your PR and your rival's).
     """
     now = clock.now()
     seats = list(seats)
