@@ -21,9 +21,10 @@ from celery import current_app
 from django.db import transaction
 
 from games import analysis, clock
-from games.engine.match import Action, MatchRules
+from games.engine.match import MatchRules
 from games.errors import Conflict
 from games.models import Game, GameAnalysis, Turn, TurnAnalysis
+from games.turns import turn_action
 
 log = logging.getLogger(__name__)
 
@@ -100,17 +101,11 @@ def current_version() -> str:
 def _rate(game: Game) -> tuple[list[Turn], list[analysis.Rating]]:
     match = game.match
     turns = list(Turn.objects.filter(game__match=match).order_by("game__number", "number"))
-    actions = [_action(turn) for turn in turns]
+    actions = [turn_action(turn) for turn in turns]
     wanted = [i for i, turn in enumerate(turns) if turn.game_id == game.pk]
     rules = MatchRules.from_json(match.room.rules)
     ratings = analysis.analyse(analysis.match_decisions(rules, actions, wanted), SETTINGS)
     return turns, ratings
-
-
-def _action(turn: Turn) -> Action:
-    # Not games.selectors.turn_action: selectors imports services, which imports this module.
-    fields = {"kind": turn.kind, "side": turn.side, "dice": turn.dice, "play": turn.steps}
-    return Action.from_json({**fields, "value": turn.value, "reason": turn.reason or None})
 
 
 def _store(row: GameAnalysis, turns: list[Turn], ratings, seconds: float) -> GameAnalysis:

@@ -268,7 +268,8 @@ def room_state(request, slug):
     wait = parse_wait(request)
     if wait is not None:
         # Long polling: held until the room moves past `wait` (see games.longpoll).
-        longpoll.wait_for_change(room, wait)
+        if longpoll.wait_for_change(room, wait):
+            room = load_room(slug)  # moved while we waited: a join changes the room itself
     seat = viewer_seat(request, room)
     if seat is not None:
         services.seat_seen(seat=seat)  # no "your turn" email while the board is open

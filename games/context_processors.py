@@ -3,7 +3,7 @@
 from functools import cache
 
 from games import selectors
-from games.presenters import SESSION_SEATS
+from games.presenters import session_tokens
 
 
 def waiting_games(request) -> dict:
@@ -15,8 +15,6 @@ def waiting_games(request) -> dict:
 
     @cache
     def count() -> int:
-        tokens = request.session.get(SESSION_SEATS, {}) if hasattr(request, "session") else {}
-        tokens = {slug: token for slug, token in tokens.items() if isinstance(token, str)}
-        return selectors.waiting_for_me(getattr(request, "user", None), tokens)
+        return selectors.waiting_for_me(getattr(request, "user", None), session_tokens(request))
 
     return {"waiting_count": count}

@@ -35,6 +35,12 @@ def session_token(request, room: Room) -> str | None:
     return token if isinstance(token, str) else None
 
 
+def session_tokens(request) -> dict[str, str]:
+    """{room slug: seat token} this browser holds (none on a request without a session)."""
+    seats = getattr(request, "session", {}).get(SESSION_SEATS, {})
+    return {slug: token for slug, token in seats.items() if isinstance(token, str)}
+
+
 def remember_seat(request, room: Room, token: str) -> None:
     seats = dict(request.session.get(SESSION_SEATS, {}))
     seats.pop(room.slug, None)  # re-remembered: now the newest
@@ -88,11 +94,7 @@ def session_seats(request) -> list[Seat]:
     the one its emails carry (Seat.check_token knows both), so seats are found
     by room and checked one by one rather than looked up by hash.
     """
-    tokens = {
-        slug: token
-        for slug, token in request.session.get(SESSION_SEATS, {}).items()
-        if isinstance(token, str)
-    }
+    tokens = session_tokens(request)
     seats = {
         seat.pk: seat
         for seat in Seat.objects.filter(room__slug__in=tokens).select_related("room")

@@ -19,6 +19,7 @@ from games.errors import NotFound
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.results import game_results
 from games.services import ABSENCE_AFTER, OWED_PHASES, REMINDER_AFTER, ROOM_IDLE_AFTER
+from games.turns import turn_action
 
 
 def seat_by_token(token: str) -> Seat | None:
@@ -270,7 +271,7 @@ YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
 
 
 def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
-    """One line per room of these seats, the most urgent first (three queries).
+    """One line per room of these seats, the most urgent first (four queries).
 
     First the rooms where the seat owes an action, the nearest absence
     deadline first (a table with a bot, or a turn the rival chose to wait
@@ -278,8 +279,9 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
     on a second player, the longest waiting first; then the finished ones,
     the last to end first. Each line: room, seat, opponent, status, group,
     your_turn, turn_started_at, deadline and hours_left (None without one),
-    last_move_at, ended_at and finished_matches (how many matches the room
-    keeps in its archive).
+    last_move_at, ended_at, finished_matches (how many matches the room
+    keeps in its archive) and prs (each analysed game of the latest match:
+    your PR and your rival's).
     """
     now = clock.now()
     seats = list(seats)
@@ -418,17 +420,6 @@ def stuck_bot_turns(*, older_than, limit: int = 100) -> list[tuple[int, int]]:
 
 
 # --- replay and dice verification ------------------------------------------------
-
-
-def turn_action(turn: Turn) -> Action:
-    return Action(
-        kind=turn.kind,
-        side=turn.side,
-        dice=tuple(turn.dice) if turn.dice is not None else None,
-        play=tuple(tuple(step) for step in turn.steps) if turn.steps is not None else None,
-        value=turn.value,
-        reason=turn.reason or None,
-    )
 
 
 ACTION_FIELDS = ("kind", "side", "dice", "steps", "value", "reason")

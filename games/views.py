@@ -102,6 +102,9 @@ def past_match(request, slug, number):
         "summary": record["summary"],
         "games": record["match"]["games"],
         "history": presenters.history_lines(record),
+        # For the analysis links: each game's PR and its review page.
+        "match": record["match"],
+        "players": record["seats"],
     }
     return render(request, "games/past_match.html", context)
 

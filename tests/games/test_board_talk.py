@@ -173,6 +173,20 @@ def test_the_wait_ends_at_the_first_look_after_the_other_player_moves(room, alic
     assert fake_time.now == pytest.approx(101.5)
 
 
+def test_a_join_during_the_wait_comes_back_with_the_room_as_it_is_now(
+    alice, dice, opening, fake_time
+):
+    room = alice.seat.room
+    bind(alice, room)
+    dice.push(opening)
+    fake_time.then[2] = lambda: services.room_join(room=room, nickname="bob")
+    response = alice.client.get(state_url(room), {"wait": 0})
+    state = response.json()
+    assert state["room"]["status"] == "playing"  # not the room as it was before the wait
+    assert [seat["nickname"] for seat in state["seats"]] == ["alice", "bob"]
+    assert state["match"] is not None
+
+
 def test_with_no_news_the_wait_gives_up_after_25_seconds_with_a_304(room, bob, fake_time):
     bind(bob, room)
     first = bob.client.get(state_url(room))

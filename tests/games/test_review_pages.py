@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games import analysis, analysis_service
+from games import analysis, analysis_service, services
 from games.models import Game, GameAnalysis, Seat, Turn
 from tests.games.conftest import play_out
 
@@ -128,3 +128,12 @@ def test_room_mis_partidas_and_profile_show_the_pr(analysed, alice):
     profile = alice.client.get(reverse("accounts:profile")).content.decode()
     assert f"Tu PR medio: {pr_alice}" in profile
     assert Game.objects.get().status == Game.Status.FINISHED
+
+
+def test_a_past_match_page_links_its_games_reviews_after_a_rematch(analysed, alice, bob, carol):
+    row = GameAnalysis.objects.get()
+    services.rematch_offer(seat=alice.seat)
+    services.rematch_accept(seat=bob.seat)
+    past = carol.client.get(reverse("games:past_match", args=[analysed.slug, 1])).content.decode()
+    assert review_url(analysed) in past
+    assert f"alice PR {row.pr_of(0):.1f}".replace(".", ",") in past
