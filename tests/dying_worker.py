@@ -21,6 +21,7 @@ __all__ = ("app",)
 def _die_at_the_bots_publish(sender=None, **kwargs):
     if sender is None or sender.name != "games.tasks.bot_turn":
         return
+
     def die(row):
         os.kill(os.getpid(), signal.SIGKILL)
 

@@ -215,9 +215,7 @@ def test_errors_outside_views_speak_the_requests_language(db):
 # --- email subjects are plain text --------------------------------------------------
 
 
-def test_a_nickname_with_markup_reads_as_typed_in_the_subject(
-    clock, dice, mailoutbox, monkeypatch
-):
+def test_a_nickname_with_markup_reads_as_typed_in_the_subject(clock, dice, mailoutbox, monkeypatch):
     monkeypatch.setattr(tasks.turn_email, "delay", lambda *args: None)
     monkeypatch.setattr(tasks.opponent_joined_email, "delay", lambda *args: None)
     host = services.room_create(

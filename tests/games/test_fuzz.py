@@ -156,8 +156,7 @@ ACCOUNT_FORMS = ["/cuenta/registro/", "/cuenta/entrar/", "/cuenta/clave/olvidada
 FORM_KEYS = ["nickname", "email", "email_consent", "format", "length", "opponent", "version"]
 ACCOUNT_KEYS = ["username", "password", "password1", "password2"]
 form_fields = st.dictionaries(
-    st.sampled_from(FORM_KEYS + ACCOUNT_KEYS)
-    | odd_text,
+    st.sampled_from(FORM_KEYS + ACCOUNT_KEYS) | odd_text,
     odd_text,
     max_size=6,
 )
