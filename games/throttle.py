@@ -9,6 +9,7 @@ Past a limit the JSON API answers 429 in JSON, the pages a short 429 page;
 nothing is written either way.
 """
 
+import hashlib
 import secrets
 from functools import wraps
 
@@ -36,8 +37,16 @@ def session_id(request) -> str:
     """A name for this session that outlives its key: taking a seat cycles the
     session key (games.presenters.remember_seat), and the count must go on."""
     ident = request.session.get(SESSION_ID)
-    if not isinstance(ident, str):
-        ident = request.session[SESSION_ID] = secrets.token_urlsafe(12)
+    if isinstance(ident, str):
+        return ident
+    cookie = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
+    if cookie and request.session.session_key is None:
+        # Sent with a key the store no longer knows: most often one a seat link
+        # of this same browser has just cycled. Writing the id would save a new
+        # session whose cookie replaces the browser's newer one, seats and all;
+        # count this request under its old key instead.
+        return "gone:" + hashlib.sha256(cookie.encode()).hexdigest()[:16]
+    ident = request.session[SESSION_ID] = secrets.token_urlsafe(12)
     return ident
 
 

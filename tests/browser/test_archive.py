@@ -82,10 +82,9 @@ def test_mis_partidas_puts_my_nearest_deadline_first_and_the_header_counts_my_tu
     clock.tick(14 * HOUR)  # "urgente" became leo's turn 17 hours ago: 31 hours left
 
     room, guest = tables["terminada"]
+    # JavaScript on: each board polls while the next seat link cycles the session key.
     page = open_page(
-        "leo",
-        live_server.url + reverse("games:seat_link", args=[room.slug, guest.token]),
-        javascript=False,  # only links and pages here; no board polling between the links
+        "leo", live_server.url + reverse("games:seat_link", args=[room.slug, guest.token])
     )
     for name in ("con tiempo", "de alice", "urgente"):
         room, guest = tables[name]
