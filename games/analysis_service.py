@@ -6,38 +6,35 @@ game. Every write here is a small function in its own short transaction;
 the evaluation itself (seconds of bgsage) runs outside any transaction, so it
 never holds a lock a player's move waits for.
 
-The task is sent by name ("games.tasks.analyse_game", on the "analysis"
-queue): games.tasks imports this module, so importing it back would be a cycle.
-A GameAnalysis row in PENDING is the record that the work is owed; if the
-message is lost (broker down at commit, worker killed), the
-``requeue_analyses`` sweep sends it again.
+The task is owed through the outbox (games.outbox), like a bot's turn or an
+email: a FollowUp row for "games.tasks.analyse_game" (by name: games.tasks
+imports this module, so importing it back would be a cycle) written in the
+same transaction as the PENDING GameAnalysis row, published on commit, and by
+the follow-up sweep if the broker was down or the process died first. A
+worker killed mid-run gets its message back from the broker (acks_late);
+only a run that stopped without being redelivered needs requeue_stuck.
 """
 
-import logging
 import time
 from datetime import timedelta
 
-from celery import current_app
 from django.db import transaction
 
-from games import analysis, clock
+from games import analysis, clock, outbox
 from games.engine.match import MatchRules
 from games.errors import Conflict
 from games.models import Game, GameAnalysis, Turn, TurnAnalysis
 from games.turns import turn_action
 
-log = logging.getLogger(__name__)
-
 TASK_NAME = "games.tasks.analyse_game"
-# A PENDING analysis older than this, or a RUNNING one started longer ago, is sent again.
-RESEND_AFTER = timedelta(minutes=10)
+# A RUNNING analysis started longer ago than this is stuck, and is sent again.
 STUCK_AFTER = timedelta(minutes=30)
 # The evaluator's settings this process analyses with (tests swap in a faster one).
 SETTINGS = analysis.DEFAULT_SETTINGS
 
 
 def game_analysis_queue(*, game: Game) -> GameAnalysis:
-    """Ask for the analysis of a finished game (idempotent), sent to a worker on commit.
+    """Ask for the analysis of a finished game (idempotent), owed through the outbox.
 
     A game already analysed, or waiting for it, with these settings is left
     alone; a failed one is queued again.
@@ -55,17 +52,8 @@ def game_analysis_queue(*, game: Game) -> GameAnalysis:
             row.status = GameAnalysis.Status.PENDING
             row.requested_at = now
             row.save(update_fields=["status", "requested_at"])
-        analysis_id = row.pk
-        transaction.on_commit(lambda: send(analysis_id))
+        outbox.schedule(TASK_NAME, row.pk)
     return row
-
-
-def send(analysis_id: int) -> None:
-    """Publish the task; a broker that refuses leaves the row PENDING for the sweep."""
-    try:
-        current_app.send_task(TASK_NAME, args=[analysis_id])
-    except Exception:  # any broker error: the work is recorded, the sweep retries
-        log.exception("could not send analysis %s; the sweep will send it again", analysis_id)
 
 
 def game_analysis_run(*, analysis_id: int) -> GameAnalysis | None:
@@ -150,23 +138,28 @@ def _turn_row(row: GameAnalysis, turn: Turn, rating: analysis.Rating) -> TurnAna
     )
 
 
-def analyses_due(*, limit: int = 50) -> list[int]:
-    """Analyses owed whose message may have been lost: PENDING or stuck RUNNING."""
+def requeue_stuck(*, limit: int = 50) -> int:
+    """Owe again the analyses RUNNING for longer than STUCK_AFTER; return how many.
+
+    The outbox covers a message lost before a worker took it, and the broker
+    gives back the message of a worker killed mid-run (acks_late,
+    reject_on_worker_lost, Redis's visibility timeout). Neither covers a run
+    that stopped without FAILED or DONE and whose message was acknowledged:
+    the hard time limit kills the process (Celery acknowledges a timeout), the
+    retries for database errors run out, or the database fails while writing
+    FAILED. Such a row would stay RUNNING for good, and a seat cannot ask for a
+    RUNNING analysis again. Its started_at is touched so it waits STUCK_AFTER
+    before the next try; re-running replaces the rows of the same version.
+    """
     now = clock.now()
-    pending = GameAnalysis.objects.filter(
-        status=GameAnalysis.Status.PENDING, requested_at__lte=now - RESEND_AFTER
-    )
-    stuck = GameAnalysis.objects.filter(
-        status=GameAnalysis.Status.RUNNING, started_at__lte=now - STUCK_AFTER
-    )
-    rows = (pending | stuck).order_by("requested_at").values_list("pk", flat=True)
-    return list(rows[:limit])
-
-
-def requeue_analyses(*, limit: int = 50) -> int:
-    """Send again what analyses_due finds (touching requested_at so each waits its turn again)."""
-    ids = analyses_due(limit=limit)
-    GameAnalysis.objects.filter(pk__in=ids).update(requested_at=clock.now())
-    for analysis_id in ids:
-        send(analysis_id)
+    with transaction.atomic():
+        ids = list(
+            GameAnalysis.objects.select_for_update(skip_locked=True)
+            .filter(status=GameAnalysis.Status.RUNNING, started_at__lte=now - STUCK_AFTER)
+            .order_by("started_at")
+            .values_list("pk", flat=True)[:limit]
+        )
+        GameAnalysis.objects.filter(pk__in=ids).update(started_at=now)
+        for analysis_id in ids:
+            outbox.schedule(TASK_NAME, analysis_id)
     return len(ids)

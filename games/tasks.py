@@ -229,6 +229,7 @@ def analyse_game(analysis_id: int) -> str:
 
 
 @shared_task(**RETRYING)
-def requeue_analyses(batch: int = 50) -> int:
-    """Send again the analyses whose message was lost (broker down, worker killed)."""
-    return analysis_service.requeue_analyses(limit=batch)
+def requeue_stuck_analyses(batch: int = 50) -> int:
+    """Owe again the analyses stuck RUNNING (analysis_service.requeue_stuck says
+    why the outbox and the broker leave those); lost messages are the outbox's."""
+    return analysis_service.requeue_stuck(limit=batch)

@@ -87,8 +87,14 @@ def test_bots_mail_and_sweeps_wait_in_queues_of_their_own():
     for name in ("turn_email", "match_ended_email", "opponent_joined_email", "send_daily_digests"):
         assert queues[f"games.tasks.{name}"] == "mail"
     assert queues["accounts.tasks.send_templated_mail_task"] == "mail"
-    for name in ("publish_follow_ups", "nudge_stuck_bots", "close_absent_games"):
+    for name in (
+        "publish_follow_ups",
+        "nudge_stuck_bots",
+        "close_absent_games",
+        "requeue_stuck_analyses",
+    ):
         assert queues[f"games.tasks.{name}"] == "sweeps"
+    assert queues["games.tasks.analyse_game"] == "analysis"
     assert set(queues.values()) <= set(settings.CELERY_QUEUE_NAMES.split(","))
 
 

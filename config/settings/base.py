@@ -291,9 +291,10 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=12, minute=0),
         "options": {"expires": 60 * 60},
     },
-    # Analysis after the game (docs/ANALYSIS.md): send again what a lost message left owed.
-    "requeue-analyses": {
-        "task": "games.tasks.requeue_analyses",
+    # Analysis after the game (docs/ANALYSIS.md): its task is owed through the
+    # outbox like any follow-up; this only sends again a run stuck RUNNING.
+    "requeue-stuck-analyses": {
+        "task": "games.tasks.requeue_stuck_analyses",
         "schedule": 10 * 60,
         "options": {"expires": 10 * 60},
     },

@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from games import analysis, analysis_service, services
+from games import analysis, analysis_service, services, tasks
 from games.engine.match import MatchRules
 from games.models import GameAnalysis
 from tests.conftest import Persona
@@ -24,7 +24,7 @@ FAST = analysis.Settings(play_level="1ply", cubeful_play_level="1ply", cube_leve
 @pytest.fixture
 def analysed_room(monkeypatch, dice, clock):
     monkeypatch.setattr(analysis_service, "SETTINGS", FAST)
-    monkeypatch.setattr(analysis_service, "send", lambda analysis_id: None)
+    monkeypatch.setattr(tasks.analyse_game, "delay", lambda analysis_id: None)
     host = services.room_create(rules=MatchRules(), nickname="alice")
     dice.push((3, 1))
     guest = services.room_join(room=host.room, nickname="bob")

@@ -7,11 +7,12 @@ measured in bench/analysis.py and its verdicts pinned in tests/analysis.
 from datetime import timedelta
 
 import pytest
+from kombu.exceptions import OperationalError as BrokerDown
 
 from games import analysis, analysis_service, services, tasks
 from games.engine.match import Format, MatchRules
 from games.errors import Conflict
-from games.models import Game, GameAnalysis, Turn, TurnAnalysis
+from games.models import FollowUp, Game, GameAnalysis, Turn, TurnAnalysis
 from tests.conftest import Persona
 from tests.games.conftest import current_match, play_out
 
@@ -23,12 +24,30 @@ def fast_settings(monkeypatch):
     monkeypatch.setattr(analysis_service, "SETTINGS", FAST)
 
 
+class Sent(list):
+    """The analyses handed to the broker, by id; `down = True` refuses them as a dead Redis."""
+
+    down = False
+
+
 @pytest.fixture
 def sent(monkeypatch):
-    """The analyses sent to the queue, by id, instead of a broker."""
-    ids = []
-    monkeypatch.setattr(analysis_service, "send", ids.append)
+    ids = Sent()
+
+    def apply_async(args=None, kwargs=None, **options):
+        if ids.down:
+            raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+        ids.append(args[0])
+
+    monkeypatch.setattr(tasks.analyse_game, "apply_async", apply_async)
     return ids
+
+
+def owed(row) -> list[FollowUp]:
+    """The outbox's rows for this analysis."""
+    return [
+        f for f in FollowUp.objects.filter(task=analysis_service.TASK_NAME) if f.args == [row.pk]
+    ]
 
 
 def test_a_finished_game_is_queued_once_on_commit(
@@ -40,10 +59,11 @@ def test_a_finished_game_is_queued_once_on_commit(
     row = GameAnalysis.objects.get(game=game)
     assert row.status == GameAnalysis.Status.PENDING and row.version == FAST.version
     assert sent == [row.pk]
+    assert [f.published_at is not None for f in owed(row)] == [True]  # owed through the outbox
     # Asking again for the same version changes nothing and sends nothing.
     with django_capture_on_commit_callbacks(execute=True):
         assert analysis_service.game_analysis_queue(game=game).pk == row.pk
-    assert sent == [row.pk]
+    assert sent == [row.pk] and len(owed(row)) == 1
 
 
 def test_the_task_rates_every_decision_and_a_second_run_replaces_the_rows(room, alice, bob, sent):
@@ -93,10 +113,46 @@ def test_an_unfinished_game_is_not_queued(room):
         analysis_service.game_analysis_queue(game=Game.objects.get(match__room=room))
 
 
-def test_the_sweep_sends_again_what_waited_too_long(room, alice, bob, sent, clock):
-    play_out(room, alice, bob)
-    assert analysis_service.requeue_analyses() == 0
-    clock.tick(timedelta(minutes=11))
+def test_a_message_lost_at_commit_is_published_by_the_follow_up_sweep(
+    room, alice, bob, sent, clock, django_capture_on_commit_callbacks
+):
+    sent.down = True
+    with django_capture_on_commit_callbacks(execute=True):
+        play_out(room, alice, bob)  # the game ends and is saved though the broker is down
     row = GameAnalysis.objects.get()
-    assert tasks.requeue_analyses() == 1 and sent[-1] == row.pk
-    assert analysis_service.requeue_analyses() == 0  # it waits its turn again
+    assert row.status == GameAnalysis.Status.PENDING and sent == []
+    sent.down = False
+    clock.tick(timedelta(minutes=1, seconds=1))
+    tasks.publish_follow_ups()  # beat's sweep, a minute later (the match's email too)
+    assert sent == [row.pk] and owed(row)[0].published_at is not None
+    tasks.publish_follow_ups()
+    assert sent == [row.pk]  # published once
+    assert tasks.analyse_game(sent[0]) == "done"  # and the analysis happens
+
+
+def test_a_failed_analysis_asked_for_again_is_owed_again(room, alice, bob, sent):
+    play_out(room, alice, bob)
+    row = GameAnalysis.objects.get()
+    GameAnalysis.objects.filter(pk=row.pk).update(status=GameAnalysis.Status.FAILED)
+    row = analysis_service.game_analysis_queue(game=row.game)
+    assert row.status == GameAnalysis.Status.PENDING and len(owed(row)) == 2
+
+
+def test_a_run_stuck_running_is_owed_again_and_waits_its_turn(
+    room, alice, bob, sent, clock, django_capture_on_commit_callbacks
+):
+    play_out(room, alice, bob)
+    row = GameAnalysis.objects.get()
+    clock.tick(timedelta(hours=1))
+    assert tasks.requeue_stuck_analyses() == 0  # a PENDING row is the outbox's
+    GameAnalysis.objects.filter(pk=row.pk).update(
+        status=GameAnalysis.Status.RUNNING, started_at=clock()
+    )
+    clock.tick(timedelta(minutes=29))
+    assert tasks.requeue_stuck_analyses() == 0  # maybe still running
+    clock.tick(timedelta(minutes=2))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.requeue_stuck_analyses() == 1
+    assert sent == [row.pk] and len(owed(row)) == 2
+    assert tasks.requeue_stuck_analyses() == 0  # it waits its turn again
+    assert tasks.analyse_game(row.pk) == "done"

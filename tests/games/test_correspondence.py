@@ -314,6 +314,8 @@ def test_every_periodic_task_has_a_beat_entry_that_names_it():
         "games.tasks.send_absence_reminders",
         "games.tasks.send_absence_claimable",
         "games.tasks.send_daily_digests",
+        "games.tasks.publish_follow_ups",
+        "games.tasks.requeue_stuck_analyses",
     }
     assert periodic <= scheduled
     assert periodic <= set(celery_app.tasks)

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games import analysis, analysis_service, services
+from games import analysis, analysis_service, services, tasks
 from games.models import Game, GameAnalysis, Seat, Turn
 from tests.games.conftest import play_out
 
@@ -20,7 +20,7 @@ FAST = analysis.Settings(play_level="1ply", cubeful_play_level="1ply", cube_leve
 @pytest.fixture(autouse=True)
 def fast_settings(monkeypatch):
     monkeypatch.setattr(analysis_service, "SETTINGS", FAST)
-    monkeypatch.setattr(analysis_service, "send", lambda analysis_id: None)
+    monkeypatch.setattr(tasks.analyse_game, "delay", lambda analysis_id: None)
 
 
 def review_url(room, game=1, match=1) -> str:
