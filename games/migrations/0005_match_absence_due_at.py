@@ -23,21 +23,22 @@ def fill_absence_due_at(apps, schema_editor):
     Match.objects.bulk_update(batch, ["absence_due_at"])
 
 
+DEADLINE = models.DateTimeField(
+    blank=True, help_text="When the waiting player may close by absence.", null=True
+)
+
+
 class Migration(migrations.Migration):
-
-    dependencies = [
-        ('games', '0004_outbox_and_mail_state'),
-    ]
-
+    dependencies = [("games", "0004_outbox_and_mail_state")]
     operations = [
-        migrations.AddField(
-            model_name='match',
-            name='absence_due_at',
-            field=models.DateTimeField(blank=True, help_text='When the waiting player may close by absence.', null=True),
-        ),
+        migrations.AddField(model_name="match", name="absence_due_at", field=DEADLINE),
         migrations.RunPython(fill_absence_due_at, migrations.RunPython.noop),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(condition=models.Q(('absence_due_at__isnull', False)), fields=['absence_due_at'], name='match_absence_due_idx'),
+            model_name="match",
+            index=models.Index(
+                condition=models.Q(absence_due_at__isnull=False),
+                fields=["absence_due_at"],
+                name="match_absence_due_idx",
+            ),
         ),
     ]
