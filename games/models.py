@@ -180,6 +180,12 @@ class Match(models.Model):
         null=True, blank=True, help_text="The waiting player chose to keep waiting this turn."
     )
     reminder_sent_for = models.DateTimeField(null=True, blank=True)
+    # The turn's absence deadline, written by games.services from
+    # games.deadlines.TurnClock.due_at; empty when no absence applies (nobody on
+    # turn, the match over, a room against the computer). The sweeps read it.
+    absence_due_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the waiting player may close by absence."
+    )
     absence_notice_sent_for = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
@@ -194,6 +200,12 @@ class Match(models.Model):
                 fields=["turn_started_at"],
                 condition=Q(status="playing"),
                 name="match_turn_active_idx",
+            ),
+            # The absence, reminder and "you may close" sweeps: turns by deadline.
+            models.Index(
+                fields=["absence_due_at"],
+                condition=Q(absence_due_at__isnull=False),
+                name="match_absence_due_idx",
             ),
         ]
         verbose_name_plural = "matches"

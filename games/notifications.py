@@ -39,15 +39,13 @@ from accounts.emails import send_templated_mail
 from accounts.models import Notify
 from accounts.recipients import Recipient, recipient_for_seat
 from accounts.services import normalize_email
-from games import clock, outbox, selectors
+from games import clock, deadlines, outbox, selectors
 from games.engine.match import Format, MatchRules, MatchState
 from games.models import Match, Room, Seat, SentEmail
-from games.services import ABSENCE_AFTER, REMINDER_AFTER, TURN_EMAIL_PAUSE, TURN_EMAIL_QUIET
 from games.smtp import ReplyLost
 
-# "Es tu turno" leaves this long after the turn passed, so that several games
-# turning to the same person at about the same time make one message.
-YOUR_TURN_PAUSE = TURN_EMAIL_PAUSE
+# "Es tu turno" waits this long (games.deadlines; a test shortens it here).
+YOUR_TURN_PAUSE = deadlines.TURN_EMAIL_PAUSE
 
 
 class Uncertain(Exception):
@@ -83,7 +81,7 @@ def board_link(seat: Seat) -> str:
 
 def is_on_the_board(seat: Seat, now: datetime) -> bool:
     """The person looked at this board in the last two minutes: they already know."""
-    return seat.last_seen_at is not None and now - seat.last_seen_at < TURN_EMAIL_QUIET
+    return deadlines.on_the_board(seat.last_seen_at, now)
 
 
 def _opponent(seat: Seat) -> Seat | None:
@@ -176,7 +174,10 @@ def send_your_turn(*, match_id: int, version: int) -> int:
         # the quiet period ends (the follow-up sweep publishes it then). The
         # turn passing meanwhile makes that run a no-op.
         outbox.defer(
-            "games.tasks.turn_email", match_id, version, until=seat.last_seen_at + TURN_EMAIL_QUIET
+            "games.tasks.turn_email",
+            match_id,
+            version,
+            until=deadlines.quiet_ends(seat.last_seen_at),
         )
         return 0
     claims = _claim_waiting_turns(recipient)
@@ -417,7 +418,8 @@ def _remind(match_id: int) -> int:
     opponent = _opponent(seat)
     context = {
         "opponent": opponent.nickname if opponent else "",
-        "deadline": started + ABSENCE_AFTER,
+        # The claimed turn's deadline (the match may have moved on since).
+        "deadline": deadlines.TurnClock(started).due_at,
         "link": board_link(seat),
     }
     return _send_claimed(
@@ -428,16 +430,14 @@ def _remind(match_id: int) -> int:
 def absence_claimable_matches():
     """Matches past the 48 h whose waiting player chose to keep waiting (so the
     sweep will not close them) and was not told yet that they may close them."""
-    cutoff = clock.now() - ABSENCE_AFTER
     return (
         Match.objects.filter(
             status=Match.Status.PLAYING,
-            turn_started_at__lte=cutoff,
+            absence_due_at__lte=clock.now(),
             absence_waived_for=F("turn_started_at"),
-            room__bot="",
         )
         .exclude(absence_notice_sent_for=F("turn_started_at"))
-        .order_by("turn_started_at")
+        .order_by("absence_due_at")
     )
 
 
@@ -480,16 +480,16 @@ def _claim_turn_field(match_id: int, field: str, *, reminder: bool) -> datetime 
             .filter(pk=match_id, status=Match.Status.PLAYING)
             .first()
         )
-        if match is None or match.turn_seat_id is None or match.room.bot:
+        if match is None or match.turn_seat_id is None:
             return None
         started = match.turn_started_at
         if getattr(match, field) == started:
             return None
-        waited = now - started
+        turn = deadlines.TurnClock.of(match, against_bot=bool(match.room.bot))
         if reminder:
-            due = REMINDER_AFTER <= waited < ABSENCE_AFTER
+            due = turn.reminder_due(now)
         else:
-            due = waited >= ABSENCE_AFTER and match.absence_waived_for == started
+            due = turn.claimable(now) and turn.waived
         if not due:
             return None
         Match.objects.filter(pk=match.pk).update(**{field: started})

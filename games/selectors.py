@@ -10,7 +10,7 @@ from datetime import datetime
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games import clock, review
+from games import clock, deadlines, review
 from games.engine import SeededDice, commitment
 from games.engine.match import Action, MatchRules, MatchState
 from games.engine.matchid import gnubg_id, match_id
@@ -18,7 +18,7 @@ from games.engine.matfile import export_mat
 from games.errors import NotFound
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.results import game_results
-from games.services import ABSENCE_AFTER, OWED_PHASES, REMINDER_AFTER, ROOM_IDLE_AFTER
+from games.services import OWED_PHASES
 from games.turns import turn_action
 
 
@@ -56,7 +56,7 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     pips [side0, side1], winner, allowed
     (engine actions for the viewer plus claim_absence, keep_waiting,
     rematch_offer, rematch_accept), absence (for the waiting player:
-    claimable_at, can_claim, kept_waiting), rematch_offered_by (seat number),
+    claimable_at, can_claim, kept_waiting, show_deadline), rematch_offered_by (seat number),
     game and games [{number, status, commitment, seed (hex once revealed,
     else None), rolls, winner, points, result (None while the game runs, else
     {winner, points, kind, ending, score, text, score_text})}], resign_declined,
@@ -214,16 +214,19 @@ def _allowed(match, state, seats, view_side, owing) -> list[str]:
 
 
 def _absence(match: Match, view_side: int | None, owing: int | None) -> dict | None:
-    """For the waiting player: when the absent one may be closed out."""
-    if view_side is None or owing is None or owing == view_side or match.turn_started_at is None:
+    """For the waiting player: when the absent one may be closed out, and whether
+    the board names that moment yet (show_deadline)."""
+    if view_side is None or owing is None or owing == view_side:
         return None
-    if match.room.bot and match.seat_number_of(owing) == 2:
+    turn = deadlines.TurnClock.of(match, against_bot=bool(match.room.bot))
+    if turn.due_at is None:
         return None
-    claimable_at = match.turn_started_at + ABSENCE_AFTER
+    now = clock.now()
     return {
-        "claimable_at": _iso(claimable_at),
-        "can_claim": clock.now() >= claimable_at,
-        "kept_waiting": match.absence_waived_for == match.turn_started_at,
+        "claimable_at": _iso(turn.due_at),
+        "can_claim": turn.claimable(now),
+        "kept_waiting": turn.waived,
+        "show_deadline": turn.show_deadline(now),
     }
 
 
@@ -319,25 +322,16 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
         if not room.is_active or (match and match.status == Match.Status.FINISHED):
             line["group"] = FINISHED
         elif match and match.turn_seat_id == seat.pk:
-            deadline = _deadline(room, match)
-            line.update(group=YOUR_TURN, your_turn=True, deadline=deadline)
-            if deadline is not None:
-                # Whole hours still to play, rounded down: "31 h" means at least 31.
-                line["hours_left"] = max(0, int((deadline - now).total_seconds() // 3600))
+            # The deadline is when the match closes by itself: none in a room
+            # against the computer, or once the rival chose to keep waiting.
+            turn = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
+            line.update(group=YOUR_TURN, your_turn=True, deadline=turn.closes_at)
+            line["hours_left"] = turn.hours_left(now)  # whole hours, rounded down
         else:
             line["group"] = THEIR_TURN
         lines.append(line)
     lines.sort(key=_urgency)
     return lines
-
-
-def _deadline(room: Room, match: Match) -> datetime | None:
-    """When the rival may close the match for absence (the services' own 48 hours)."""
-    if room.bot or match.turn_started_at is None:
-        return None
-    if match.absence_waived_for == match.turn_started_at:
-        return None
-    return match.turn_started_at + ABSENCE_AFTER
 
 
 def _urgency(line: dict) -> tuple:
@@ -373,35 +367,32 @@ def waiting_for_me(user, session_tokens: dict[str, str]) -> int:
 
 
 def absent_due(*, limit: int = 100) -> list[int]:
-    """Matches whose player on turn has owed an action for 48 h: for services.absence_close."""
-    cutoff = clock.now() - ABSENCE_AFTER
+    """Matches past their absence deadline that the waiting player did not choose
+    to keep waiting: for services.absence_close."""
     matches = (
-        Match.objects.filter(status=Match.Status.PLAYING, turn_started_at__lte=cutoff, room__bot="")
+        Match.objects.filter(status=Match.Status.PLAYING, absence_due_at__lte=clock.now())
         .exclude(absence_waived_for=F("turn_started_at"))
-        .order_by("turn_started_at")
+        .order_by("absence_due_at")
     )
     return list(matches.values_list("pk", flat=True)[:limit])
 
 
 def reminder_due(*, limit: int = 100) -> list[int]:
     """Matches whose player on turn is 24 h from the deadline (the reminder sweep)."""
-    now = clock.now()
+    after, until = deadlines.reminder_window(clock.now())
     matches = (
         Match.objects.filter(
-            status=Match.Status.PLAYING,
-            turn_started_at__lte=now - REMINDER_AFTER,
-            turn_started_at__gt=now - ABSENCE_AFTER,
-            room__bot="",
+            status=Match.Status.PLAYING, absence_due_at__gt=after, absence_due_at__lte=until
         )
         .exclude(reminder_sent_for=F("turn_started_at"))
-        .order_by("turn_started_at")
+        .order_by("absence_due_at")
     )
     return list(matches.values_list("pk", flat=True)[:limit])
 
 
 def idle_rooms_due(*, limit: int = 100) -> list[int]:
     """Active rooms with no move for seven days: for services.room_expire."""
-    cutoff = clock.now() - ROOM_IDLE_AFTER
+    cutoff = deadlines.idle_cutoff(clock.now())
     rooms = Room.objects.filter(status__in=Room.ACTIVE, last_move_at__lte=cutoff)
     return list(rooms.order_by("last_move_at").values_list("pk", flat=True)[:limit])
 

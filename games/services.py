@@ -23,7 +23,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 
-from games import analysis_service, clock, dice_source, outbox
+from games import analysis_service, clock, deadlines, dice_source, outbox
 from games.engine import IllegalMove, format_play
 from games.engine.match import (
     Action,
@@ -37,11 +37,6 @@ from games.engine.match import (
 from games.errors import BadInput, Conflict, IllegalMoveError, NotFound, NotSeatHolder
 from games.models import Game, Match, Room, Seat, Turn
 
-ABSENCE_AFTER = timedelta(hours=48)
-# The reminder email goes this long after the turn passed (24 h before the deadline).
-REMINDER_AFTER = ABSENCE_AFTER - timedelta(hours=24)
-# A room with no move for this long expires with no winner.
-ROOM_IDLE_AFTER = timedelta(days=7)
 NICKNAME_MAX = 30
 EMAIL_MAX = Seat._meta.get_field("email").max_length
 BOT_NAMES = ("domador", "chofer", "carcelero", "empresario")
@@ -52,11 +47,6 @@ OWED_PHASES = (Phase.ROLL, Phase.DOUBLED, Phase.MOVE, Phase.RESIGN_OFFERED)
 CONFLICT_CODES = frozenset({"not_your_turn", "game_over", "match_over"})
 # How often a seat's last_seen_at is written at most (the board polls).
 SEEN_EVERY = timedelta(seconds=30)
-# No "your turn" email to someone who was on the board this recently.
-TURN_EMAIL_QUIET = timedelta(minutes=2)
-# "Es tu turno" leaves this long after the turn passed, so that several games
-# turning to the same person at about the same time make one message.
-TURN_EMAIL_PAUSE = timedelta(seconds=60)
 
 
 # --- rooms and seats -------------------------------------------------------
@@ -217,7 +207,8 @@ def game_claim_absence(*, seat: Seat, version) -> Match:
             raise Conflict("not_your_turn", "the claimer is the one on turn")
         if table.is_bot_side(absent):
             raise IllegalMoveError("wrong_phase", "no absence against the computer")
-        if table.now - match.turn_started_at < ABSENCE_AFTER:
+        turn = deadlines.TurnClock.of(match, against_bot=table.is_bot_side(absent))
+        if not turn.claimable(table.now):
             raise IllegalMoveError("too_early")
         table.apply(Action("forfeit", absent, reason="absence"))
 
@@ -297,12 +288,14 @@ def absence_close(*, match_id: int) -> Match | None:
     """
     with transaction.atomic():
         match = _lock_for_sweep(match_id)
-        if match is None or match.turn_seat_id is None or match.room.bot:
+        if match is None or match.turn_seat_id is None:
             return None
-        if match.absence_waived_for == match.turn_started_at:
+        # Re-checked under the lock: the turn may have passed, or been waived.
+        turn = deadlines.TurnClock.of(match, against_bot=bool(match.room.bot))
+        if turn.closes_at is None:
             return None
         table = _open_table(match)
-        if table.now - match.turn_started_at < ABSENCE_AFTER or table.owing_side() is None:
+        if not turn.closes(table.now) or table.owing_side() is None:
             return None
         table.apply(Action("forfeit", table.owing_side(), reason="absence"))
         return table.save()
@@ -318,7 +311,7 @@ def room_expire(*, room_id: int) -> Room | None:
         if latest and match is None:
             return None  # someone is acting right now
         room = Room.objects.select_for_update().filter(pk=room_id).first()
-        if room is None or not room.is_active or now - room.last_move_at < ROOM_IDLE_AFTER:
+        if room is None or not room.is_active or not deadlines.room_expired(room.last_move_at, now):
             return None
         room.status = Room.Status.EXPIRED
         room.ended_at = now
@@ -328,6 +321,7 @@ def room_expire(*, room_id: int) -> Room | None:
             match.ended_at = now
             match.turn_seat = None
             match.turn_started_at = None
+            match.absence_due_at = None
             match.version += 1
             match.save()
             # No roll will ever be drawn again: the seed can be checked.
@@ -538,6 +532,10 @@ class _Table:
             match.ended_at = now
             match.turn_seat = None
             match.turn_started_at = None
+        # The absence deadline of the turn now running (None: none applies).
+        match.absence_due_at = deadlines.TurnClock.of(
+            match, against_bot=bool(match.room.bot)
+        ).due_at
         match.save()
         for game in self.games.values():
             game.save()
@@ -658,7 +656,9 @@ def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: b
         # Every time: after its own roll the bot still has to move.
         outbox.schedule("games.tasks.bot_turn", match.pk, match.version)
     elif turn_changed:
-        outbox.schedule("games.tasks.turn_email", match.pk, match.version, delay=TURN_EMAIL_PAUSE)
+        outbox.schedule(
+            "games.tasks.turn_email", match.pk, match.version, delay=deadlines.TURN_EMAIL_PAUSE
+        )
 
 
 def _rule_error(exc: IllegalAction):

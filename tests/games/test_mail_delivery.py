@@ -15,7 +15,7 @@ from celery import current_app
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games import notifications, outbox, services, tasks
+from games import deadlines, notifications, outbox, services, tasks
 from games.models import FollowUp, Seat, SentEmail
 from tests.games.test_correspondence_worker import Inbox, free_port
 
@@ -209,7 +209,7 @@ def test_es_tu_turno_reaches_a_player_who_left_just_before_the_answer(
     again = FollowUp.objects.latest("pk")  # a look again, for the sweep
     assert (again.task, again.args) == ("games.tasks.turn_email", [match.pk, match.version])
     assert again.published_at is None
-    assert again.due_at == bob.seat.last_seen_at + services.TURN_EMAIL_QUIET
+    assert again.due_at == bob.seat.last_seen_at + deadlines.TURN_EMAIL_QUIET
 
     clock.tick(again.due_at - clock())
     assert run_row(again) is True

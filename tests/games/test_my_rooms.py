@@ -10,8 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import selectors, services
+from games.deadlines import ABSENCE_AFTER
 from games.engine.match import MatchRules
-from games.services import ABSENCE_AFTER
 
 pytestmark = pytest.mark.django_db
 

@@ -1,0 +1,124 @@
+"""The correspondence clock: every time limit of a game by mail, in one place.
+
+A turn passes to a player (Match.turn_started_at). From ABSENCE_AFTER later,
+the absence deadline, the waiting player may close the game by absence; the
+sweep closes it by itself unless the waiting player chose to keep waiting
+this turn (Match.absence_waived_for == turn_started_at), and 24 hours before
+the deadline the player on turn is reminded. None of this applies in a room
+against the computer, whose games may sleep until the room expires
+(ROOM_IDLE_AFTER without a move).
+
+The services store each turn's deadline on the match (Match.absence_due_at,
+from TurnClock.due_at), so the sweeps read one indexed column; everything
+else asks a TurnClock. Pure: no queries, no Django.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+# The player on turn who owes an action this long may lose the game by absence.
+ABSENCE_AFTER = timedelta(hours=48)
+# The reminder email goes this long before the deadline...
+REMINDER_BEFORE = timedelta(hours=24)
+# ...that is, this long after the turn passed.
+REMINDER_AFTER = ABSENCE_AFTER - REMINDER_BEFORE
+# The board tells the waiting player when they may close once the turn is this old
+# (before that, naming a deadline two days away is noise).
+SHOW_DEADLINE_AFTER = timedelta(hours=6)
+# A room with no move for this long expires with no winner.
+ROOM_IDLE_AFTER = timedelta(days=7)
+# No "your turn" email to someone who was on the board this recently.
+TURN_EMAIL_QUIET = timedelta(minutes=2)
+# "Es tu turno" leaves this long after the turn passed, so that several games
+# turning to the same person at about the same time make one message.
+TURN_EMAIL_PAUSE = timedelta(seconds=60)
+
+
+@dataclass(frozen=True)
+class TurnClock:
+    """The absence clock of one match's current turn.
+
+    turn_started_at: when the turn passed (None when nobody owes an action,
+    the match being over included); waived: the waiting player chose to keep
+    waiting this turn; against_bot: the room is against the computer.
+    """
+
+    turn_started_at: datetime | None
+    waived: bool = False
+    against_bot: bool = False
+
+    @classmethod
+    def of(cls, match, *, against_bot: bool) -> "TurnClock":
+        """The clock of a Match's current turn (reads its fields, nothing else)."""
+        started = match.turn_started_at
+        waived = started is not None and match.absence_waived_for == started
+        return cls(started, waived=waived, against_bot=bool(against_bot))
+
+    @property
+    def due_at(self) -> datetime | None:
+        """The absence deadline: from then the waiting player may close the game.
+
+        None when no absence applies (nobody on turn, a room against the
+        computer). Keeping waiting does not move it: the waiting player may
+        still close by hand, and the player on turn is still reminded.
+        This is what Match.absence_due_at stores.
+        """
+        if self.turn_started_at is None or self.against_bot:
+            return None
+        return self.turn_started_at + ABSENCE_AFTER
+
+    @property
+    def closes_at(self) -> datetime | None:
+        """When the sweep closes the game by itself: the deadline, unless waived."""
+        return None if self.waived else self.due_at
+
+    def claimable(self, now: datetime) -> bool:
+        """The waiting player may close the game by absence now."""
+        return self.due_at is not None and now >= self.due_at
+
+    def closes(self, now: datetime) -> bool:
+        """The absence sweep closes the game now."""
+        return self.closes_at is not None and now >= self.closes_at
+
+    def reminder_due(self, now: datetime) -> bool:
+        """The player on turn is in the last REMINDER_BEFORE before the deadline."""
+        return self.due_at is not None and self.due_at - REMINDER_BEFORE <= now < self.due_at
+
+    def show_deadline(self, now: datetime) -> bool:
+        """The board says "you may close by absence at <due_at>" to the waiting player."""
+        return (
+            self.due_at is not None
+            and not self.claimable(now)
+            and now - self.turn_started_at > SHOW_DEADLINE_AFTER
+        )
+
+    def hours_left(self, now: datetime) -> int | None:
+        """Whole hours until the game closes by itself, rounded down ("31 h" means
+        at least 31); None when it never does."""
+        if self.closes_at is None:
+            return None
+        return max(0, int((self.closes_at - now).total_seconds() // 3600))
+
+
+def reminder_window(now: datetime) -> tuple[datetime, datetime]:
+    """Deadlines after the first and at or before the second are reminded now."""
+    return now, now + REMINDER_BEFORE
+
+
+def idle_cutoff(now: datetime) -> datetime:
+    """A room whose last move is at or before this has expired."""
+    return now - ROOM_IDLE_AFTER
+
+
+def room_expired(last_move_at: datetime, now: datetime) -> bool:
+    return last_move_at <= idle_cutoff(now)
+
+
+def on_the_board(last_seen_at: datetime | None, now: datetime) -> bool:
+    """The person looked at the board within TURN_EMAIL_QUIET: no email now."""
+    return last_seen_at is not None and now - last_seen_at < TURN_EMAIL_QUIET
+
+
+def quiet_ends(last_seen_at: datetime) -> datetime:
+    """When a person seen on the board at `last_seen_at` may be mailed again."""
+    return last_seen_at + TURN_EMAIL_QUIET
