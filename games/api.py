@@ -36,7 +36,7 @@ from games.errors import (
 )
 from games.http_errors import MESSAGES as HTTP_MESSAGES
 from games.http_errors import error_payload
-from games.presenters import load_room, remember_seat, step_options, viewer_seat
+from games.seats import load_room, remember_seat, viewer_seat
 from games.throttle import rate_limited
 
 POINTS = range(0, 26)  # 0 = off, 25 = bar
@@ -354,7 +354,7 @@ def room_steps(request, slug):
         raise NotSeatHolder("not_seat_holder", "spectators have no steps")
     taken = parse_taken(request.GET.get("taken", ""))
     try:
-        return JsonResponse(step_options(room, seat, taken))
+        return JsonResponse(selectors.step_options(room, seat, taken))
     except IllegalMove as error:
         raise IllegalMoveError(error.code, error.reason) from None
 

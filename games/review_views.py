@@ -15,7 +15,7 @@ from games import analysis_service, review
 from games.api import public_message
 from games.errors import NotSeatHolder, ServiceError
 from games.models import Game
-from games.presenters import viewer_seat
+from games.seats import viewer_seat
 from games.views import get_room_or_404
 
 # The words the review's script shows, in the request's language.

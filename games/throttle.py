@@ -35,7 +35,7 @@ def within_limits(request, kind: str) -> bool:
 
 def session_id(request) -> str:
     """A name for this session that outlives its key: taking a seat cycles the
-    session key (games.presenters.remember_seat), and the count must go on."""
+    session key (games.seats.remember_seat), and the count must go on."""
     ident = request.session.get(SESSION_ID)
     if isinstance(ident, str):
         return ident

@@ -20,8 +20,8 @@ from games import archive, clock, presenters, selectors, services
 from games.api import ACTIONS, REQUEST_MESSAGES, error_payload, perform, public_message
 from games.bots import CHARACTERS
 from games.errors import NotFound, ServiceError
-from games.forms import JoinForm, NewRoomForm
-from games.presenters import (
+from games.forms import JoinForm, NewRoomForm, form_body
+from games.seats import (
     free_seat_number,
     load_room,
     remember_seat,
@@ -196,7 +196,7 @@ def act(request, slug, action):
     room = get_room_or_404(slug)
     seat = viewer_seat(request, room)
     try:
-        perform(action, seat, presenters.form_body(request, room, seat, action))
+        perform(action, seat, form_body(request, room, seat, action))
     except ServiceError as error:
         messages.error(request, public_message(error))
     return redirect("games:room", slug=slug)
@@ -206,7 +206,7 @@ def act(request, slug, action):
 @require_GET
 def my_rooms(request):
     seats = list(session_seats(request))
-    context = {"entries": presenters.my_room_entries(seats), "now": clock.now()}
+    context = {"entries": selectors.rooms_for_seats(seats), "now": clock.now()}
     return render(request, "games/my_rooms.html", context)
 
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from games import services
 from games.api import ACTIONS
 from games.models import Game, Match, Room, Seat, Turn
-from games.presenters import SESSION_SEATS
+from games.seats import SESSION_SEATS
 from tests.games.conftest import current_match, first_legal_play, version_of
 
 pytestmark = pytest.mark.django_db
