@@ -21,20 +21,19 @@ from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
-from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_protect
 
 from games import longpoll, selectors, services
 from games.engine import IllegalMove
 from games.errors import (
-    MESSAGES,
     BadInput,
     Conflict,
     IllegalMoveError,
     NotSeatHolder,
+    RequestError,
     ServiceError,
+    public_message,
 )
-from games.http_errors import MESSAGES as HTTP_MESSAGES
 from games.http_errors import error_payload
 from games.seats import load_room, remember_seat, viewer_seat
 from games.throttle import rate_limited
@@ -42,47 +41,6 @@ from games.throttle import rate_limited
 POINTS = range(0, 26)  # 0 = off, 25 = bar
 MAX_STEPS = 8  # a turn has at most four steps; anything longer is not a play at all
 MAX_BODY = 4096
-
-# Codes of the HTTP layer itself; the services' codes live in games.errors.
-REQUEST_MESSAGES = {
-    "bad_json": _("El cuerpo de la petición debe ser un objeto JSON."),
-    "too_large": HTTP_MESSAGES["too_large"],
-    "unknown_action": _("Esa acción no existe."),
-    "method_not_allowed": _("Ese método no está permitido aquí."),
-    "csrf_failed": _("La página caducó. Recárgala e inténtalo de nuevo."),
-    "not_found": _("No encontramos esa mesa."),
-    "bad_notation": _("No entendimos esa jugada. Escríbela como 24/18 13/10."),
-}
-
-
-class RequestError(BadInput):
-    """A request the API cannot read; its message comes from REQUEST_MESSAGES."""
-
-    def __init__(self, code, reason="", status=400):
-        super().__init__(code, reason)
-        self.status = status
-
-    @property
-    def message(self):
-        return REQUEST_MESSAGES.get(self.code) or super().message
-
-
-# When a code has no sentence of its own (a new engine code, say), a person
-# still reads one in their language rather than the English developer reason.
-FALLBACK_BY_STATUS = {
-    400: "bad_input",
-    403: "not_seat_holder",
-    404: "not_found",
-    409: "wrong_phase",
-    422: "illegal_play",
-}
-
-
-def public_message(error: ServiceError) -> str:
-    """The sentence a person reads for `error`, always translated."""
-    if isinstance(error, RequestError) or error.code in MESSAGES:
-        return str(error.message)
-    return str(MESSAGES[FALLBACK_BY_STATUS.get(error.status, "bad_input")])
 
 
 def error_response(error: ServiceError) -> JsonResponse:

@@ -7,11 +7,10 @@ form only turns text into the typed values a service expects.
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from games.api import RequestError
 from games.bots import CHARACTERS
 from games.engine import IllegalMove, parse_play
 from games.engine.match import Format, MatchRules, MatchState
-from games.errors import IllegalMoveError
+from games.errors import IllegalMoveError, RequestError
 from games.models import Room, Seat
 from games.selectors import current_match
 from games.services import EMAIL_MAX, NICKNAME_MAX, int_from_text

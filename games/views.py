@@ -17,10 +17,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from games import archive, clock, presenters, selectors, services
-from games.api import ACTIONS, REQUEST_MESSAGES, error_payload, perform, public_message
+from games.api import ACTIONS, perform
 from games.bots import CHARACTERS
-from games.errors import NotFound, ServiceError
+from games.errors import NotFound, RequestError, ServiceError, public_message
 from games.forms import JoinForm, NewRoomForm, form_body
+from games.http_errors import error_payload
 from games.seats import (
     free_seat_number,
     load_room,
@@ -213,7 +214,6 @@ def my_rooms(request):
 def csrf_failure(request, reason=""):
     """JSON for the API (its clients read JSON errors), Django's page elsewhere."""
     if request.path.startswith("/api/"):
-        return JsonResponse(
-            error_payload("csrf_failed", REQUEST_MESSAGES["csrf_failed"]), status=403
-        )
+        message = public_message(RequestError("csrf_failed", status=403))
+        return JsonResponse(error_payload("csrf_failed", message), status=403)
     return default_csrf_failure(request, reason=reason)
