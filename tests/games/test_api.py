@@ -300,12 +300,15 @@ def test_every_step_of_a_whole_game_can_go_through_the_json_api(room, alice, bob
 def test_a_rule_code_without_its_own_sentence_still_reads_in_the_players_language(
     room, alice, monkeypatch
 ):
+    from dataclasses import replace
+
     from games.errors import IllegalMoveError
 
     def refuse(**kwargs):
         raise IllegalMoveError("a_rule_added_later", "an English reason for developers")
 
-    monkeypatch.setattr(services, "game_play", refuse)
+    # The API holds the service's function object (no lookup by name): swap it there.
+    monkeypatch.setitem(ACTIONS, "play", replace(ACTIONS["play"], service=refuse))
     bind(alice, room)
     response = post_json(alice.client, action_url(room, "play"), {"version": 1, "play": GOOD})
     assert response.status_code == 422
