@@ -70,6 +70,7 @@ MESSAGES = {
     "method_not_allowed": _("Ese método no está permitido aquí."),
     "csrf_failed": _("La página caducó. Recárgala e inténtalo de nuevo."),
     "forbidden": _("No puedes hacer eso aquí."),
+    "too_many_requests": _("Vas demasiado rápido. Espera un momento y vuelve a intentarlo."),
     "server_error": _("Algo falló de nuestro lado. Inténtalo de nuevo en un momento."),
 }
 
