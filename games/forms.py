@@ -1,7 +1,9 @@
 """Forms of the site: they parse what a person typed, nothing more.
 
 Whether an action is allowed is the services' and the engine's business; a
-form only turns text into the typed values a service expects.
+form only turns text into the typed values a service expects. The board's
+buttons are read into the JSON API's body (form_body), so both ways of
+playing go through one parser (games.api.perform).
 """
 
 from django import forms
