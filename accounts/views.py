@@ -12,7 +12,6 @@ from django.urls import reverse_lazy
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
@@ -25,7 +24,6 @@ from .forms import (
     RateLimitedAuthenticationForm,
     SignupForm,
 )
-from .seats import claim_browser_seats
 
 logger = logging.getLogger(__name__)
 
@@ -44,18 +42,11 @@ def _use_language(response, language):
 
 
 def _after_login(request, user, response):
-    """What every way into an account does once the user is logged in."""
-    joined = claim_browser_seats(request, user)
-    if joined:
-        messages.success(
-            request,
-            ngettext(
-                "Tu partida de invitado ahora es de tu cuenta.",
-                "Tus %(count)d partidas de invitado ahora son de tu cuenta.",
-                joined,
-            )
-            % {"count": joined},
-        )
+    """What every way into an account does once the user is logged in.
+
+    (The guest seats of this browser join the account in games.signals, a
+    receiver of user_logged_in: accounts knows nothing of games.)
+    """
     return _use_language(response, services.profile_for(user).language)
 
 

@@ -13,6 +13,7 @@ reference for clients.
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
 
@@ -21,68 +22,26 @@ from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
-from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_protect
 
 from games import longpoll, selectors, services
 from games.engine import IllegalMove
 from games.errors import (
-    MESSAGES,
     BadInput,
     Conflict,
     IllegalMoveError,
     NotSeatHolder,
+    RequestError,
     ServiceError,
+    public_message,
 )
-from games.http_errors import MESSAGES as HTTP_MESSAGES
 from games.http_errors import error_payload
-from games.presenters import load_room, remember_seat, step_options, viewer_seat
+from games.seats import load_room, remember_seat, viewer_seat
 from games.throttle import rate_limited
 
 POINTS = range(0, 26)  # 0 = off, 25 = bar
 MAX_STEPS = 8  # a turn has at most four steps; anything longer is not a play at all
 MAX_BODY = 4096
-
-# Codes of the HTTP layer itself; the services' codes live in games.errors.
-REQUEST_MESSAGES = {
-    "bad_json": _("El cuerpo de la petición debe ser un objeto JSON."),
-    "too_large": HTTP_MESSAGES["too_large"],
-    "unknown_action": _("Esa acción no existe."),
-    "method_not_allowed": _("Ese método no está permitido aquí."),
-    "csrf_failed": _("La página caducó. Recárgala e inténtalo de nuevo."),
-    "not_found": _("No encontramos esa mesa."),
-    "bad_notation": _("No entendimos esa jugada. Escríbela como 24/18 13/10."),
-}
-
-
-class RequestError(BadInput):
-    """A request the API cannot read; its message comes from REQUEST_MESSAGES."""
-
-    def __init__(self, code, reason="", status=400):
-        super().__init__(code, reason)
-        self.status = status
-
-    @property
-    def message(self):
-        return REQUEST_MESSAGES.get(self.code) or super().message
-
-
-# When a code has no sentence of its own (a new engine code, say), a person
-# still reads one in their language rather than the English developer reason.
-FALLBACK_BY_STATUS = {
-    400: "bad_input",
-    403: "not_seat_holder",
-    404: "not_found",
-    409: "wrong_phase",
-    422: "illegal_play",
-}
-
-
-def public_message(error: ServiceError) -> str:
-    """The sentence a person reads for `error`, always translated."""
-    if isinstance(error, RequestError) or error.code in MESSAGES:
-        return str(error.message)
-    return str(MESSAGES[FALLBACK_BY_STATUS.get(error.status, "bad_input")])
 
 
 def error_response(error: ServiceError) -> JsonResponse:
@@ -148,9 +107,14 @@ def is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+# The parsers check only JSON types and shape; what the values may be (a version
+# not below 0, points 0..25, at most four steps, a resign value 1..3) is the
+# service's check, made once there for every caller.
+
+
 def parse_version(body: dict) -> int:
     version = body.get("version")
-    if not is_int(version) or version < 0:
+    if not is_int(version):
         raise BadInput("bad_version", f"version={version!r}")
     return version
 
@@ -161,11 +125,7 @@ def parse_play(body: dict) -> dict:
         raise BadInput("bad_play", "play must be a list of steps")
     steps = []
     for step in play:
-        if (
-            not isinstance(step, list)
-            or len(step) != 2
-            or not all(is_int(point) and point in POINTS for point in step)
-        ):
+        if not isinstance(step, list) or len(step) != 2 or not all(map(is_int, step)):
             raise BadInput("bad_play", f"bad step {step!r}")
         steps.append([step[0], step[1]])
     return {"play": steps}
@@ -173,7 +133,7 @@ def parse_play(body: dict) -> dict:
 
 def parse_resign_value(body: dict) -> dict:
     value = body.get("value")
-    if not is_int(value) or value not in (1, 2, 3):
+    if not is_int(value):
         raise BadInput("bad_value", f"value={value!r}")
     return {"value": value}
 
@@ -184,43 +144,38 @@ def no_arguments(body: dict) -> dict:
 
 @dataclass(frozen=True)
 class ActionSpec:
-    service: str  # name of the function in games.services
-    parse: object = no_arguments
+    service: Callable  # the function of games.services that performs it
+    parse: Callable = no_arguments
     versioned: bool = True  # carries the version the player saw (docs/API.md)
 
 
-# The actions a seat holder can take, by the name used in URLs and forms.
+# How an action reads its arguments from the body; the others take none.
+PARSERS = {"play": parse_play, "resign_offer": parse_resign_value}
+
+# The actions a seat holder can take, by the name used in URLs and forms: every
+# game action of games.services.ACTIONS (the one list of them), and the rematch.
 ACTIONS = {
-    "roll": ActionSpec("game_roll"),
-    "double": ActionSpec("game_double"),
-    "take": ActionSpec("game_take"),
-    "drop": ActionSpec("game_drop"),
-    "beaver": ActionSpec("game_beaver"),
-    "play": ActionSpec("game_play", parse_play),
-    "resign_offer": ActionSpec("game_resign_offer", parse_resign_value),
-    "resign_accept": ActionSpec("game_resign_accept"),
-    "resign_decline": ActionSpec("game_resign_decline"),
-    "forfeit": ActionSpec("match_resign"),
-    "claim_absence": ActionSpec("game_claim_absence"),
-    "keep_waiting": ActionSpec("absence_keep_waiting"),
-    "stop": ActionSpec("session_stop"),
-    "next_game": ActionSpec("game_next"),
-    "rematch_offer": ActionSpec("rematch_offer", versioned=False),
-    "rematch_accept": ActionSpec("rematch_accept", versioned=False),
+    **{
+        name: ActionSpec(service, PARSERS.get(name, no_arguments))
+        for name, service in services.ACTIONS.items()
+    },
+    "rematch_offer": ActionSpec(services.rematch_offer, versioned=False),
+    "rematch_accept": ActionSpec(services.rematch_accept, versioned=False),
 }
 
 
 def perform(action: str, seat, body: dict):
-    """Parse `body` for `action` and call its service as `seat`. Shared with the HTML forms."""
+    """Parse `body` for `action` and call its service as `seat`. Shared with the HTML forms.
+
+    The service refuses a missing seat (403), after its own checks of the values.
+    """
     spec = ACTIONS.get(action)
     if spec is None:
         raise RequestError("unknown_action", action)
     kwargs = spec.parse(body)
     if spec.versioned:
         kwargs["version"] = parse_version(body)
-    if seat is None:
-        raise NotSeatHolder("not_seat_holder", "no seat in this session")
-    return getattr(services, spec.service)(seat=seat, **kwargs)
+    return spec.service(seat=seat, **kwargs)
 
 
 # --- endpoints --------------------------------------------------------------
@@ -354,7 +309,7 @@ def room_steps(request, slug):
         raise NotSeatHolder("not_seat_holder", "spectators have no steps")
     taken = parse_taken(request.GET.get("taken", ""))
     try:
-        return JsonResponse(step_options(room, seat, taken))
+        return JsonResponse(selectors.step_options(room, seat, taken))
     except IllegalMove as error:
         raise IllegalMoveError(error.code, error.reason) from None
 

@@ -7,5 +7,6 @@ class GamesConfig(AppConfig):
 
     def ready(self):
         # games.outbox publishes tasks by name from any process, the web ones
-        # too, where Celery's autodiscovery (worker start-up) never runs.
-        from . import tasks  # noqa: F401
+        # too, where Celery's autodiscovery (worker start-up) never runs;
+        # games.signals connects its receivers (guest seats join at log-in).
+        from . import signals, tasks  # noqa: F401

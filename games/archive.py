@@ -2,7 +2,7 @@
 
 Nothing here writes. Each function costs a fixed number of queries, however
 many matches, games and turns the room holds; the room comes with its seats
-prefetched (games.presenters.load_room). A game's dice seed shows only once
+prefetched (games.seats.load_room). A game's dice seed shows only once
 that game is over (Game.revealed_seed); its commitment shows always.
 """
 

@@ -1,10 +1,13 @@
-"""Errors raised by games.services.
+"""Errors raised by games.services and the request layer, and their sentences.
 
 Each error carries a machine `code` (stable, for the JSON API and tests), an
 HTTP-like `status` and a human `message` in the request's language. Views turn
-them into responses; nothing else needs to know about HTTP.
+them into responses; nothing else needs to know about HTTP. Every code a person
+may read, from a service, the engine, the API or Django's error handlers, has
+its sentence in MESSAGES, and `public_message` is the one way to read it.
 """
 
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
 # Every code a service can raise, with the sentence a person reads.
@@ -52,7 +55,7 @@ MESSAGES = {
     "bad_step": _("Cada paso va de una punta a otra: [origen, destino]."),
     "too_far": _("Un paso avanza lo que marca un dado, de 1 a 6 puntas."),
     "wrong_direction": _("Las fichas avanzan hacia tu punta 1, nunca hacia atrás."),
-    "bad_notation": _("No entendemos esa jugada. Escríbela como 24/18 13/10."),
+    "bad_notation": _("No entendimos esa jugada. Escríbela como 24/18 13/10."),
     "too_early": _("Todavía no han pasado dos días desde que le tocó a tu rival."),
     "not_waiting": _("No estás esperando a tu rival."),
     "not_session": _("Solo una sesión libre se puede parar entre partidas."),
@@ -60,7 +63,33 @@ MESSAGES = {
     "already_rolled": _("Ya tiraste los dados: ahora toca mover."),
     "unknown_action": _("Esa acción no existe."),
     "bad_action": _("A esa acción le falta algo o le sobra algo."),
+    # The HTTP layer itself: the API (RequestError) and games.http_errors.
+    "bad_json": _("El cuerpo de la petición debe ser un objeto JSON."),
+    "bad_request": _("La petición no se entiende."),
+    "too_large": _("La petición es demasiado grande."),
+    "method_not_allowed": _("Ese método no está permitido aquí."),
+    "csrf_failed": _("La página caducó. Recárgala e inténtalo de nuevo."),
+    "forbidden": _("No puedes hacer eso aquí."),
+    "too_many_requests": _("Vas demasiado rápido. Espera un momento y vuelve a intentarlo."),
+    "server_error": _("Algo falló de nuestro lado. Inténtalo de nuevo en un momento."),
 }
+
+# When a code has no sentence of its own (a new engine code, say), a person
+# still reads one in their language rather than the English developer reason.
+FALLBACK_BY_STATUS = {
+    400: "bad_input",
+    403: "not_seat_holder",
+    404: "not_found",
+    409: "wrong_phase",
+    422: "illegal_play",
+}
+
+
+def public_message(error) -> str:
+    """The sentence a person reads for `error` (a ServiceError), always translated."""
+    if error.code in MESSAGES:
+        return str(MESSAGES[error.code])
+    return str(MESSAGES[FALLBACK_BY_STATUS.get(error.status, "bad_input")])
 
 
 class ServiceError(Exception):
@@ -74,8 +103,9 @@ class ServiceError(Exception):
 
     @property
     def message(self):
-        # `reason` is English for developers; a person always reads a translated sentence.
-        return MESSAGES.get(self.code) or MESSAGES[self.default_code]
+        # `reason` is English for developers; a person always reads a translated
+        # sentence, in the language active when it is read (lazy).
+        return lazy(public_message, str)(self)
 
 
 class BadInput(ServiceError):
@@ -105,3 +135,12 @@ class IllegalMoveError(ServiceError):
 
     status = 422
     default_code = "illegal_play"
+
+
+class RequestError(BadInput):
+    """A request the site cannot read or answer (not JSON, too large, an unknown action,
+    a failure games.http_errors answers); its sentence is in MESSAGES like any other."""
+
+    def __init__(self, code, reason="", status=400):
+        super().__init__(code, reason)
+        self.status = status

@@ -1,15 +1,21 @@
 """Forms of the site: they parse what a person typed, nothing more.
 
 Whether an action is allowed is the services' and the engine's business; a
-form only turns text into the typed values a service expects.
+form only turns text into the typed values a service expects. The board's
+buttons are read into the JSON API's body (form_body), so both ways of
+playing go through one parser (games.api.perform).
 """
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.bots import CHARACTERS
-from games.engine.match import Format, MatchRules
-from games.services import EMAIL_MAX, NICKNAME_MAX
+from games.engine import IllegalMove, parse_play
+from games.engine.match import Format, MatchRules, MatchState
+from games.errors import IllegalMoveError, RequestError
+from games.models import Room, Seat
+from games.selectors import current_match
+from games.services import EMAIL_MAX, NICKNAME_MAX, int_from_text
 
 # Short matches first (the common ones), then the long ones up to 25 points.
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)
@@ -167,3 +173,51 @@ class NewRoomForm(PlayerFields):
 
 class JoinForm(PlayerFields):
     """The invitation page: take the free seat."""
+
+
+# --- the board's forms, read into the JSON API's body shape (games.api.perform) ---
+
+
+def _number_or_text(value: str):
+    value = (value or "").strip()
+    number = int_from_text(value)
+    return value if number is None else number
+
+
+def form_body(request, room: Room, seat: Seat | None, action: str) -> dict:
+    """Read a board form into the body the API takes, so both share one parser.
+
+    A typed play is read by the engine's notation parser against the dice on
+    the table; a chosen one comes as "24-18 13-10".
+    """
+    post = request.POST
+    body = {"version": _number_or_text(post.get("version"))}
+    if "value" in post:
+        body["value"] = _number_or_text(post.get("value"))
+    if action == "play":
+        choice, typed = post.get("choice", "").strip(), post.get("typed", "").strip()
+        if typed:
+            body["play"] = _typed_play(room, seat, typed)
+        elif choice:
+            body["play"] = [
+                [_number_or_text(point) for point in step.split("-")] for step in choice.split()
+            ]
+        else:
+            body["play"] = None
+    return body
+
+
+def _typed_play(room: Room, seat: Seat | None, text: str):
+    match = current_match(room)
+    if seat is None or match is None:
+        return None  # the service refuses with the right status
+    state = MatchState.from_json(match.state)
+    if state.dice is None:
+        return []
+    try:
+        play = parse_play(state.position_for(match.side_of(seat)), state.dice, text)
+    except IllegalMove as error:
+        if error.code == "bad_notation":
+            raise RequestError("bad_notation", error.reason) from None
+        raise IllegalMoveError(error.code, error.reason) from None
+    return [list(step) for step in play]

@@ -12,18 +12,11 @@ Pages keep Django's own handlers and the site's 404.html.
 from django.core.exceptions import RequestDataTooBig
 from django.http import JsonResponse
 from django.utils import translation
-from django.utils.translation import gettext_lazy as _
 from django.views import defaults
 
-API_PREFIX = "/api/"
+from games.errors import RequestError, public_message
 
-MESSAGES = {
-    "bad_request": _("La petición no se entiende."),
-    "too_large": _("La petición es demasiado grande."),
-    "forbidden": _("No puedes hacer eso aquí."),
-    "not_found": _("No encontramos esa mesa."),
-    "server_error": _("Algo falló de nuestro lado. Inténtalo de nuevo en un momento."),
-}
+API_PREFIX = "/api/"
 
 
 def is_api(request) -> bool:
@@ -37,7 +30,8 @@ def error_payload(code: str, message) -> dict:
 def json_error(request, code: str, status: int) -> JsonResponse:
     # The failure may have happened before LocaleMiddleware chose the language.
     with translation.override(translation.get_language_from_request(request)):
-        response = JsonResponse(error_payload(code, MESSAGES[code]), status=status)
+        message = public_message(RequestError(code, status=status))
+        response = JsonResponse(error_payload(code, message), status=status)
     response["Content-Language"] = translation.get_language_from_request(request)
     return response
 

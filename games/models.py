@@ -25,7 +25,7 @@ def new_room_slug() -> str:
 
 
 # Every slug a room can have: token_urlsafe's alphabet, at most the column's
-# length. The URLs and games.presenters.load_room refuse anything else (a NUL
+# length. The URLs and games.seats.load_room refuse anything else (a NUL
 # byte, say, which PostgreSQL cannot even compare) before it reaches the database.
 ROOM_SLUG_PATTERN = r"[-A-Za-z0-9_]{1,32}"
 

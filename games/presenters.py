@@ -1,110 +1,17 @@
-"""Who is looking at a room, and what the templates need to draw it.
+"""What the templates need to draw a room: the state dict, shaped for the page.
 
-A browser holds a seat through its session: the private seat link stores the
-seat's token there (the database keeps only its hash). A logged-in owner holds
-their seats on any device. Everybody else is a spectator. Nothing here decides
-a rule of the game; it only reads and arranges.
+Nothing here decides a rule of the game or queries the database: the state
+comes from games.selectors, the viewer's seat from games.seats.
 """
 
-import re
-
-from django.conf import settings
-from django.db.models import Prefetch
+from django.urls import reverse
+from django.utils.translation import gettext
 
 from games import clock
-from games.errors import NotFound
-from games.models import ROOM_SLUG_PATTERN, Room, Seat
-
-SESSION_SEATS = "mesa_seats"  # {room slug: seat token}
-
-
-def load_room(slug: str) -> Room:
-    """The room with its two seats, in two queries; NotFound (404) otherwise."""
-    if not isinstance(slug, str) or not re.fullmatch(ROOM_SLUG_PATTERN, slug):
-        raise NotFound("not_found", "not a room slug")  # never sent to the database
-    try:
-        return Room.objects.prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))
-        ).get(slug=slug)
-    except Room.DoesNotExist:
-        raise NotFound("not_found", f"no room {slug!r}") from None
-
-
-def session_token(request, room: Room) -> str | None:
-    token = request.session.get(SESSION_SEATS, {}).get(room.slug)
-    return token if isinstance(token, str) else None
-
-
-def session_tokens(request) -> dict[str, str]:
-    """{room slug: seat token} this browser holds (none on a request without a session)."""
-    seats = getattr(request, "session", {}).get(SESSION_SEATS, {})
-    return {slug: token for slug, token in seats.items() if isinstance(token, str)}
-
-
-def remember_seat(request, room: Room, token: str) -> None:
-    seats = dict(request.session.get(SESSION_SEATS, {}))
-    seats.pop(room.slug, None)  # re-remembered: now the newest
-    seats[room.slug] = token
-    # A bounded list: past the limit the oldest seats drop out of this browser
-    # (their private links and an account still hold them).
-    for slug in list(seats)[: max(0, len(seats) - settings.MESA_SESSION_SEATS_MAX)]:
-        del seats[slug]
-    request.session[SESSION_SEATS] = seats
-    # A new privilege, like a login: a fresh session key, so a session cookie
-    # planted by someone else never ends up holding the seat.
-    request.session.cycle_key()
-
-
-def seat_for_token(room: Room, token: str) -> Seat | None:
-    """The seat of this room whose secret is `token` (compared in constant time)."""
-    for seat in room.seats.all():
-        if seat.check_token(token):
-            return seat
-    return None
-
-
-def viewer_seat(request, room: Room) -> Seat | None:
-    """The seat this request may act for, or None for a spectator."""
-    token = session_token(request, room)
-    if token:
-        seat = seat_for_token(room, token)
-        if seat is not None:
-            return seat
-    user = getattr(request, "user", None)
-    if user is not None and user.is_authenticated:
-        for seat in room.seats.all():
-            if seat.user_id == user.pk:
-                return seat
-    return None
-
-
-def free_seat_number(room: Room) -> int | None:
-    """The number of the empty seat a guest would take, if the room is still open."""
-    if room.bot or room.status != Room.Status.WAITING:
-        return None
-    taken = {seat.number for seat in room.seats.all()}
-    free = [number for number in (1, 2) if number not in taken]
-    return free[0] if free else None
-
-
-def session_seats(request) -> list[Seat]:
-    """Every seat this browser holds (by its link's token) or this account owns.
-
-    The session keeps {room slug: token}, and a token may be the seat's own or
-    the one its emails carry (Seat.check_token knows both), so seats are found
-    by room and checked one by one rather than looked up by hash.
-    """
-    tokens = session_tokens(request)
-    seats = {
-        seat.pk: seat
-        for seat in Seat.objects.filter(room__slug__in=tokens).select_related("room")
-        if seat.check_token(tokens[seat.room.slug])
-    }
-    user = getattr(request, "user", None)
-    if user is not None and user.is_authenticated:
-        seats.update((seat.pk, seat) for seat in Seat.objects.filter(user=user))
-    return list(seats.values())
-
+from games.bots import CHARACTERS
+from games.engine import Position, format_play, legal_plays
+from games.models import Room, Seat
+from games.seats import free_seat_number, session_token
 
 # --- the room page -------------------------------------------------------------
 
@@ -115,10 +22,6 @@ SHOWN_CHECKERS = 5  # a point draws at most this many checkers; the count says t
 def bot_card(room: Room) -> dict | None:
     """The computer player's strength and style, translated: a person should know who
     they face. None when both seats are people."""
-    from django.utils.translation import gettext
-
-    from games.bots import CHARACTERS
-
     character = CHARACTERS.get(room.bot or "")
     if character is None:
         return None
@@ -131,8 +34,6 @@ def bot_card(room: Room) -> dict | None:
 
 def room_context(request, room: Room, seat: Seat | None, state: dict) -> dict:
     """Everything templates/games/room.html needs, from selectors.room_state."""
-    from django.urls import reverse
-
     match = state["match"]
     token = session_token(request, room) if seat is not None else None
     context = {
@@ -257,8 +158,6 @@ def play_choices(match: dict) -> list[tuple[str, str]]:
 
     The engine lists them; this only writes each one for a <select>.
     """
-    from games.engine import Position, format_play, legal_plays
-
     position = Position(me=tuple(match["position"]["me"]), them=tuple(match["position"]["them"]))
     plays = legal_plays(position, tuple(match["dice"]))
     # Listed like a player reads them: the furthest-back checker first.
@@ -292,107 +191,9 @@ def history_lines(state: dict) -> list[dict]:
     ]
 
 
-def my_room_entries(seats) -> list[dict]:
-    from games.selectors import rooms_for_seats
-
-    return rooms_for_seats(seats)
-
-
-# --- the HTML forms, read into the JSON API's body shape ---------------------------
-
-
-def _number_or_text(value: str):
-    from games.services import int_from_text
-
-    value = (value or "").strip()
-    number = int_from_text(value)
-    return value if number is None else number
-
-
-def form_body(request, room: Room, seat: Seat | None, action: str) -> dict:
-    """Read a board form into the body the API takes, so both share one parser.
-
-    A typed play is read by the engine's notation parser against the dice on
-    the table; a chosen one comes as "24-18 13-10".
-    """
-    post = request.POST
-    body = {"version": _number_or_text(post.get("version"))}
-    if "value" in post:
-        body["value"] = _number_or_text(post.get("value"))
-    if action == "play":
-        choice, typed = post.get("choice", "").strip(), post.get("typed", "").strip()
-        if typed:
-            body["play"] = _typed_play(room, seat, typed)
-        elif choice:
-            body["play"] = [
-                [_number_or_text(point) for point in step.split("-")] for step in choice.split()
-            ]
-        else:
-            body["play"] = None
-    return body
-
-
-def _typed_play(room: Room, seat: Seat | None, text: str):
-    from games.api import RequestError
-    from games.engine import IllegalMove, parse_play
-    from games.engine.match import MatchState
-    from games.errors import IllegalMoveError
-    from games.selectors import current_match
-
-    match = current_match(room)
-    if seat is None or match is None:
-        return None  # the service refuses with the right status
-    state = MatchState.from_json(match.state)
-    if state.dice is None:
-        return []
-    try:
-        play = parse_play(state.position_for(match.side_of(seat)), state.dice, text)
-    except IllegalMove as error:
-        if error.code == "bad_notation":
-            raise RequestError("bad_notation", error.reason) from None
-        raise IllegalMoveError(error.code, error.reason) from None
-    return [list(step) for step in play]
-
-
-def step_options(room: Room, seat: Seat, taken: list[tuple[int, int]]) -> dict:
-    """The legal next steps for the seat on turn, after the steps already taken.
-
-    The interactive board marks only what this returns; the engine decides it.
-    """
-    from games.engine import legal_steps
-    from games.engine.match import MatchState, Phase
-    from games.selectors import current_match
-
-    match = current_match(room)
-    if match is None:
-        return {"version": 0, "options": []}
-    state = MatchState.from_json(match.state)
-    side = match.side_of(seat)
-    if state.phase is not Phase.MOVE or state.turn != side:
-        return {"version": match.version, "options": []}
-    options = legal_steps(state.position_for(side), state.dice, taken)
-    return {
-        "version": match.version,
-        "taken": [list(step) for step in taken],
-        "options": [
-            {
-                "from": option.src,
-                "to": option.dst,
-                "dice": list(option.dice),
-                "label": option.label,
-                "path": [list(step) for step in option.path],
-                "hits": option.hits,
-            }
-            for option in options
-        ],
-    }
-
-
 def opponent_radios(form, characters) -> dict:
     """The home form's opponent radios: the person by link, then each computer player
     with its strength and style (Spanish source text, translated here)."""
-    from django.utils.translation import gettext
-
     person, bots = None, []
     for radio in form["opponent"]:
         character = characters.get(radio.data["value"])

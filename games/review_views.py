@@ -12,10 +12,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from games import analysis_service, review
-from games.api import public_message
-from games.errors import NotSeatHolder, ServiceError
+from games.errors import NotSeatHolder, ServiceError, public_message
 from games.models import Game
-from games.presenters import viewer_seat
+from games.seats import viewer_seat
 from games.views import get_room_or_404
 
 # The words the review's script shows, in the request's language.

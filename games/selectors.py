@@ -11,8 +11,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from games import clock, deadlines, review
-from games.engine import SeededDice, commitment
-from games.engine.match import Action, MatchRules, MatchState
+from games.engine import SeededDice, commitment, legal_steps
+from games.engine.match import Action, MatchRules, MatchState, Phase
 from games.engine.matchid import gnubg_id, match_id
 from games.engine.matfile import export_mat
 from games.errors import NotFound
@@ -475,3 +475,33 @@ def verify_game_dice(game: Game) -> bool:
     return len(rolls) == game.rolls_drawn and all(
         tuple(dice.roll_at(n)) == pair for n, pair in enumerate(rolls)
     )
+
+
+def step_options(room: Room, seat: Seat, taken: list[tuple[int, int]]) -> dict:
+    """The legal next steps for the seat on turn, after the steps already taken.
+
+    The interactive board marks only what this returns; the engine decides it.
+    """
+    match = current_match(room)
+    if match is None:
+        return {"version": 0, "options": []}
+    state = MatchState.from_json(match.state)
+    side = match.side_of(seat)
+    if state.phase is not Phase.MOVE or state.turn != side:
+        return {"version": match.version, "options": []}
+    options = legal_steps(state.position_for(side), state.dice, taken)
+    return {
+        "version": match.version,
+        "taken": [list(step) for step in taken],
+        "options": [
+            {
+                "from": option.src,
+                "to": option.dst,
+                "dice": list(option.dice),
+                "label": option.label,
+                "path": [list(step) for step in option.path],
+                "hits": option.hits,
+            }
+            for option in options
+        ],
+    }

@@ -24,6 +24,7 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 
 from games import analysis_service, clock, deadlines, dice_source, outbox
+from games.bots import BOT_NAMES
 from games.engine import IllegalMove, format_play
 from games.engine.match import (
     Action,
@@ -37,9 +38,8 @@ from games.engine.match import (
 from games.errors import BadInput, Conflict, IllegalMoveError, NotFound, NotSeatHolder
 from games.models import Game, Match, Room, Seat, Turn
 
-NICKNAME_MAX = 30
+NICKNAME_MAX = Seat._meta.get_field("nickname").max_length
 EMAIL_MAX = Seat._meta.get_field("email").max_length
-BOT_NAMES = ("domador", "chofer", "carcelero", "empresario")
 # A turn is owed by someone in these phases; GAME_OVER (a session between
 # games) and MATCH_OVER wait for nobody in particular.
 OWED_PHASES = (Phase.ROLL, Phase.DOUBLED, Phase.MOVE, Phase.RESIGN_OFFERED)
@@ -243,7 +243,9 @@ def game_next(*, seat: Seat, version) -> Match:
     return _act(seat, version, act)
 
 
-# Every game action by its engine name, for the JSON API and the bots.
+# Every game action by its engine name: the one list of them. The JSON API and
+# the board's forms add how each reads its arguments (games.api.ACTIONS); the
+# bots dispatch through game_act.
 ACTIONS = {
     "roll": game_roll,
     "double": game_double,

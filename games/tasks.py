@@ -15,7 +15,8 @@ from celery import Task, shared_task
 from django.conf import settings as django_settings
 from django.db import OperationalError
 
-from games import analysis_service, notifications, outbox, selectors, services
+from games import analysis_service, bots, notifications, outbox, selectors, services
+from games.bots.runner import next_action
 from games.engine.match import MatchState
 from games.errors import Conflict
 from games.models import Match
@@ -43,10 +44,7 @@ def bot_turn(match_id: int, version: int) -> str:
     if match is None or match.version != version or not match.room.bot:
         return "stale"
     seat = match.room.seats.get(number=2)
-    from games.bots import get_bot
-    from games.bots.runner import next_action
-
-    bot = get_bot(match.room.bot)
+    bot = bots.get_bot(match.room.bot)  # looked up when called: tests swap the bot
     try:
         if match.status == Match.Status.FINISHED:
             offered = match.rematch_offered_by_id

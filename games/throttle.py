@@ -16,13 +16,12 @@ from functools import wraps
 from django.conf import settings
 from django.http import JsonResponse
 from django.shortcuts import render
-from django.utils.translation import gettext_lazy as _
 
 from accounts.ratelimit import allow, client_address
+from games.errors import RequestError, public_message
 from games.http_errors import error_payload, is_api
 
 SESSION_ID = "mesa_client"
-MESSAGE = _("Vas demasiado rápido. Espera un momento y vuelve a intentarlo.")
 
 
 def within_limits(request, kind: str) -> bool:
@@ -35,7 +34,7 @@ def within_limits(request, kind: str) -> bool:
 
 def session_id(request) -> str:
     """A name for this session that outlives its key: taking a seat cycles the
-    session key (games.presenters.remember_seat), and the count must go on."""
+    session key (games.seats.remember_seat), and the count must go on."""
     ident = request.session.get(SESSION_ID)
     if isinstance(ident, str):
         return ident
@@ -57,10 +56,11 @@ def _limit(pair) -> dict:
 
 def too_many_requests(request, kind: str):
     retry_after = str(max(seconds for _count, seconds in settings.MESA_RATE_LIMITS[kind].values()))
+    message = public_message(RequestError("too_many_requests", status=429))
     if is_api(request):
-        response = JsonResponse(error_payload("too_many_requests", MESSAGE), status=429)
+        response = JsonResponse(error_payload("too_many_requests", message), status=429)
     else:
-        response = render(request, "games/too_many_requests.html", {"message": MESSAGE}, status=429)
+        response = render(request, "games/too_many_requests.html", {"message": message}, status=429)
     response["Retry-After"] = retry_after
     return response
 

@@ -17,11 +17,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from games import archive, clock, presenters, selectors, services
-from games.api import ACTIONS, REQUEST_MESSAGES, error_payload, perform, public_message
+from games.api import ACTIONS, perform
 from games.bots import CHARACTERS
-from games.errors import NotFound, ServiceError
-from games.forms import JoinForm, NewRoomForm
-from games.presenters import (
+from games.errors import NotFound, RequestError, ServiceError, public_message
+from games.forms import JoinForm, NewRoomForm, form_body
+from games.http_errors import error_payload
+from games.seats import (
     free_seat_number,
     load_room,
     remember_seat,
@@ -196,7 +197,7 @@ def act(request, slug, action):
     room = get_room_or_404(slug)
     seat = viewer_seat(request, room)
     try:
-        perform(action, seat, presenters.form_body(request, room, seat, action))
+        perform(action, seat, form_body(request, room, seat, action))
     except ServiceError as error:
         messages.error(request, public_message(error))
     return redirect("games:room", slug=slug)
@@ -206,14 +207,13 @@ def act(request, slug, action):
 @require_GET
 def my_rooms(request):
     seats = list(session_seats(request))
-    context = {"entries": presenters.my_room_entries(seats), "now": clock.now()}
+    context = {"entries": selectors.rooms_for_seats(seats), "now": clock.now()}
     return render(request, "games/my_rooms.html", context)
 
 
 def csrf_failure(request, reason=""):
     """JSON for the API (its clients read JSON errors), Django's page elsewhere."""
     if request.path.startswith("/api/"):
-        return JsonResponse(
-            error_payload("csrf_failed", REQUEST_MESSAGES["csrf_failed"]), status=403
-        )
+        message = public_message(RequestError("csrf_failed", status=403))
+        return JsonResponse(error_payload("csrf_failed", message), status=403)
     return default_csrf_failure(request, reason=reason)

@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from games import services
 from games.engine.match import MatchRules
 from games.models import Seat
-from games.presenters import SESSION_SEATS
+from games.seats import SESSION_SEATS
 
 from .base import PASSWORD, AccountsTestCase
 

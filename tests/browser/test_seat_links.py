@@ -1,7 +1,7 @@
 """In a real browser: seat links opened while a board of the same browser is
 long-polling keep every seat in the session.
 
-Binding a seat cycles the session key (games.presenters.remember_seat). A board
+Binding a seat cycles the session key (games.seats.remember_seat). A board
 that set out to poll with the old key is answered later; that late answer must
 not clear the browser's session cookie, which by then holds the new key.
 """

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from games import services
 from games.api import ACTIONS
 from games.models import Game, Match, Room, Seat, Turn
-from games.presenters import SESSION_SEATS
+from games.seats import SESSION_SEATS
 from tests.games.conftest import current_match, first_legal_play, version_of
 
 pytestmark = pytest.mark.django_db
@@ -300,12 +300,15 @@ def test_every_step_of_a_whole_game_can_go_through_the_json_api(room, alice, bob
 def test_a_rule_code_without_its_own_sentence_still_reads_in_the_players_language(
     room, alice, monkeypatch
 ):
+    from dataclasses import replace
+
     from games.errors import IllegalMoveError
 
     def refuse(**kwargs):
         raise IllegalMoveError("a_rule_added_later", "an English reason for developers")
 
-    monkeypatch.setattr(services, "game_play", refuse)
+    # The API holds the service's function object (no lookup by name): swap it there.
+    monkeypatch.setitem(ACTIONS, "play", replace(ACTIONS["play"], service=refuse))
     bind(alice, room)
     response = post_json(alice.client, action_url(room, "play"), {"version": 1, "play": GOOD})
     assert response.status_code == 422

@@ -11,7 +11,7 @@ from django.urls import reverse
 from games import archive, services
 from games.engine.matfile import parse_mat
 from games.models import Game
-from games.presenters import load_room
+from games.seats import load_room
 from tests.games.conftest import current_match, play_out
 from tests.games.test_services_state import secret_forms
 

@@ -151,7 +151,7 @@ def test_a_slug_no_room_can_have_is_a_404_before_the_database(alice, slug):
 
 def test_load_room_refuses_an_impossible_slug_without_a_query(django_assert_num_queries):
     from games.errors import NotFound
-    from games.presenters import load_room
+    from games.seats import load_room
 
     with django_assert_num_queries(0):
         for slug in ("a\x00b", "", "x" * 33, "ñ"):

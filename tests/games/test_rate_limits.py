@@ -10,7 +10,7 @@ from config.settings import base
 from games import services
 from games.engine.match import MatchRules
 from games.models import Room, Seat
-from games.presenters import SESSION_SEATS
+from games.seats import SESSION_SEATS
 from tests.games.test_api import action_url, bind, post_json
 
 pytestmark = pytest.mark.django_db

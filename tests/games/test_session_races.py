@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from games import services
 from games.engine.match import MatchRules
-from games.presenters import SESSION_SEATS
+from games.seats import SESSION_SEATS
 
 pytestmark = pytest.mark.django_db
 
