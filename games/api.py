@@ -25,14 +25,14 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_protect
 
 from games import longpoll, selectors, services
-from games.engine import IllegalMove
+from games.engine import EngineError
 from games.errors import (
     MESSAGES,
     BadInput,
     Conflict,
-    IllegalMoveError,
     NotSeatHolder,
     ServiceError,
+    from_engine,
 )
 from games.http_errors import MESSAGES as HTTP_MESSAGES
 from games.http_errors import error_payload
@@ -355,8 +355,8 @@ def room_steps(request, slug):
     taken = parse_taken(request.GET.get("taken", ""))
     try:
         return JsonResponse(step_options(room, seat, taken))
-    except IllegalMove as error:
-        raise IllegalMoveError(error.code, error.reason) from None
+    except EngineError as error:
+        raise from_engine(error) from None
 
 
 @json_endpoint(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"))

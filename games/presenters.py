@@ -334,9 +334,9 @@ def form_body(request, room: Room, seat: Seat | None, action: str) -> dict:
 
 def _typed_play(room: Room, seat: Seat | None, text: str):
     from games.api import RequestError
-    from games.engine import IllegalMove, parse_play
+    from games.engine import EngineError, InvalidInput, parse_play
     from games.engine.match import MatchState
-    from games.errors import IllegalMoveError
+    from games.errors import from_engine
     from games.selectors import current_match
 
     match = current_match(room)
@@ -347,10 +347,10 @@ def _typed_play(room: Room, seat: Seat | None, text: str):
         return []
     try:
         play = parse_play(state.position_for(match.side_of(seat)), state.dice, text)
-    except IllegalMove as error:
-        if error.code == "bad_notation":
-            raise RequestError("bad_notation", error.reason) from None
-        raise IllegalMoveError(error.code, error.reason) from None
+    except InvalidInput as error:  # notation it cannot read: the API's own sentence
+        raise RequestError(error.code, error.reason) from None
+    except EngineError as error:
+        raise from_engine(error) from None
     return [list(step) for step in play]
 
 

@@ -24,17 +24,9 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 
 from games import analysis_service, clock, dice_source, outbox
-from games.engine import IllegalMove, format_play
-from games.engine.match import (
-    Action,
-    Format,
-    IllegalAction,
-    MatchRules,
-    MatchState,
-    Phase,
-    advance,
-)
-from games.errors import BadInput, Conflict, IllegalMoveError, NotFound, NotSeatHolder
+from games.engine import EngineError, format_play
+from games.engine.match import Action, Format, MatchRules, MatchState, Phase, advance
+from games.errors import BadInput, Conflict, IllegalMoveError, NotFound, NotSeatHolder, from_engine
 from games.models import Game, Match, Room, Seat, Turn
 
 ABSENCE_AFTER = timedelta(hours=48)
@@ -45,11 +37,6 @@ ROOM_IDLE_AFTER = timedelta(days=7)
 NICKNAME_MAX = 30
 EMAIL_MAX = Seat._meta.get_field("email").max_length
 BOT_NAMES = ("domador", "chofer", "carcelero", "empresario")
-# A turn is owed by someone in these phases; GAME_OVER (a session between
-# games) and MATCH_OVER wait for nobody in particular.
-OWED_PHASES = (Phase.ROLL, Phase.DOUBLED, Phase.MOVE, Phase.RESIGN_OFFERED)
-# Engine refusals that mean "not now / not you" rather than "against the rules".
-CONFLICT_CODES = frozenset({"not_your_turn", "game_over", "match_over"})
 # How often a seat's last_seen_at is written at most (the board polls).
 SEEN_EVERY = timedelta(seconds=30)
 # No "your turn" email to someone who was on the board this recently.
@@ -430,7 +417,7 @@ class _Table:
         return self.seat_of(side).is_bot
 
     def owing_side(self) -> int | None:
-        return self.state.turn if self.state.phase in OWED_PHASES else None
+        return self.state.owing_side()
 
     def require_allowed(self, kind: str, side: int) -> None:
         if kind in self.state.allowed_actions(side):
@@ -445,10 +432,8 @@ class _Table:
         before = self.state
         try:
             after = before.apply(action)
-        except IllegalAction as exc:
-            raise _rule_error(exc) from None
-        except IllegalMove as exc:
-            raise IllegalMoveError(exc.code, exc.reason) from None
+        except EngineError as exc:
+            raise from_engine(exc) from None
         self._record(before, after, automatic)
         self.state = after
         if after.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
@@ -659,15 +644,6 @@ def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: b
         outbox.schedule("games.tasks.bot_turn", match.pk, match.version)
     elif turn_changed:
         outbox.schedule("games.tasks.turn_email", match.pk, match.version, delay=TURN_EMAIL_PAUSE)
-
-
-def _rule_error(exc: IllegalAction):
-    # An illegal play carries the move engine's finer code (bar_first, point_closed...).
-    code = exc.move_code or exc.code
-    reason = exc.reason
-    if code in CONFLICT_CODES:
-        return Conflict(code, reason)
-    return IllegalMoveError(code, reason)
 
 
 # --- input cleaning ----------------------------------------------------------

@@ -30,7 +30,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from .match import Action, Format, IllegalAction, MatchRules, MatchState, Phase
+from .errors import EngineError
+from .match import Action, Format, MatchRules, MatchState, Phase
 from .position import BAR, OFF, Position, Step
 
 __all__ = [
@@ -380,7 +381,7 @@ def actions_from_mat(record: MatRecord, rules: MatchRules) -> list[Action]:
         nonlocal state
         try:
             state = state.apply(action)
-        except IllegalAction as exc:
+        except EngineError as exc:
             raise ValueError(f"game {state.game_number}: {action} does not fit: {exc}") from exc
         actions.append(action)
 

@@ -9,7 +9,7 @@ import pytest
 
 from games.engine import BAR, IllegalMove, Position, check_play, legal_plays
 
-from .boards import board, plays
+from .helpers import board, plays
 
 
 def test_la_posicion_inicial_es_2_5_3_5_en_las_puntas_24_13_8_6():
