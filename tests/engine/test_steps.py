@@ -90,7 +90,6 @@ def test_taken_steps_must_be_legal():
         (Position.initial(), (5, 3), [(13, 8)], "incomplete_play"),
         (Position.initial(), (5, 3), [(13, 8), (13, 8)], "wrong_dice"),
         (Position.initial(), (5, 3), [(13, 8), (8, 5), (6, 3)], "wrong_dice"),
-        (Position.initial(), (7, 3), [(13, 6), (8, 5)], "unreadable_dice"),
         (Position.initial(), (5, 3), [(20, 15), (8, 5)], "no_checker"),
         (Position.initial(), (6, 6), [(13, 7), (13, 7), (7, 1), (7, 1)], "point_closed"),
         (board({"bar": 1, 6: 2}), (5, 3), [(6, 1), (6, 3)], "bar_first"),
@@ -101,12 +100,16 @@ def test_taken_steps_must_be_legal():
     ],
 )  # fmt: skip
 def test_check_play_names_the_broken_rule(position, dice, play, code):
-    # Dice that are not two faces cannot be read: wrong_dice, as an InvalidInput.
-    kind, code = (InvalidInput, "wrong_dice") if code == "unreadable_dice" else (IllegalMove, code)
-    with pytest.raises(kind) as error:
+    with pytest.raises(IllegalMove) as error:
         check_play(position, dice, play)
     assert error.value.code == code
     assert error.value.reason
+
+
+def test_dice_that_are_not_two_faces_cannot_be_read():
+    with pytest.raises(InvalidInput) as error:
+        check_play(Position.initial(), (7, 3), [(13, 6), (8, 5)])
+    assert error.value.code == "wrong_dice" and error.value.reason
 
 
 def test_check_play_accepts_the_steps_in_the_order_sent():
