@@ -7,19 +7,9 @@ Everything the engine refuses is an ``EngineError`` (see ``errors``).
 """
 
 from .dice import DiceSource, SeededDice, commitment, opening_starter
+from .enums import ActionKind, Ending, EndReason, Format, Phase
 from .errors import EngineError, IllegalAction, IllegalMove, InvalidInput
-from .match import (
-    Action,
-    ActionKind,
-    Ending,
-    EndReason,
-    Format,
-    GameResult,
-    MatchRules,
-    MatchState,
-    Phase,
-    advance,
-)
+from .match import Action, GameResult, MatchRules, MatchState, advance
 from .matchid import gnubg_id, match_id
 from .matfile import export_mat, parse_mat
 from .moves import StepOption, check_play, legal_plays, legal_steps

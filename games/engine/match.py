@@ -47,11 +47,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
 from .dice import DiceSource, opening_starter
+from .enums import ActionKind, Ending, EndReason, Format, Phase
 from .errors import IllegalAction, IllegalMove, InvalidInput
 from .moves import check_play, legal_plays
 from .position import Position, Step, WinKind
@@ -76,64 +76,9 @@ CUBE_LIMIT = 64
 MAX_MATCH_LENGTH = 25
 # Six automatic doubles already reach the cube's limit of 64.
 MAX_AUTO_DOUBLES = 6
-
-
-class ActionKind(StrEnum):
-    """What an action does; the value is what the JSON and the Turn rows store."""
-
-    ROLL = "roll"
-    DOUBLE = "double"
-    TAKE = "take"
-    DROP = "drop"
-    BEAVER = "beaver"
-    PLAY = "play"
-    RESIGN_OFFER = "resign_offer"
-    RESIGN_ACCEPT = "resign_accept"
-    RESIGN_DECLINE = "resign_decline"
-    FORFEIT = "forfeit"
-    NEXT_GAME = "next_game"
-    STOP = "stop"
-
-
-class Ending(StrEnum):
-    """How one game ended (``GameResult.ending``)."""
-
-    BEAROFF = "bearoff"  # the winner bore off all 15
-    DROP = "drop"  # a double was refused
-    RESIGN = "resign"  # an offered resignation was accepted
-    FORFEIT = "forfeit"  # a player gave the match up, or was absent too long
-
-
-class EndReason(StrEnum):
-    """Why a match ended (``MatchState.end_reason``)."""
-
-    WON = "won"  # a game ended it: the partida simple, or the match length reached
-    STOP = "stop"  # a sesión libre stopped between games
-    RESIGN = "resign"  # a forfeit: the player gave the match up
-    ABSENCE = "absence"  # a forfeit claimed after the player let the clock run out
-
-
 ACTION_KINDS = frozenset(ActionKind)
 _ACTION_KIND_OF = {kind.value: kind for kind in ActionKind}
 FORFEIT_REASONS = (EndReason.RESIGN, EndReason.ABSENCE)
-
-
-class Format(StrEnum):
-    SINGLE = "single"  # partida simple: one game, no cube
-    MATCH = "match"  # first to `length` points, cube and Crawford rule
-    SESSION = "session"  # sesión libre: game after game until a player stops
-
-
-class Phase(StrEnum):
-    OPENING = "opening"  # the opening roll is due (the table rolls it)
-    ROLL = "roll"  # side `turn` may double or roll
-    DOUBLED = "doubled"  # side `turn` must take, drop or beaver
-    MOVE = "move"  # dice rolled; side `turn` must play
-    RESIGN_OFFERED = "resign_offered"  # side `turn` must accept or decline a resignation
-    GAME_OVER = "game_over"  # the game ended, the match did not
-    MATCH_OVER = "match_over"
-
-
 # Someone owes the next action in these phases; the opening is the table's
 # roll, GAME_OVER (a session between games) and MATCH_OVER wait for nobody.
 _OWED_PHASES = frozenset({Phase.ROLL, Phase.DOUBLED, Phase.MOVE, Phase.RESIGN_OFFERED})
@@ -399,12 +344,7 @@ class MatchState:
     # -- the state machine -----------------------------------------------
 
     def apply(self, action: Action) -> MatchState:
-        """The state after `action`.
-
-        Raises InvalidInput when the action cannot be read (``unknown_action``,
-        ``bad_action``, a step that is not a pair of points) and IllegalAction
-        when the rules refuse it here.
-        """
+        """The state after `action`; raises InvalidInput (unreadable) or IllegalAction."""
         if self.phase is Phase.MATCH_OVER:
             raise IllegalAction("match_over", "the match is over")
         if action.kind not in ACTION_KINDS:
