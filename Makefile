@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint install messages chaos
+.PHONY: run test test-engine bench lint install messages chaos
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,19 @@ install: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The rules engine's tests in a venv of their own without Django (pytest,
+# Hypothesis and bgsage at the pinned versions): the engine stays pure Python.
+# The ignored warning is pytest's about the Django settings option it lacks.
+ENGINE_VENV := .venv-engine
+$(ENGINE_VENV)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(ENGINE_VENV)
+	$(ENGINE_VENV)/bin/pip install --quiet \
+		$$(grep -hE '^(pytest|hypothesis|bgsage)==' requirements.txt requirements-dev.txt)
+	touch $@
+
+test-engine: $(ENGINE_VENV)/.installed
+	$(ENGINE_VENV)/bin/python -m pytest tests/engine -W ignore::pytest.PytestConfigWarning $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

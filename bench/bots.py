@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from collections.abc import Callable
 
 from games.bots import BOT_NAMES, SINGLE_GAME, BotContext, get_bot, sage
 from games.engine import Position, legal_plays
@@ -23,20 +24,28 @@ CONTEXTS = {
 }
 
 
-def decision_sample(count: int = SAMPLE_SIZE, seed: int = SAMPLE_SEED):
-    """``count`` (position, dice) pairs with a real choice, from seeded random self-play."""
+def self_play_sample(
+    count: int, seed: int, keep: Callable[[random.Random, list], bool]
+) -> list[tuple[Position, tuple[int, int]]]:
+    """``count`` (position, dice) pairs that ``keep(rng, plays)`` accepts, from seeded
+    random self-play (the bot tests draw theirs here too)."""
     rng = random.Random(seed)
     position = Position.initial()
     sample = []
     while len(sample) < count:
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         plays = legal_plays(position, dice)
-        if len(plays) > 1 and rng.random() < 0.25:
+        if keep(rng, plays):
             sample.append((position, dice))
         if plays:
             position = position.apply(rng.choice(plays))
         position = Position.initial() if position.outcome() else position.flip()
     return sample
+
+
+def decision_sample(count: int = SAMPLE_SIZE, seed: int = SAMPLE_SEED):
+    """``count`` (position, dice) pairs with a real choice, from seeded random self-play."""
+    return self_play_sample(count, seed, lambda rng, plays: len(plays) > 1 and rng.random() < 0.25)
 
 
 def _seconds(run, sample) -> list[float]:

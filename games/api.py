@@ -25,14 +25,14 @@ from django.utils.translation import get_language
 from django.views.decorators.csrf import csrf_protect
 
 from games import longpoll, selectors, services
-from games.engine import IllegalMove
+from games.engine import EngineError
 from games.errors import (
     BadInput,
     Conflict,
-    IllegalMoveError,
     NotSeatHolder,
     RequestError,
     ServiceError,
+    from_engine,
     public_message,
 )
 from games.http_errors import error_payload
@@ -310,8 +310,8 @@ def room_steps(request, slug):
     taken = parse_taken(request.GET.get("taken", ""))
     try:
         return JsonResponse(selectors.step_options(room, seat, taken))
-    except IllegalMove as error:
-        raise IllegalMoveError(error.code, error.reason) from None
+    except EngineError as error:
+        raise from_engine(error) from None
 
 
 @json_endpoint(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"))

@@ -9,6 +9,7 @@ to play scripted dice.
 
 import functools
 import hashlib
+import secrets
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +17,22 @@ from contextlib import contextmanager
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from games.engine import SeededDice, commitment, new_seed
+from games.engine import SeededDice, commitment
+
+
+def new_seed() -> bytes:
+    """A fresh secret seed from the operating system's secure random source."""
+    return secrets.token_bytes(32)
+
+
+class SecretsDice:
+    """Dice from the operating system's secure random source (a DiceSource)."""
+
+    def roll(self) -> tuple[int, int]:
+        return secrets.randbelow(6) + 1, secrets.randbelow(6) + 1
+
+    def __repr__(self) -> str:
+        return "SecretsDice()"
 
 
 class SeededSource:

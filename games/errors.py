@@ -10,8 +10,10 @@ its sentence in MESSAGES, and `public_message` is the one way to read it.
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
+from games.engine.errors import EngineError, InvalidInput
+
 # Every code a service can raise, with the sentence a person reads.
-# Engine codes (IllegalMove / IllegalAction) are listed too so the site can
+# Engine codes (InvalidInput / IllegalMove) are listed too so the site can
 # translate them (a test reads the engine's source for them); an unknown code
 # falls back to its error class's general sentence.
 MESSAGES = {
@@ -144,3 +146,22 @@ class RequestError(BadInput):
     def __init__(self, code, reason="", status=400):
         super().__init__(code, reason)
         self.status = status
+
+
+# Engine refusals that mean "not now / not you" rather than "against the rules".
+CONFLICT_CODES = frozenset({"not_your_turn", "game_over", "match_over"})
+
+
+def from_engine(error: EngineError) -> ServiceError:
+    """The service error for an engine refusal: its class decides the status, the code stays.
+
+    Input the engine cannot read is a BadInput (400), a "not now" a Conflict
+    (409), anything else the rules refuse an IllegalMoveError (422). A refused
+    play carries the move rules' finer code (bar_first, point_closed...).
+    """
+    if isinstance(error, InvalidInput):
+        return BadInput(error.code, error.reason)
+    code = getattr(error, "move_code", None) or error.code
+    if code in CONFLICT_CODES:
+        return Conflict(code, error.reason)
+    return IllegalMoveError(code, error.reason)

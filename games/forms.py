@@ -10,9 +10,9 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.bots import CHARACTERS
-from games.engine import IllegalMove, parse_play
+from games.engine import EngineError, InvalidInput, parse_play
 from games.engine.match import Format, MatchRules, MatchState
-from games.errors import IllegalMoveError, RequestError
+from games.errors import RequestError, from_engine
 from games.models import Room, Seat
 from games.selectors import current_match
 from games.services import EMAIL_MAX, NICKNAME_MAX, int_from_text
@@ -216,8 +216,8 @@ def _typed_play(room: Room, seat: Seat | None, text: str):
         return []
     try:
         play = parse_play(state.position_for(match.side_of(seat)), state.dice, text)
-    except IllegalMove as error:
-        if error.code == "bad_notation":
-            raise RequestError("bad_notation", error.reason) from None
-        raise IllegalMoveError(error.code, error.reason) from None
+    except InvalidInput as error:  # notation it cannot read: the API's own sentence
+        raise RequestError(error.code, error.reason) from None
+    except EngineError as error:
+        raise from_engine(error) from None
     return [list(step) for step in play]

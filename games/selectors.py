@@ -18,7 +18,6 @@ from games.engine.matfile import export_mat
 from games.errors import NotFound
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.results import game_results
-from games.services import OWED_PHASES
 from games.turns import turn_action
 
 
@@ -149,7 +148,7 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
     current = games[-1] if games else None
     names = {match.side_of(seat): seat.nickname for seat in seats.values()}
     results = game_results(state.games, names)
-    owing = state.turn if state.phase in OWED_PHASES else None
+    owing = state.owing_side()
     if match.status == Match.Status.FINISHED:
         owing = None
     return {

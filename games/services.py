@@ -25,26 +25,13 @@ from django.db import IntegrityError, transaction
 
 from games import analysis_service, clock, deadlines, dice_source, outbox
 from games.bots import BOT_NAMES
-from games.engine import IllegalMove, format_play
-from games.engine.match import (
-    Action,
-    Format,
-    IllegalAction,
-    MatchRules,
-    MatchState,
-    Phase,
-    advance,
-)
-from games.errors import BadInput, Conflict, IllegalMoveError, NotFound, NotSeatHolder
+from games.engine import EngineError, format_play
+from games.engine.match import Action, Format, MatchRules, MatchState, Phase, advance
+from games.errors import BadInput, Conflict, IllegalMoveError, NotFound, NotSeatHolder, from_engine
 from games.models import Game, Match, Room, Seat, Turn
 
 NICKNAME_MAX = Seat._meta.get_field("nickname").max_length
 EMAIL_MAX = Seat._meta.get_field("email").max_length
-# A turn is owed by someone in these phases; GAME_OVER (a session between
-# games) and MATCH_OVER wait for nobody in particular.
-OWED_PHASES = (Phase.ROLL, Phase.DOUBLED, Phase.MOVE, Phase.RESIGN_OFFERED)
-# Engine refusals that mean "not now / not you" rather than "against the rules".
-CONFLICT_CODES = frozenset({"not_your_turn", "game_over", "match_over"})
 # How often a seat's last_seen_at is written at most (the board polls).
 SEEN_EVERY = timedelta(seconds=30)
 
@@ -426,7 +413,7 @@ class _Table:
         return self.seat_of(side).is_bot
 
     def owing_side(self) -> int | None:
-        return self.state.turn if self.state.phase in OWED_PHASES else None
+        return self.state.owing_side()
 
     def require_allowed(self, kind: str, side: int) -> None:
         if kind in self.state.allowed_actions(side):
@@ -441,10 +428,8 @@ class _Table:
         before = self.state
         try:
             after = before.apply(action)
-        except IllegalAction as exc:
-            raise _rule_error(exc) from None
-        except IllegalMove as exc:
-            raise IllegalMoveError(exc.code, exc.reason) from None
+        except EngineError as exc:
+            raise from_engine(exc) from None
         self._record(before, after, automatic)
         self.state = after
         if after.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
@@ -661,15 +646,6 @@ def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: b
         outbox.schedule(
             "games.tasks.turn_email", match.pk, match.version, delay=deadlines.TURN_EMAIL_PAUSE
         )
-
-
-def _rule_error(exc: IllegalAction):
-    # An illegal play carries the move engine's finer code (bar_first, point_closed...).
-    code = exc.move_code or exc.code
-    reason = exc.reason
-    if code in CONFLICT_CODES:
-        return Conflict(code, reason)
-    return IllegalMoveError(code, reason)
 
 
 # --- input cleaning ----------------------------------------------------------

@@ -9,19 +9,25 @@ the opening roll from `opening` (alice 3, bob 1 by default: alice starts with 3-
 After each test that touched the database, every match in it is rebuilt from
 its Turn rows alone and compared with the stored state: the turn log is the
 truth and the snapshot must agree with it, for every game the suite plays.
+
+Django is imported only inside the fixtures, so `pytest tests/engine` runs
+where Django is not installed at all (`make test-engine`).
 """
 
 import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
-from django.test import Client
-
-from games import clock as game_clock
-from games import dice_source
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def _client():
+    from django.test import Client
+
+    return Client()
 
 
 @dataclass
@@ -29,7 +35,7 @@ class Persona:
     name: str
     seat: object = None  # games.models.Seat
     token: str | None = None  # the private seat secret, as the seat link carries it
-    client: Client = field(default_factory=Client)
+    client: Any = field(default_factory=_client)  # a django.test.Client
 
     def refresh(self):
         """Reload the seat row (after a service changed it)."""
@@ -59,6 +65,8 @@ def _every_match_replays(request):
 @pytest.fixture
 def clock():
     """A stopped clock at a fixed Monday morning; `clock.tick(timedelta)` moves it."""
+    from games import clock as game_clock
+
     with game_clock.frozen(START) as frozen:
         yield frozen
 
@@ -66,6 +74,8 @@ def clock():
 @pytest.fixture
 def dice():
     """Scripted dice: `dice.push((3, 1), (6, 6))`; after the script, fixed seeds."""
+    from games import dice_source
+
     source = dice_source.ScriptedSource()
     with dice_source.use(source):
         yield source

@@ -1,5 +1,8 @@
 """Dice: an injectable source, and verifiable seeded dice.
 
+No randomness here: the seeds (and the secure dice) come from
+``games.dice_source``, outside the engine.
+
 ``SeededDice`` derives pair ``n`` from HMAC-SHA256(seed, b"mesa-dice:<n>"):
 each byte below 252 gives a face (byte % 6 + 1), bytes 252..255 are
 skipped so every face has probability exactly 1/6. In the rare case a
@@ -14,17 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 import sys
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
 __all__ = [
     "DiceSource",
-    "SecretsDice",
     "SeededDice",
     "commitment",
-    "new_seed",
     "opening_starter",
 ]
 
@@ -34,16 +34,6 @@ _ACCEPT_BELOW = 252  # the largest multiple of 6 that fits in a byte
 @runtime_checkable
 class DiceSource(Protocol):
     def roll(self) -> tuple[int, int]: ...
-
-
-class SecretsDice:
-    """Dice from the operating system's secure random source."""
-
-    def roll(self) -> tuple[int, int]:
-        return secrets.randbelow(6) + 1, secrets.randbelow(6) + 1
-
-    def __repr__(self) -> str:
-        return "SecretsDice()"
 
 
 class SeededDice:
@@ -87,10 +77,6 @@ def _faces(seed: bytes, n: int) -> Iterator[int]:
 def commitment(seed: bytes) -> str:
     """The SHA-256 of the seed in hex: publish it before the first roll."""
     return hashlib.sha256(seed).hexdigest()
-
-
-def new_seed() -> bytes:
-    return secrets.token_bytes(32)
 
 
 def opening_starter(pair: tuple[int, int]) -> int | None:

@@ -13,7 +13,9 @@ doubler while a double is pending), as GNU Backgammon's ``fTurn`` and
 ``fMove``. ``position`` is seen from side ``turn``; ``position_for(side)``
 gives it from either side.
 
-Codes of ``IllegalAction`` (the site translates by code, ``reason`` is English):
+Codes of the refusals (the site translates by code, ``reason`` is English);
+``bad_action`` and ``unknown_action`` are ``InvalidInput`` (the action cannot
+be read), all the others ``IllegalAction`` (see ``games.engine.errors``):
 
 - ``match_over``: the match is finished; ``game_over``: the game is finished
   and only ``next_game`` (or ``stop``, ``forfeit``) may follow.
@@ -45,18 +47,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
 from .dice import DiceSource, opening_starter
+from .enums import ActionKind, Ending, EndReason, Format, Phase
+from .errors import IllegalAction, IllegalMove, InvalidInput
 from .moves import check_play, legal_plays
-from .position import IllegalMove, Position, Step, WinKind
+from .position import Position, Step, WinKind
 
 __all__ = [
     "ACTION_KINDS",
     "CUBE_LIMIT",
     "Action",
+    "ActionKind",
+    "Ending",
+    "EndReason",
     "Format",
     "GameResult",
     "IllegalAction",
@@ -70,49 +76,12 @@ CUBE_LIMIT = 64
 MAX_MATCH_LENGTH = 25
 # Six automatic doubles already reach the cube's limit of 64.
 MAX_AUTO_DOUBLES = 6
-ACTION_KINDS = frozenset(
-    {
-        "roll",
-        "double",
-        "take",
-        "drop",
-        "beaver",
-        "play",
-        "resign_offer",
-        "resign_accept",
-        "resign_decline",
-        "forfeit",
-        "next_game",
-        "stop",
-    }
-)
-FORFEIT_REASONS = ("resign", "absence")
-
-
-class Format(StrEnum):
-    SINGLE = "single"  # partida simple: one game, no cube
-    MATCH = "match"  # first to `length` points, cube and Crawford rule
-    SESSION = "session"  # sesión libre: game after game until a player stops
-
-
-class Phase(StrEnum):
-    OPENING = "opening"  # the opening roll is due (the table rolls it)
-    ROLL = "roll"  # side `turn` may double or roll
-    DOUBLED = "doubled"  # side `turn` must take, drop or beaver
-    MOVE = "move"  # dice rolled; side `turn` must play
-    RESIGN_OFFERED = "resign_offered"  # side `turn` must accept or decline a resignation
-    GAME_OVER = "game_over"  # the game ended, the match did not
-    MATCH_OVER = "match_over"
-
-
-class IllegalAction(Exception):
-    """Any action the rules refuse; one type for all of them."""
-
-    def __init__(self, code: str, reason: str, move_code: str | None = None):
-        super().__init__(f"{code}: {reason}")
-        self.code = code
-        self.reason = reason
-        self.move_code = move_code
+ACTION_KINDS = frozenset(ActionKind)
+_ACTION_KIND_OF = {kind.value: kind for kind in ActionKind}
+FORFEIT_REASONS = (EndReason.RESIGN, EndReason.ABSENCE)
+# Someone owes the next action in these phases; the opening is the table's
+# roll, GAME_OVER (a session between games) and MATCH_OVER wait for nobody.
+_OWED_PHASES = frozenset({Phase.ROLL, Phase.DOUBLED, Phase.MOVE, Phase.RESIGN_OFFERED})
 
 
 @dataclass(frozen=True)
@@ -173,18 +142,23 @@ class Action:
 
     The opening roll is ``Action("roll", 0, dice=(die of side 0, die of side 1))``.
     A roll that leaves no legal play is recorded with ``play=()``: the turn
-    passed there and then.
+    passed there and then. A known ``kind`` given as a string becomes its
+    ``ActionKind``; an unknown one stays as given, for ``apply`` to refuse.
     """
 
-    kind: str
+    kind: ActionKind | str
     side: int
     dice: tuple[int, int] | None = None
     play: tuple[Step, ...] | None = None
     value: int | None = None
     reason: str | None = None
 
+    def __post_init__(self) -> None:
+        if isinstance(self.kind, str) and self.kind in _ACTION_KIND_OF:
+            object.__setattr__(self, "kind", _ACTION_KIND_OF[self.kind])
+
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"kind": self.kind, "side": self.side}
+        data: dict[str, Any] = {"kind": str(self.kind), "side": self.side}
         if self.dice is not None:
             data["dice"] = list(self.dice)
         if self.play is not None:
@@ -213,15 +187,15 @@ class Action:
 class GameResult:
     """A finished game.
 
-    ``ending`` is ``"bearoff"``, ``"drop"``, ``"resign"`` (an accepted
-    resignation) or ``"forfeit"``. ``kind`` is what the board (or the accepted
+    ``ending`` says how (an ``Ending``: a bear-off, a dropped double, an
+    accepted resignation or a forfeit). ``kind`` is what the board (or the accepted
     resignation) was worth before the cube, None for a forfeit; ``points`` is
     what the winner scored, after the cube and the Jacoby rule.
     """
 
     number: int
     winner: int
-    ending: str
+    ending: Ending
     kind: WinKind | None
     cube_value: int
     points: int
@@ -231,7 +205,7 @@ class GameResult:
         return {
             "number": self.number,
             "winner": self.winner,
-            "ending": self.ending,
+            "ending": str(self.ending),
             "kind": None if self.kind is None else int(self.kind),
             "cube_value": self.cube_value,
             "points": self.points,
@@ -244,7 +218,7 @@ class GameResult:
         return cls(
             number=data["number"],
             winner=data["winner"],
-            ending=data["ending"],
+            ending=Ending(data["ending"]),
             kind=None if kind is None else WinKind(kind),
             cube_value=data["cube_value"],
             points=data["points"],
@@ -274,7 +248,7 @@ class MatchState:
     auto_doubles_used: int = 0
     games: tuple[GameResult, ...] = ()
     winner: int | None = None
-    end_reason: str | None = None  # "won", "stop", "resign" or "absence" once MATCH_OVER
+    end_reason: EndReason | None = None  # set once MATCH_OVER
     last_action: Action | None = None  # as recorded: a blocked roll carries play=()
 
     @classmethod
@@ -292,6 +266,10 @@ class MatchState:
 
     def position_for(self, side: int) -> Position:
         return self.position if side == self.turn else self.position.flip()
+
+    def owing_side(self) -> int | None:
+        """The side that owes the next action; None while only the table or nobody acts."""
+        return self.turn if self.phase in _OWED_PHASES else None
 
     def may_double(self, side: int) -> bool:
         return self.phase is Phase.ROLL and side == self.turn and self._double_refusal() is None
@@ -319,31 +297,31 @@ class MatchState:
             return ()
         return _legal_plays(self.position, self.dice)
 
-    def allowed_actions(self, side: int) -> frozenset[str]:
+    def allowed_actions(self, side: int) -> frozenset[ActionKind]:
         """What `side` may choose now; the table's own rolls (the opening) are not listed."""
         phase = self.phase
         if phase is Phase.MATCH_OVER:
             return frozenset()
-        allowed = {"forfeit"}
+        allowed = {ActionKind.FORFEIT}
         if phase is Phase.GAME_OVER:
-            allowed.add("next_game")
+            allowed.add(ActionKind.NEXT_GAME)
             if self.rules.format is Format.SESSION:
-                allowed.add("stop")
+                allowed.add(ActionKind.STOP)
         elif side == self.turn:
             if phase is Phase.ROLL:
-                allowed.add("roll")
+                allowed.add(ActionKind.ROLL)
                 if self.may_double(side):
-                    allowed.add("double")
+                    allowed.add(ActionKind.DOUBLE)
             elif phase is Phase.MOVE:
-                allowed.add("play")
+                allowed.add(ActionKind.PLAY)
             if phase in (Phase.ROLL, Phase.MOVE) and not self.resign_declined:
-                allowed.add("resign_offer")
+                allowed.add(ActionKind.RESIGN_OFFER)
             elif phase is Phase.DOUBLED:
-                allowed |= {"take", "drop"}
+                allowed |= {ActionKind.TAKE, ActionKind.DROP}
                 if self.may_beaver():
-                    allowed.add("beaver")
+                    allowed.add(ActionKind.BEAVER)
             elif phase is Phase.RESIGN_OFFERED:
-                allowed |= {"resign_accept", "resign_decline"}
+                allowed |= {ActionKind.RESIGN_ACCEPT, ActionKind.RESIGN_DECLINE}
         return frozenset(allowed)
 
     def score_value(self, kind: WinKind) -> int:
@@ -366,22 +344,26 @@ class MatchState:
     # -- the state machine -----------------------------------------------
 
     def apply(self, action: Action) -> MatchState:
-        """The state after `action`; raises IllegalAction when the rules refuse it."""
+        """The state after `action`; raises InvalidInput (unreadable) or IllegalAction."""
         if self.phase is Phase.MATCH_OVER:
             raise IllegalAction("match_over", "the match is over")
         if action.kind not in ACTION_KINDS:
-            raise IllegalAction("unknown_action", f"there is no action {action.kind!r}")
+            raise InvalidInput("unknown_action", f"there is no action {action.kind!r}")
         if action.side not in (0, 1) or isinstance(action.side, bool):
-            raise IllegalAction("bad_action", f"sides are 0 and 1, got {action.side!r}")
-        if action.kind == "forfeit":
+            raise InvalidInput("bad_action", f"sides are 0 and 1, got {action.side!r}")
+        if action.kind == ActionKind.FORFEIT:
             return self._forfeit(action)
-        if action.kind in ("next_game", "stop"):
-            if action.kind == "stop" and self.rules.format is not Format.SESSION:
+        if action.kind in (ActionKind.NEXT_GAME, ActionKind.STOP):
+            if action.kind == ActionKind.STOP and self.rules.format is not Format.SESSION:
                 # Say what is wrong for good, not "wait for the game to end".
                 raise IllegalAction("not_session", "only a sesión libre stops between games")
             if self.phase is not Phase.GAME_OVER:
                 raise IllegalAction("wrong_phase", "the game is still being played")
-            return self._next_game(action) if action.kind == "next_game" else self._stop(action)
+            return (
+                self._next_game(action)
+                if action.kind == ActionKind.NEXT_GAME
+                else self._stop(action)
+            )
         if self.phase is Phase.GAME_OVER:
             raise IllegalAction("game_over", "the game is over; the next one has not started")
         handler = getattr(self, "_" + action.kind)
@@ -406,7 +388,7 @@ class MatchState:
     def _roll(self, action: Action) -> MatchState:
         dice = _checked_dice(action.dice)
         if action.play:
-            raise IllegalAction("bad_action", "a roll carries no play")
+            raise InvalidInput("bad_action", "a roll carries no play")
         if self.phase is Phase.OPENING:
             return self._opening_roll(action, dice)
         if self.phase is Phase.MOVE:
@@ -419,7 +401,7 @@ class MatchState:
     def _opening_roll(self, action: Action, dice: tuple[int, int]) -> MatchState:
         if action.side != 0:
             raise IllegalAction("not_your_turn", "the opening roll is recorded as side 0's")
-        recorded = Action("roll", 0, dice)
+        recorded = Action(ActionKind.ROLL, 0, dice)
         starter = opening_starter(dice)
         if starter is None:
             # A tie rolls again; with automatic doubles it doubles the centred cube.
@@ -441,17 +423,17 @@ class MatchState:
     def _start_move(
         self, action: Action, dice: tuple[int, int], recorded: Action | None = None
     ) -> MatchState:
-        recorded = recorded or Action("roll", action.side, dice)
+        recorded = recorded or Action(ActionKind.ROLL, action.side, dice)
         if not _legal_plays(self.position, dice):
             # No legal play: the turn passes at once, and the record says so.
             if action.play is not None and action.play != ():
-                raise IllegalAction("bad_action", "a roll carries no play")
+                raise InvalidInput("bad_action", "a roll carries no play")
             return replace(
                 self._pass_turn(self.position),
                 last_action=replace(recorded, play=()),
             )
         if action.play == ():
-            raise IllegalAction("bad_action", "this roll can be played; it does not pass")
+            raise InvalidInput("bad_action", "this roll can be played; it does not pass")
         return replace(self, phase=Phase.MOVE, dice=dice, last_action=recorded)
 
     def _pass_turn(self, mover_view: Position) -> MatchState:
@@ -471,14 +453,14 @@ class MatchState:
             raise IllegalAction("wrong_phase", "roll the dice before playing")
         self._check_turn(action)
         if action.play is None:
-            raise IllegalAction("bad_action", "a play needs its steps")
+            raise InvalidInput("bad_action", "a play needs its steps")
         try:
             play = tuple((src, dst) for src, dst in action.play)
         except (TypeError, ValueError):
-            raise IllegalAction("bad_action", "a play is a list of (from, to) steps") from None
+            raise InvalidInput("bad_action", "a play is a list of (from, to) steps") from None
         # Whole point numbers only: int() would quietly read 24.7 or "24" as 24.
         if not all(type(point) is int for step in play for point in step):
-            raise IllegalAction("bad_action", "a step is two whole point numbers")
+            raise InvalidInput("bad_action", "a step is two whole point numbers")
         assert self.dice is not None
         if play in _legal_plays(self.position, self.dice):
             # A play the generator produced is legal as it stands (bots and
@@ -489,12 +471,12 @@ class MatchState:
                 after = check_play(self.position, self.dice, play)
             except IllegalMove as exc:
                 raise IllegalAction("illegal_play", exc.reason, exc.code) from None
-        recorded = Action("play", action.side, play=play)
+        recorded = Action(ActionKind.PLAY, action.side, play=play)
         outcome = after.outcome()
         if outcome is not None:
             winner = self.turn if outcome.winner_is_me else 1 - self.turn
             state = replace(self, position=after if winner == self.turn else after.flip())
-            return state._end_game(winner, "bearoff", outcome.kind, recorded)
+            return state._end_game(winner, Ending.BEAROFF, outcome.kind, recorded)
         return replace(self._pass_turn(after), last_action=recorded)
 
     def _double(self, action: Action) -> MatchState:
@@ -512,7 +494,7 @@ class MatchState:
             turn=1 - self.turn,
             position=self.position.flip(),
             beaver_pending=False,
-            last_action=Action("double", action.side),
+            last_action=Action(ActionKind.DOUBLE, action.side),
         )
 
     def _check_offer(self, action: Action, phase: Phase) -> None:
@@ -533,7 +515,7 @@ class MatchState:
             turn=self.on_roll,
             position=self.position_for(self.on_roll),
             beaver_pending=False,
-            last_action=Action("take", action.side),
+            last_action=Action(ActionKind.TAKE, action.side),
         )
 
     def _drop(self, action: Action) -> MatchState:
@@ -542,7 +524,11 @@ class MatchState:
         winner = 1 - self.turn
         state = replace(self, beaver_pending=False)
         return state._end_game(
-            winner, "drop", WinKind.SINGLE, Action("drop", action.side), points=self.cube_value
+            winner,
+            Ending.DROP,
+            WinKind.SINGLE,
+            Action(ActionKind.DROP, action.side),
+            points=self.cube_value,
         )
 
     def _beaver(self, action: Action) -> MatchState:
@@ -562,7 +548,7 @@ class MatchState:
             turn=1 - self.turn,
             position=self.position.flip(),
             beaver_pending=True,
-            last_action=Action("beaver", action.side),
+            last_action=Action(ActionKind.BEAVER, action.side),
         )
 
     def _resign_offer(self, action: Action) -> MatchState:
@@ -575,21 +561,23 @@ class MatchState:
             )
         value = action.value
         if value not in (1, 2, 3) or isinstance(value, bool):
-            raise IllegalAction("bad_action", "resign a single (1), gammon (2) or backgammon (3)")
+            raise InvalidInput("bad_action", "resign a single (1), gammon (2) or backgammon (3)")
         return replace(
             self,
             phase=Phase.RESIGN_OFFERED,
             resign_value=value,
             turn=1 - self.turn,
             position=self.position.flip(),
-            last_action=Action("resign_offer", action.side, value=value),
+            last_action=Action(ActionKind.RESIGN_OFFER, action.side, value=value),
         )
 
     def _resign_accept(self, action: Action) -> MatchState:
         self._check_offer(action, Phase.RESIGN_OFFERED)
         assert self.resign_value is not None
         kind = WinKind(self.resign_value)
-        return self._end_game(action.side, "resign", kind, Action("resign_accept", action.side))
+        return self._end_game(
+            action.side, Ending.RESIGN, kind, Action(ActionKind.RESIGN_ACCEPT, action.side)
+        )
 
     def _resign_decline(self, action: Action) -> MatchState:
         self._check_offer(action, Phase.RESIGN_OFFERED)
@@ -600,17 +588,23 @@ class MatchState:
             turn=self.on_roll,
             position=self.position_for(self.on_roll),
             resign_declined=True,
-            last_action=Action("resign_decline", action.side),
+            last_action=Action(ActionKind.RESIGN_DECLINE, action.side),
         )
 
     def _forfeit(self, action: Action) -> MatchState:
         if action.reason not in FORFEIT_REASONS:
-            raise IllegalAction("bad_action", "a forfeit is for 'resign' or 'absence'")
+            raise InvalidInput("bad_action", "a forfeit is for 'resign' or 'absence'")
         winner = 1 - action.side
         games = self.games
         if self.phase is not Phase.GAME_OVER:
             forfeited = GameResult(
-                self.game_number, winner, "forfeit", None, self.cube_value, 0, self.crawford_game
+                self.game_number,
+                winner,
+                Ending.FORFEIT,
+                None,
+                self.cube_value,
+                0,
+                self.crawford_game,
             )
             games += (forfeited,)
         return replace(
@@ -623,14 +617,14 @@ class MatchState:
             beaver_pending=False,
             games=games,
             winner=winner,
-            end_reason=action.reason,
-            last_action=Action("forfeit", action.side, reason=action.reason),
+            end_reason=EndReason(action.reason),
+            last_action=Action(ActionKind.FORFEIT, action.side, reason=action.reason),
         )
 
     def _end_game(
         self,
         winner: int,
-        ending: str,
+        ending: Ending,
         kind: WinKind,
         recorded: Action,
         points: int | None = None,
@@ -660,7 +654,7 @@ class MatchState:
             beaver_pending=False,
             games=self.games + (result,),
             winner=winner if over else None,
-            end_reason="won" if over else None,
+            end_reason=EndReason.WON if over else None,
             last_action=recorded,
         )
 
@@ -683,7 +677,7 @@ class MatchState:
             dice=None,
             resign_declined=False,
             auto_doubles_used=0,
-            last_action=Action("next_game", action.side),
+            last_action=Action(ActionKind.NEXT_GAME, action.side),
         )
 
     def _stop(self, action: Action) -> MatchState:
@@ -695,8 +689,8 @@ class MatchState:
             self,
             phase=Phase.MATCH_OVER,
             winner=winner,
-            end_reason="stop",
-            last_action=Action("stop", action.side),
+            end_reason=EndReason.STOP,
+            last_action=Action(ActionKind.STOP, action.side),
         )
 
     # -- persistence -----------------------------------------------------
@@ -721,7 +715,7 @@ class MatchState:
             "auto_doubles_used": self.auto_doubles_used,
             "games": [game.to_json() for game in self.games],
             "winner": self.winner,
-            "end_reason": self.end_reason,
+            "end_reason": None if self.end_reason is None else str(self.end_reason),
             "last_action": None if self.last_action is None else self.last_action.to_json(),
         }
 
@@ -749,7 +743,7 @@ class MatchState:
             auto_doubles_used=data["auto_doubles_used"],
             games=tuple(GameResult.from_json(game) for game in data["games"]),
             winner=data["winner"],
-            end_reason=data["end_reason"],
+            end_reason=None if data["end_reason"] is None else EndReason(data["end_reason"]),
             last_action=None if last is None else Action.from_json(last),
         )
 
@@ -769,7 +763,7 @@ def advance(
     actions: list[Action] = []
     while state.needs_auto_roll() and len(actions) < limit:
         side = 0 if state.phase is Phase.OPENING else state.turn
-        state = state.apply(Action("roll", side, tuple(dice.roll())))
+        state = state.apply(Action(ActionKind.ROLL, side, tuple(dice.roll())))
         assert state.last_action is not None
         actions.append(state.last_action)
     return state, actions
@@ -786,8 +780,8 @@ def _checked_dice(dice: object) -> tuple[int, int]:
     try:
         d1, d2 = dice  # type: ignore[misc]
     except (TypeError, ValueError):
-        raise IllegalAction("bad_action", "a roll needs its two dice") from None
+        raise InvalidInput("bad_action", "a roll needs its two dice") from None
     for die in (d1, d2):
         if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= 6:
-            raise IllegalAction("bad_action", f"each die shows 1 to 6, got {dice!r}")
+            raise InvalidInput("bad_action", f"each die shows 1 to 6, got {dice!r}")
     return d1, d2

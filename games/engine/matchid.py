@@ -37,7 +37,7 @@ import base64
 import binascii
 from dataclasses import dataclass
 
-from .match import Format, MatchState, Phase
+from .match import Ending, Format, MatchState, Phase
 
 __all__ = ["MatchIdFields", "decode_match_id", "encode_match_id", "gnubg_id", "match_id"]
 
@@ -60,8 +60,12 @@ _FIELDS = (
 )
 
 GAME_NONE, GAME_PLAYING, GAME_OVER, GAME_RESIGNED, GAME_DROPPED = range(5)
-_ENDINGS = {"bearoff": GAME_OVER, "resign": GAME_RESIGNED, "forfeit": GAME_RESIGNED}
-_ENDINGS["drop"] = GAME_DROPPED
+_ENDINGS = {
+    Ending.BEAROFF: GAME_OVER,
+    Ending.RESIGN: GAME_RESIGNED,
+    Ending.FORFEIT: GAME_RESIGNED,
+    Ending.DROP: GAME_DROPPED,
+}
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from .match import Action, Format, IllegalAction, MatchRules, MatchState, Phase
+from .errors import EngineError
+from .match import Action, ActionKind, Format, MatchRules, MatchState, Phase
 from .position import BAR, OFF, Position, Step
 
 __all__ = [
@@ -99,36 +100,36 @@ def _walk(rules: MatchRules, actions: Iterable[Action]) -> list[_Game]:
         assert recorded is not None
         entries = games[-1].entries
         kind = recorded.kind
-        if kind == "next_game":
+        if kind == ActionKind.NEXT_GAME:
             games.append(_Game(state.game_number, state.score))
-        elif kind == "roll":
+        elif kind == ActionKind.ROLL:
             if before.phase is Phase.OPENING and state.phase is Phase.OPENING:
                 continue  # a tie is rolled again and not recorded
             if recorded.play == ():  # nothing could move: the roll is the whole turn
                 move = MatMove(recorded.side, "roll", _high_first(recorded.dice), ())
                 entries.append((move, _roll_text(move.dice, before.position, ())))
-        elif kind == "play":
+        elif kind == ActionKind.PLAY:
             assert before.dice is not None and recorded.play is not None
             move = MatMove(recorded.side, "roll", _high_first(before.dice), recorded.play)
             entries.append((move, _roll_text(move.dice, before.position, recorded.play)))
-        elif kind == "double":
+        elif kind == ActionKind.DOUBLE:
             move = MatMove(recorded.side, "double", value=before.cube_value * 2)
             entries.append((move, f" Doubles => {move.value}"))
-        elif kind == "beaver":
+        elif kind == ActionKind.BEAVER:
             move = MatMove(recorded.side, "beaver", value=state.cube_value * 2)
             entries.append((move, f" Beavers => {move.value}"))
-        elif kind == "take" and not before.beaver_pending:
+        elif kind == ActionKind.TAKE and not before.beaver_pending:
             # A taken beaver is not written: the next roll says it (and GNU
             # Backgammon misreads an explicit one).
             entries.append((MatMove(recorded.side, "take"), " Takes"))
-        elif kind == "drop":
+        elif kind == ActionKind.DROP:
             if before.beaver_pending:
                 # GNU Backgammon reads a dropped "Beavers" badly (the games after
                 # it lose their rolls); a double answered by a double it reads well.
                 beaver, _text = entries[-1]
                 entries[-1] = (beaver, f" Doubles => {beaver.value}")
             entries.append((MatMove(recorded.side, "drop"), " Drops"))
-        if state.games and len(state.games) > len(before.games) and kind != "forfeit":
+        if state.games and len(state.games) > len(before.games) and kind != ActionKind.FORFEIT:
             result = state.games[-1]
             plural = "" if result.points == 1 else "s"
             move = MatMove(result.winner, "win", value=result.points)
@@ -380,32 +381,33 @@ def actions_from_mat(record: MatRecord, rules: MatchRules) -> list[Action]:
         nonlocal state
         try:
             state = state.apply(action)
-        except IllegalAction as exc:
+        except EngineError as exc:
             raise ValueError(f"game {state.game_number}: {action} does not fit: {exc}") from exc
         actions.append(action)
 
     for number, game in enumerate(record.games):
         if number:
-            do(Action("next_game", 0))
+            do(Action(ActionKind.NEXT_GAME, 0))
         for move in game.moves:
             if state.phase is Phase.DOUBLED and state.beaver_pending and move.kind == "roll":
-                do(Action("take", state.turn))  # a beaver taken without a word
+                do(Action(ActionKind.TAKE, state.turn))  # a beaver taken without a word
             if move.kind == "roll":
                 assert move.dice is not None and move.play is not None
                 if state.phase is Phase.OPENING:
                     high, low = max(move.dice), min(move.dice)
                     if high == low:
                         raise ValueError(f"game {game.number} opens with a double {move.dice}")
-                    do(Action("roll", 0, (high, low) if move.side == 0 else (low, high)))
+                    do(Action(ActionKind.ROLL, 0, (high, low) if move.side == 0 else (low, high)))
                 else:
-                    do(Action("roll", move.side, move.dice, play=() if not move.play else None))
+                    passed = () if not move.play else None
+                    do(Action(ActionKind.ROLL, move.side, move.dice, play=passed))
                 if move.play:
-                    do(Action("play", move.side, play=move.play))
+                    do(Action(ActionKind.PLAY, move.side, play=move.play))
             elif move.kind in ("double", "beaver", "take", "drop"):
                 do(Action(move.kind, move.side))
             elif move.kind == "win" and state.phase not in (Phase.GAME_OVER, Phase.MATCH_OVER):
                 assert move.value is not None
                 value = min(3, max(1, -(-move.value // state.cube_value)))
-                do(Action("resign_offer", 1 - move.side, value=value))
-                do(Action("resign_accept", move.side))
+                do(Action(ActionKind.RESIGN_OFFER, 1 - move.side, value=value))
+                do(Action(ActionKind.RESIGN_ACCEPT, move.side))
     return actions

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .position import BAR, OFF, IllegalMove, Play, Position, Step, _checked_step
+from .errors import IllegalMove, InvalidInput
+from .position import BAR, OFF, Play, Position, Step, _checked_step
 
 __all__ = ["StepOption", "check_play", "legal_plays", "legal_steps"]
 
@@ -21,9 +22,9 @@ def _check_dice(dice: Sequence[int]) -> tuple[int, int]:
     try:
         d1, d2 = dice
     except (TypeError, ValueError):
-        raise IllegalMove("wrong_dice", f"dice are a pair of numbers, got {dice!r}") from None
+        raise InvalidInput("wrong_dice", f"dice are a pair of numbers, got {dice!r}") from None
     if not (isinstance(d1, int) and isinstance(d2, int) and 1 <= d1 <= 6 and 1 <= d2 <= 6):
-        raise IllegalMove("wrong_dice", f"each die shows 1 to 6, got {dice!r}")
+        raise InvalidInput("wrong_dice", f"each die shows 1 to 6, got {dice!r}")
     return d1, d2
 
 
@@ -298,7 +299,7 @@ def _steps_of(play: object) -> tuple[Step, ...]:
     try:
         steps = [tuple(step) for step in play]  # type: ignore[union-attr]
     except TypeError:
-        raise IllegalMove(
+        raise InvalidInput(
             "bad_step", f"a play is a list of (from, to) steps, got {play!r}"
         ) from None
     return tuple(_checked_step(step) for step in steps)
@@ -376,7 +377,8 @@ def check_play(position: Position, dice: Sequence[int], play: Sequence[Step]) ->
     The steps may come in any order a player could take them. Raises
     IllegalMove with a code (``illegal_play``, ``incomplete_play``,
     ``wrong_dice``, ``no_checker``, ``point_closed``, ``bar_first``,
-    ``bear_off_not_home``...) and a reason in plain words.
+    ``bear_off_not_home``...) and a reason in plain words; InvalidInput
+    (``bad_step``, ``wrong_dice``) when the steps or the dice cannot be read.
     """
     turn = _turn(position, _check_dice(dice))
     steps = _steps_of(play)

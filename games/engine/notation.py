@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .position import BAR, OFF, IllegalMove, Play, Position, Step
+from .errors import IllegalMove, InvalidInput
+from .position import BAR, OFF, Play, Position, Step
 
 __all__ = ["format_play", "parse_play"]
 
@@ -91,7 +92,7 @@ def parse_play(position: Position, dice: Sequence[int], text: str) -> Play:
     """Read a play in standard notation and return the legal play it names.
 
     Accepts what ``format_play`` writes and the usual variants ("24/18 18/13"
-    for "24/13", "*" marks optional). Raises IllegalMove("bad_notation") when
+    for "24/13", "*" marks optional). Raises InvalidInput("bad_notation") when
     the text cannot be read and IllegalMove("illegal_play") when no legal
     play matches it.
 
@@ -134,7 +135,7 @@ def _moves_of(text: str) -> tuple[dict[int, int], set[int]]:
     for word in text.lower().split():
         match = _MOVE.match(word)
         if not match:
-            raise IllegalMove("bad_notation", f"cannot read {word!r} as a move like 24/18")
+            raise InvalidInput("bad_notation", f"cannot read {word!r} as a move like 24/18")
         start, route, count = match.groups()
         stops = route.split("/")[1:]
         starred.update(int(p[:-1]) for p in stops if p.endswith("*"))

@@ -13,6 +13,8 @@ import binascii
 from dataclasses import dataclass
 from enum import IntEnum
 
+from .errors import IllegalMove, InvalidInput
+
 BAR = 25
 OFF = 0
 CHECKERS_PER_SIDE = 15
@@ -23,19 +25,6 @@ Play = tuple[Step, ...]
 
 _INITIAL_SIDE = (0,) + (0,) * 5 + (5, 0, 3) + (0,) * 4 + (5,) + (0,) * 10 + (2, 0)
 _B64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-
-
-class IllegalMove(ValueError):
-    """A step or play that the rules do not allow here.
-
-    ``code`` is a short machine name the site translates; ``reason`` says
-    which rule was broken, in plain words.
-    """
-
-    def __init__(self, code: str, reason: str):
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
 
 
 class WinKind(IntEnum):
@@ -255,11 +244,11 @@ def _checked_step(step: Step) -> Step:
     try:
         src, dst = step
     except (TypeError, ValueError):
-        raise IllegalMove("bad_step", f"a step is a pair (from, to), got {step!r}") from None
+        raise InvalidInput("bad_step", f"a step is a pair (from, to), got {step!r}") from None
     if not (isinstance(src, int) and isinstance(dst, int)):
-        raise IllegalMove("bad_step", f"a step is a pair of point numbers, got {step!r}")
+        raise InvalidInput("bad_step", f"a step is a pair of point numbers, got {step!r}")
     if not (1 <= src <= BAR and OFF <= dst <= 24):
-        raise IllegalMove("bad_step", f"no such step: from {src} to {dst}")
+        raise InvalidInput("bad_step", f"no such step: from {src} to {dst}")
     if src <= dst:
         raise IllegalMove("wrong_direction", f"checkers move towards point 1, not {src} to {dst}")
     if dst != OFF and src - dst > 6:

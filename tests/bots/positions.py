@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import random
-
-from games.engine import Position, legal_plays
+from bench import bots as bench_bots
+from games.engine import Position
 
 
 def self_play_sample(count: int, seed: int) -> list[tuple[Position, tuple[int, int]]]:
     """``count`` (position, dice) pairs with at least one legal play, from random self-play."""
-    rng = random.Random(seed)
-    position = Position.initial()
-    sample = []
-    while len(sample) < count:
-        dice = (rng.randint(1, 6), rng.randint(1, 6))
-        plays = legal_plays(position, dice)
-        if plays:
-            sample.append((position, dice))
-            position = position.apply(rng.choice(plays))
-        position = Position.initial() if position.outcome() else position.flip()
-    return sample
+    return bench_bots.self_play_sample(count, seed, lambda _rng, plays: bool(plays))
 
 
 # The player on roll leads a 91-98 race by 7 pips: a double and a take for money.

@@ -1,4 +1,4 @@
-"""Dice sources: secure dice, verifiable seeded dice and the opening roll."""
+"""The engine's dice: seeded dice and the opening roll (secure dice: tests/test_dice_source.py)."""
 
 import subprocess
 import sys
@@ -7,18 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import DiceSource, SecretsDice, SeededDice, commitment, new_seed
+from games.engine import SeededDice, commitment
 from games.engine.dice import opening_starter
 
 SEED = bytes.fromhex("6d6573612d74657374")  # b"mesa-test"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def test_secrets_dice_show_every_face_and_only_faces():
-    dice = SecretsDice()
-    assert isinstance(dice, DiceSource)
-    faces = Counter(face for _ in range(2000) for face in dice.roll())
-    assert set(faces) == {1, 2, 3, 4, 5, 6}
 
 
 def test_seeded_dice_are_reproducible_and_indexable():
@@ -57,7 +50,6 @@ def test_commitment_is_the_sha256_of_the_seed():
     assert commitment(b"abc") == (
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     )
-    assert len(new_seed()) == 32 and new_seed() != new_seed()
 
 
 def test_the_verify_command_prints_the_commitment_and_the_rolls():
@@ -79,7 +71,7 @@ def test_the_verify_command_rejects_a_bad_seed():
     assert result.returncode == 2 and "hexadecimal" in result.stderr
 
 
-def test_la_tirada_inicial_se_repite_si_hay_empate_y_empieza_el_mayor():
+def test_a_tied_opening_roll_is_rolled_again_and_the_higher_die_starts():
     assert opening_starter((3, 3)) is None
     assert opening_starter((6, 2)) == 0
     assert opening_starter((1, 4)) == 1

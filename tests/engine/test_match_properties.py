@@ -15,17 +15,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from games.engine.match import (
-    ACTION_KINDS,
-    CUBE_LIMIT,
-    Action,
-    Format,
-    IllegalAction,
-    MatchRules,
-    MatchState,
-    Phase,
-    advance,
-)
+from games.engine import Action, Format, IllegalAction, MatchRules, MatchState, Phase, advance
+from games.engine.match import ACTION_KINDS, CUBE_LIMIT
+
+from .helpers import RandomDice, choose
 
 # 1,000 matches pass every kind of game (Crawford games, beavers, automatic
 # doubles, resignations) well over a hundred times; set MESA_PROPERTY_MATCHES
@@ -46,14 +39,6 @@ RULE_CHOICES = (
 )
 
 
-class RandomDice:
-    def __init__(self, rng: random.Random):
-        self.rng = rng
-
-    def roll(self) -> tuple[int, int]:
-        return self.rng.randint(1, 6), self.rng.randint(1, 6)
-
-
 @dataclass
 class Tally:
     matches: int = 0
@@ -62,35 +47,6 @@ class Tally:
     crawford_games: int = 0
     by_format: dict[str, int] = field(default_factory=dict)
     kinds: Counter[str] = field(default_factory=Counter)
-
-
-def choose(state: MatchState, rng: random.Random) -> Action:
-    """A random legal action for whoever must act now (the table's rolls aside)."""
-    side = state.turn
-    phase = state.phase
-    if phase is Phase.GAME_OVER:
-        if state.rules.format is Format.SESSION and rng.random() < 0.5:
-            return Action("stop", rng.randint(0, 1))
-        return Action("next_game", rng.randint(0, 1))
-    if rng.random() < 0.002:
-        return Action("forfeit", rng.randint(0, 1), reason=rng.choice(["resign", "absence"]))
-    if phase is Phase.ROLL:
-        if state.may_double(side) and rng.random() < 0.4:
-            return Action("double", side)
-        if "resign_offer" in state.allowed_actions(side) and rng.random() < 0.04:
-            return Action("resign_offer", side, value=rng.randint(1, 3))
-        return Action("roll", side, (rng.randint(1, 6), rng.randint(1, 6)))
-    if phase is Phase.MOVE:
-        if "resign_offer" in state.allowed_actions(side) and rng.random() < 0.03:
-            return Action("resign_offer", side, value=rng.randint(1, 3))
-        return Action("play", side, play=rng.choice(state.legal_plays()))
-    if phase is Phase.DOUBLED:
-        if state.may_beaver() and rng.random() < 0.3:
-            return Action("beaver", side)
-        return Action("take" if rng.random() < 0.4 else "drop", side)
-    if phase is Phase.RESIGN_OFFERED:
-        return Action("resign_accept" if rng.random() < 0.6 else "resign_decline", side)
-    raise AssertionError(f"nothing to choose in {phase}")
 
 
 def try_refused(state: MatchState, rng: random.Random, tally: Tally) -> None:

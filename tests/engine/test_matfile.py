@@ -20,7 +20,8 @@ from games.engine.matfile import (
     mat_moves,
     parse_mat,
 )
-from tests.engine.test_match_properties import RandomDice, choose
+
+from .helpers import RandomDice, choose
 
 THREE_POINTS = MatchRules(Format.MATCH, 3)
 

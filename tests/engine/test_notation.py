@@ -7,9 +7,16 @@ import pytest
 import games.engine.dice
 import games.engine.notation
 import games.engine.position
-from games.engine import IllegalMove, Position, format_play, legal_plays, parse_play
+from games.engine import (
+    IllegalMove,
+    InvalidInput,
+    Position,
+    format_play,
+    legal_plays,
+    parse_play,
+)
 
-from .boards import board
+from .helpers import board
 
 
 @pytest.mark.parametrize(
@@ -57,10 +64,14 @@ def test_parse_play_accepts_split_routes_and_tells_hits_apart():
 
 
 @pytest.mark.parametrize(
-    ("text", "code"),
-    [("13-10", "bad_notation"), ("24/20", "illegal_play"), ("", "incomplete_play")],
+    ("text", "code", "kind"),
+    [
+        ("13-10", "bad_notation", InvalidInput),
+        ("24/20", "illegal_play", IllegalMove),
+        ("", "incomplete_play", IllegalMove),
+    ],
 )
-def test_parse_play_rejects(text, code):
-    with pytest.raises(IllegalMove) as error:
+def test_parse_play_rejects(text, code, kind):
+    with pytest.raises(kind) as error:
         parse_play(Position.initial(), (5, 3), text)
     assert error.value.code == code

@@ -2,9 +2,9 @@
 
 import pytest
 
-from games.engine import BAR, OFF, IllegalMove, Outcome, Position, WinKind
+from games.engine import BAR, OFF, IllegalMove, InvalidInput, Outcome, Position, WinKind
 
-from .boards import board
+from .helpers import board
 
 INITIAL_ID = "4HPwATDgc/ABMA"
 
@@ -113,35 +113,36 @@ def test_apply_moves_from_the_movers_side_and_hits():
     ],
 )
 def test_apply_rejects_steps_that_are_not_single_die_moves(step, code):
-    with pytest.raises(IllegalMove) as error:
+    # A step that is not a pair of points cannot be read; the others break a rule.
+    with pytest.raises(InvalidInput if code == "bad_step" else IllegalMove) as error:
         Position.initial().apply((step,))
     assert error.value.code == code
     assert str(error.value) == error.value.reason
 
 
-def test_el_juego_sigue_mientras_los_dos_tengan_fichas():
+def test_the_game_goes_on_while_both_sides_have_checkers():
     assert Position.initial().outcome() is None
     assert not Position.initial().is_game_over()
 
 
-def test_gana_simple_si_el_perdedor_saco_alguna_ficha():
+def test_a_single_win_when_the_loser_bore_off_a_checker():
     position = board({}, {19: 10})  # they have 5 off
     assert position.outcome() == Outcome(winner_is_me=True, kind=WinKind.SINGLE)
     assert position.flip().outcome() == Outcome(winner_is_me=False, kind=WinKind.SINGLE)
 
 
-def test_gammon_si_el_perdedor_no_saco_ninguna():
+def test_a_gammon_when_the_loser_bore_off_none():
     position = board({}, {19: 15})
     assert position.outcome() == Outcome(True, WinKind.GAMMON)
     assert WinKind.GAMMON == 2
 
 
-def test_backgammon_con_una_ficha_en_la_barra():
+def test_a_backgammon_with_a_checker_on_the_bar():
     position = board({}, {19: 14, "bar": 1})
     assert position.outcome() == Outcome(True, WinKind.BACKGAMMON)
 
 
-def test_backgammon_con_una_ficha_en_la_casa_del_ganador():
+def test_a_backgammon_with_a_checker_in_the_winners_home_board():
     # My home board is points 1..6; a checker of theirs still there.
     position = board({}, {19: 14, 2: 1})
     assert position.outcome() == Outcome(True, WinKind.BACKGAMMON)

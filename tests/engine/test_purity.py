@@ -38,3 +38,12 @@ def test_no_pure_module_imports_django_even_inside_a_function(package):
     for path in sources:
         text = path.read_text()
         assert "import django" not in text and "from django" not in text, path.name
+
+
+def test_the_engine_draws_no_randomness_of_its_own():
+    # Dice are an input; secure dice and seeds live in games.dice_source.
+    for path in (ROOT / "games" / "engine").glob("*.py"):
+        text = path.read_text()
+        for module in ("random", "secrets"):
+            assert f"import {module}" not in text and f"from {module} " not in text, path.name
+        assert "urandom" not in text, path.name

@@ -9,17 +9,17 @@ import pytest
 
 from games.engine import BAR, IllegalMove, Position, check_play, legal_plays
 
-from .boards import board, plays
+from .helpers import board, plays
 
 
-def test_la_posicion_inicial_es_2_5_3_5_en_las_puntas_24_13_8_6():
+def test_the_starting_position_is_2_5_3_5_on_the_24_13_8_and_6_points():
     start = Position.initial()
     assert {p: n for p, n in enumerate(start.me) if n} == {24: 2, 13: 5, 8: 3, 6: 5}
     assert start.them == start.me
     assert start.pips() == (167, 167)
 
 
-def test_la_apertura_de_31_tiene_16_jugadas_distintas():
+def test_the_opening_3_1_has_16_different_plays():
     # The 1 cannot land on 12 (their midpoint): 3 x 4 two-checker plays, 4 one-checker.
     assert plays(Position.initial(), (3, 1)) == {
         "24/23 24/21", "24/21 8/7", "24/21 6/5",
@@ -30,7 +30,7 @@ def test_la_apertura_de_31_tiene_16_jugadas_distintas():
     }  # fmt: skip
 
 
-def test_punta_cerrada_blocks_landing():
+def test_a_closed_point_blocks_landing():
     # 13/8 lands on two opposing checkers: only 13/10/5 remains for the 5-3.
     position = board({13: 1}, {8: 2})
     assert plays(position, (5, 3)) == {"13/5"}
@@ -39,14 +39,14 @@ def test_punta_cerrada_blocks_landing():
     assert error.value.code == "point_closed"
 
 
-def test_la_punta_intermedia_tambien_debe_estar_abierta():
+def test_the_intermediate_point_must_be_open_too():
     # Both stops of the one-checker 5-3 (8 and 10) are closed, so nothing moves
     # even though point 5 itself is open.
     position = board({13: 1}, {8: 2, 10: 2})
     assert legal_plays(position, (5, 3)) == []
 
 
-def test_ficha_sola_es_comida_y_va_a_la_barra():
+def test_a_blot_is_hit_and_goes_to_the_bar():
     position = board({13: 1}, {10: 1})
     # Stopping on 10 hits on the way; going through 8 passes it by: two results.
     assert plays(position, (5, 3)) == {"13/10*/5", "13/5"}
@@ -54,7 +54,7 @@ def test_ficha_sola_es_comida_y_va_a_la_barra():
     assert after.them[BAR] == 1 and after.them[25 - 10] == 0
 
 
-def test_ficha_en_la_barra_enters_before_anything_else():
+def test_a_checker_on_the_bar_enters_before_anything_else():
     # 5 would enter on my 20, which is closed; the 3 enters on 22 and only then
     # may the 5 move, the entered checker or another one.
     position = board({"bar": 1, 6: 2}, {20: 2})
@@ -64,13 +64,13 @@ def test_ficha_en_la_barra_enters_before_anything_else():
     assert error.value.code == "bar_first"
 
 
-def test_todas_las_fichas_de_la_barra_entran_antes_de_mover_otra():
+def test_every_checker_on_the_bar_enters_before_another_moves():
     # Two on the bar, only the 3 enters: the 5 is lost, 6/1 is not allowed.
     position = board({"bar": 2, 6: 2}, {20: 2})
     assert plays(position, (5, 3)) == {"bar/22"}
 
 
-def test_sin_entrada_abierta_el_turno_pasa():
+def test_with_no_open_entry_the_turn_passes():
     closed = {19: 2, 20: 2, 21: 2, 22: 2, 23: 2, 24: 2}
     position = board({"bar": 1, 6: 2}, closed)
     for dice in [(6, 5), (1, 1), (4, 2)]:
@@ -78,7 +78,7 @@ def test_sin_entrada_abierta_el_turno_pasa():
         assert check_play(position, dice, ()) == position
 
 
-def test_los_dobles_se_juegan_cuatro_veces():
+def test_doubles_are_played_four_times():
     # Four 3s shared between two checkers: 0 to 4 of them for the back one.
     position = board({24: 1, 13: 1}, {})
     assert plays(position, (3, 3)) == {
@@ -90,13 +90,13 @@ def test_los_dobles_se_juegan_cuatro_veces():
     }
 
 
-def test_se_juegan_los_dos_dados_si_se_puede():
+def test_both_dice_are_played_when_they_can_be():
     # 24/18 is a legal 6, but after it no 2 can be played; 13/7/5 uses both dice.
     position = board({24: 1, 13: 1}, {22: 2, 16: 2, 11: 2})
     assert plays(position, (6, 2)) == {"13/5"}
 
 
-def test_se_juega_el_dado_mayor_si_solo_uno_cabe():
+def test_the_higher_die_is_played_when_only_one_fits():
     # Either die alone fits (13/7 or 13/9) but not both (3 is closed): the 6.
     position = board({13: 1}, {3: 2})
     assert plays(position, (6, 4)) == {"13/7"}
@@ -105,24 +105,24 @@ def test_se_juega_el_dado_mayor_si_solo_uno_cabe():
     assert error.value.code == "illegal_play"
 
 
-def test_si_el_dado_mayor_no_cabe_se_juega_el_menor():
+def test_the_lower_die_is_played_when_the_higher_does_not_fit():
     position = board({13: 1}, {7: 2, 3: 2})
     assert plays(position, (6, 4)) == {"13/9"}
 
 
-def test_con_dobles_se_juegan_tantos_como_se_pueda():
+def test_with_doubles_as_many_as_possible_are_played():
     # The fourth 6 would land on 1, which is closed.
     position = board({19: 1}, {1: 2})
     assert plays(position, (6, 6)) == {"19/7"}
 
 
-def test_sacar_fichas_con_el_numero_exacto():
+def test_bearing_off_with_the_exact_number():
     position = board({6: 1, 5: 1}, {24: 2})
     # 6/off 5/off, or 6/1 with the 5 and then the 6 takes the highest checker (5).
     assert plays(position, (6, 5)) == {"6/off 5/off", "6/1 5/off"}
 
 
-def test_sin_ficha_en_la_punta_del_dado_se_mueve_una_mas_alta():
+def test_with_no_checker_on_the_dies_point_a_higher_one_moves():
     # No checker on 5 or 4 but two on 6: the dice move them, 2 cannot bear off.
     position = board({6: 2, 2: 1}, {24: 2})
     assert plays(position, (5, 4)) == {"6/2 6/1"}
@@ -131,13 +131,13 @@ def test_sin_ficha_en_la_punta_del_dado_se_mueve_una_mas_alta():
     assert error.value.code == "wrong_dice"
 
 
-def test_sacar_fichas_desde_la_punta_mas_alta():
+def test_bearing_off_from_the_highest_point():
     # Dice above every checker bear off the highest one each time.
     position = board({3: 1, 2: 1}, {24: 2})
     assert plays(position, (6, 5)) == {"3/off 2/off"}
 
 
-def test_solo_se_saca_con_todas_las_fichas_en_casa():
+def test_bearing_off_only_with_every_checker_home():
     position = board({7: 1, 3: 1}, {24: 2})
     # 3/off only after the 7 is home; "7/off" is 7/4 then 4/off with the 6.
     assert plays(position, (6, 3)) == {"7/1 3/off", "7/off"}
@@ -146,7 +146,7 @@ def test_solo_se_saca_con_todas_las_fichas_en_casa():
     assert error.value.code == "bear_off_not_home"
 
 
-def test_ficha_comida_durante_la_salida_debe_volver_a_casa():
+def test_a_checker_hit_while_bearing_off_must_come_home_again():
     # Hit while bearing off: the checker enters and must travel; no bearing off
     # with the other die while it is outside the home board.
     position = board({"bar": 1, 5: 2, 3: 2}, {})
@@ -163,7 +163,7 @@ def test_no_checker_there_is_named():
     assert "point 20" in error.value.reason
 
 
-def test_con_la_ultima_ficha_tambien_se_juegan_los_dos_dados():
+def test_with_the_last_checker_both_dice_are_still_played():
     # 3/off alone ends the game with one die; 3/1*/off plays both, so it is required.
     position = board({3: 1}, {1: 1, 20: 3})
     assert plays(position, (3, 2)) == {"3/1*/off"}

@@ -6,7 +6,8 @@ race calls on threads.
 
 import threading
 
-from django.db import connections
+import pytest
+from django.db import connection, connections
 from django.urls import reverse
 
 from games import services
@@ -98,3 +99,14 @@ def race(*calls):
     for thread in threads:
         thread.join(timeout=30)
     return outcomes
+
+
+def needs_postgresql(why: str) -> list:
+    """The marks of a race test module: transactions that really commit, on PostgreSQL only."""
+    return [
+        pytest.mark.django_db(transaction=True),
+        pytest.mark.skipif(
+            connection.vendor != "postgresql",
+            reason=f"needs PostgreSQL: {why} (run with DATABASE_URL=postgres://...)",
+        ),
+    ]

@@ -9,21 +9,13 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 
 from games import services, tasks
 from games.engine.match import MatchRules
 from games.models import Match, Seat, Turn
-from tests.games.conftest import race
+from tests.games.conftest import needs_postgresql, race
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="needs PostgreSQL: SQLite has no row locks and no SKIP LOCKED "
-        "(run with DATABASE_URL=postgres://...)",
-    ),
-]
+pytestmark = needs_postgresql("SQLite has no row locks and no SKIP LOCKED")
 
 ROOMS = 6
 

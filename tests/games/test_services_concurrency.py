@@ -8,22 +8,14 @@ the new version and gets a 409.
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 
 from games import services
 from games.engine.match import Format, MatchRules
 from games.errors import Conflict
 from games.models import Turn
-from tests.games.conftest import current_match, race
+from tests.games.conftest import current_match, needs_postgresql, race
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="needs PostgreSQL: SQLite locks the whole database, not the row "
-        "(run with DATABASE_URL=postgres://...)",
-    ),
-]
+pytestmark = needs_postgresql("SQLite locks the whole database, not the row")
 
 
 @pytest.fixture(autouse=True)
