@@ -1,5 +1,5 @@
-// Draw the board as SVG with createElementNS. The view model comes from
-// main.js; nothing here knows a rule, it only draws what it is told.
+// Draw the board as SVG with createElementNS. The view comes from board.js
+// (built by view.js); nothing here knows a rule, it only draws what it is told.
 import {
   BAR, BOTTOM, CHECKER, HEIGHT, LABEL_HEIGHT, MIDDLE, OFF, SIZE, TOP, WIDTH,
   barBox, barCentre, checkerCentre, labelWidth, placeLabels, pointBox, traySlice, trayBox,
