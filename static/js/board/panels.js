@@ -4,7 +4,7 @@
 import { h } from "./dom.js";
 import { pips, positionId } from "./geometry.js";
 import { historyByMove } from "./history.js";
-import { pieceIcon } from "./render.js";
+import { pieceIcon } from "./pieces.js";
 import { bottomSide, isSpectator, match, nameOf } from "./table.js";
 
 /**

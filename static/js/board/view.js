@@ -2,7 +2,7 @@
 // checkers, the marks of the play being built and of the last play, dice,
 // cube, and every spot's spoken label. Pure: a view in, nothing fetched.
 import { BAR, OFF, lastPlay, spotKey, spotNumber } from "./geometry.js";
-import { styleOf } from "./render.js";
+import { styleOf } from "./pieces.js";
 import { allowed, bottomSide, match, myMove, nameOf, viewerSide } from "./table.js";
 
 /** The view of `board` (from shownBoard) for createBoard's set(). */
