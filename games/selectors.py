@@ -16,6 +16,7 @@ from games.engine.match import Action, MatchRules, MatchState, Phase
 from games.engine.matchid import gnubg_id, match_id
 from games.engine.matfile import export_mat
 from games.errors import NotFound
+from games.history import sheet_lines
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.results import game_results
 from games.turns import turn_action
@@ -60,7 +61,9 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     else None), rolls, winner, points, result (None while the game runs, else
     {winner, points, kind, ending, score, text, score_text})}], resign_declined,
     history [{game, number, side, kind, automatic, dice, notation, steps,
-    blocked, value, reason, cube_value, at}], side0_seat.
+    blocked, value, reason, cube_value, at, opening, text (the entry's line
+    on the board's score sheet in the request's language, None for a roll
+    its play writes; see games.history)}], side0_seat.
     """
     seats = {seat.number: seat for seat in Seat.objects.filter(room=room)}
     for seat in seats.values():
@@ -142,11 +145,12 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
         ),
         key=lambda t: (t["game"], t["number"]),
     )
+    names = {match.side_of(seat): seat.nickname for seat in seats.values()}
+    sheet_lines(history, names)  # each entry's line on the board's score sheet, in words
     side = view_side if view_side is not None else 0
     position = state.position_for(side)
     mine, theirs = position.pips()
     current = games[-1] if games else None
-    names = {match.side_of(seat): seat.nickname for seat in seats.values()}
     results = game_results(state.games, names)
     owing = state.owing_side()
     if match.status == Match.Status.FINISHED:

@@ -1,4 +1,4 @@
-"""The board's words that change with a number, for static/js/board/main.js.
+"""The board's words that change with a number, for static/js/board/texts.js.
 
 The script picks "one" or "other" with Intl.PluralRules; the forms come from
 the catalogs' ngettext entries, so "1 punto" / "2 puntos" and "1 point" /

@@ -1,4 +1,4 @@
-"""Template helpers for the board pages: turn sentences, dice faces, labels.
+"""Template helpers for the board pages: dice faces, labels, phase and result texts.
 
 Every sentence is translatable with Spanish as the source; nothing here knows a
 rule of the game, it only puts into words what the turn log says happened.
@@ -8,72 +8,12 @@ from django import template
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+# The history's sentences are written in games.history, for both boards; read here by presenters.
+from games.history import describe_turn  # noqa: F401
+
 register = template.Library()
 
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
-
-
-def describe_turn(turn: dict, name: str, opening: bool = False, names=None) -> str:
-    """One line of the move history, e.g. "alice: 24/18 13/10"."""
-    kind = turn["kind"]
-    dice = turn.get("dice")
-    if kind == "roll" and opening and names:
-        return _("Salida: %(first)s saca %(a)s, %(second)s saca %(b)s") % {
-            "first": names.get(0, "?"),
-            "a": dice[0],
-            "second": names.get(1, "?"),
-            "b": dice[1],
-        }
-    if kind == "roll":
-        words = {"name": name, "a": dice[0], "b": dice[1]}
-        if turn.get("blocked"):
-            return _("%(name)s saca %(a)s-%(b)s y no puede mover: pasa el turno") % words
-        if turn.get("automatic"):
-            return _("%(name)s: la mesa tira %(a)s-%(b)s") % words
-        return _("%(name)s tira %(a)s-%(b)s") % words
-    if kind == "play":
-        if not turn.get("notation"):
-            return _("%(name)s no puede mover") % {"name": name}
-        return _("%(name)s juega %(play)s") % {"name": name, "play": turn["notation"]}
-    if kind == "double":
-        return _("%(name)s dobla a %(value)s") % {"name": name, "value": turn["cube_value"] * 2}
-    if kind == "take":
-        value = turn["cube_value"]
-        return _("%(name)s acepta el cubo en %(value)s") % {"name": name, "value": value}
-    if kind == "beaver":
-        # The beaver's cube value is the taken double; the redouble waits for an answer.
-        return _("%(name)s acepta y redobla a %(value)s (castor)") % {
-            "name": name,
-            "value": turn["cube_value"] * 2,
-        }
-    if kind == "drop":
-        return _("%(name)s rechaza el cubo y pierde la partida") % {"name": name}
-    if kind == "resign_offer":
-        return _("%(name)s ofrece rendirse: %(what)s") % {
-            "name": name,
-            "what": resign_label(turn.get("value")),
-        }
-    if kind == "resign_accept":
-        return _("%(name)s acepta la rendición") % {"name": name}
-    if kind == "resign_decline":
-        return _("%(name)s rechaza la rendición y sigue jugando") % {"name": name}
-    if kind == "forfeit":
-        if turn.get("reason") == "absence":
-            return _("%(name)s pierde por ausencia") % {"name": name}
-        return _("%(name)s abandona") % {"name": name}
-    if kind == "next_game":
-        return _("Empieza la partida siguiente")
-    if kind == "stop":
-        return _("%(name)s da por terminada la sesión") % {"name": name}
-    return f"{name}: {kind}"
-
-
-def resign_label(value) -> str:
-    return {
-        1: _("partida simple (1)"),
-        2: _("gammon (2)"),
-        3: _("backgammon (3)"),
-    }.get(value, "?")
 
 
 @register.filter

@@ -1,4 +1,4 @@
-// Small helpers for the HTML around the board: elements and confirmations.
+// Small helpers for the HTML around the board: elements, confirmations, settings.
 
 /** document.createElement with attributes ("text" sets the text, "on…" adds a listener). */
 export function h(tag, attrs = {}, children = []) {
@@ -39,4 +39,22 @@ export function createConfirm(cancelLabel) {
       no.focus(); // the safe answer is the one under the finger
     });
   };
+}
+
+// The board's settings live in localStorage; a browser that refuses storage
+// simply forgets them when the page closes.
+export function stored(key) {
+  try {
+    return window.localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+export function store(key, value) {
+  try {
+    window.localStorage.setItem(key, value);
+  } catch {
+    // nothing to do: the setting lasts until the page closes
+  }
 }

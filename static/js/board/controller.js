@@ -1,0 +1,294 @@
+// The board's controller: it owns the state from the server, talks to the API,
+// decides what the board and the panels show, and reacts to what the player
+// does on them.
+//
+// The board knows no rules. The state endpoint says what happened and what
+// the viewer may do ("allowed"); the steps endpoint says which checker may go
+// where next. This module only lets the player build a play out of the
+// server's options and sends it.
+import { createActions } from "./actions.js";
+import { ApiError, createApi } from "./api.js";
+import { createBoard } from "./board.js";
+import { createDialogs } from "./dialogs.js";
+import { h, store, stored } from "./dom.js";
+import { spotKey, spotNumber, takenParam } from "./geometry.js";
+import { createPanels } from "./panels.js";
+import { createResult } from "./result.js";
+import { statusLines } from "./status.js";
+import { allowed, match, myMove, optionsKey, shownBoard, taken, turnComplete } from "./table.js";
+import { boardView } from "./view.js";
+import { livePoll } from "../poll.js";
+
+const HOME_LEFT_KEY = "mesa.board.homeLeft";
+
+/**
+ * Mount the board in `app` (hiding the form board) and keep it current.
+ * `state` is the first state, from the page; `config` the API's URLs; `texts`
+ * from createTexts; `bot` the computer player's card or null.
+ */
+export function startController(app, { state, config, texts, bot }) {
+  const { t } = texts;
+  const api = createApi(config);
+  const model = {
+    state,
+    etag: null,
+    flipped: false,
+    homeLeft: stored(HOME_LEFT_KEY) === "1",
+    chosen: [], // options taken this turn, in order (undo pops one)
+    options: [], // the server's next options after the chosen ones
+    optionsFor: null, // "version|taken" the options belong to
+    selected: null,
+    busy: false, // an action is on its way to the server
+    loading: false, // the next options are on their way
+    message: null, // {text, alert}
+  };
+  let poll = { hurry() {} }; // started once the board is drawn
+
+  // --- the page --------------------------------------------------------------------------------
+
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("class", "board-svg");
+  svg.setAttribute("role", "group");
+  svg.setAttribute("aria-label", t("board"));
+  const parts = {
+    top: h("div", { class: "player-slot top" }),
+    bottom: h("div", { class: "player-slot bottom" }),
+    status: h("p", { class: "board-status", role: "status", "aria-live": "polite" }),
+    alert: h("p", { class: "board-alert", role: "alert" }),
+    prompt: h("div", { class: "board-prompt" }),
+    result: h("div", {
+      class: "board-result", role: "alertdialog", "aria-labelledby": "board-result-title", hidden: true,
+    }),
+    controls: h("div", { class: "board-controls" }),
+    info: h("div", { class: "board-info" }),
+    history: h("div", { class: "board-history" }),
+    proof: h("div", { class: "board-proof" }),
+  };
+  const fallback = document.getElementById("board-fallback");
+  if (fallback) fallback.hidden = true;
+  app.hidden = false;
+  app.replaceChildren(
+    h("div", { class: "board-main" }, [
+      h("h1", { class: "visually-hidden", text: t("board") }),
+      parts.top,
+      h("div", { class: "board-frame" }, [svg, parts.result]),
+      parts.status,
+      parts.alert,
+      parts.prompt,
+      parts.controls,
+      parts.bottom,
+    ]),
+    h("aside", { class: "board-side" }, [parts.info, parts.history, parts.proof]),
+  );
+
+  const dialogs = createDialogs(texts, model, act);
+  const board = createBoard(svg, {
+    onSpot: pickSpot,
+    onRoll: () => ready() && allowed(model, "roll") && act("roll"),
+    onDouble: () => ready() && allowed(model, "double") && dialogs.offerDouble(),
+    onCancel: () => {
+      model.selected = null;
+      requestRender();
+    },
+  });
+  const panels = createPanels(parts, texts, bot);
+  const actions = createActions(parts, texts, {
+    ...dialogs,
+    act,
+    undo,
+    finish: finishTurn,
+    flip() {
+      model.flipped = !model.flipped;
+      requestRender();
+    },
+    homeLeft(checked) {
+      model.homeLeft = checked;
+      store(HOME_LEFT_KEY, checked ? "1" : "0");
+      requestRender();
+    },
+  });
+  const result = createResult(parts.result, texts, {
+    onShown: (open) => board.set({ inert: open }),
+    onClosed: () => board.focus(),
+  });
+
+  // --- drawing ---------------------------------------------------------------------------------
+
+  let frame = null;
+  function requestRender() {
+    if (frame === null) frame = requestAnimationFrame(renderNow);
+  }
+
+  function renderNow() {
+    if (frame !== null) cancelAnimationFrame(frame);
+    frame = null;
+    if (!match(model)) return;
+    const shown = shownBoard(model);
+    board.set(boardView(model, shown, t));
+    panels.render(model, shown);
+    parts.status.textContent = statusLines(model, t).join(" ");
+    parts.alert.textContent = model.message ? model.message.text : "";
+    parts.alert.hidden = !model.message;
+    actions.render(model);
+    result.render(model);
+  }
+
+  // --- talking to the server -------------------------------------------------------------------
+
+  function resetPlay() {
+    model.chosen = [];
+    model.options = [];
+    model.optionsFor = null;
+    model.selected = null;
+  }
+
+  /**
+   * Show `next`. `own` is the answer to this page's own action; any other new
+   * state that arrives while the player had steps built means the turn was played
+   * elsewhere (another tab, another device): the board says so instead of
+   * silently dropping their steps.
+   */
+  function takeState(next, etag, { own = false } = {}) {
+    const old = model.state;
+    if (old && next.version < old.version) return; // an answer overtaken by a newer one
+    const moved = !old || !old.match || !next.match
+      || old.version !== next.version || old.match.number !== next.match.number;
+    const lost = moved && !own && model.chosen.length > 0;
+    model.state = next;
+    if (etag) model.etag = etag;
+    if (moved) {
+      resetPlay();
+      model.message = lost ? { text: t("stale_tab"), alert: true } : null;
+    }
+    if (!next.match) {
+      window.location.reload(); // no board to show: let the page say why
+      return;
+    }
+    requestRender();
+    if (myMove(model)) loadOptions();
+  }
+
+  /** Fetch the state now, or with `wait` hold the request until the room moves (long polling). */
+  async function refresh({ wait = false } = {}) {
+    const answer = await api.state(model.etag, wait ? model.state.version : null);
+    if (!answer.state) return false;
+    const changed = !model.state || answer.state.version !== model.state.version;
+    takeState(answer.state, answer.etag);
+    return changed;
+  }
+
+  async function loadOptions() {
+    const key = optionsKey(model);
+    if (model.optionsFor === key) return;
+    model.optionsFor = key;
+    model.loading = true;
+    board.set({ busy: true });
+    try {
+      const answer = await api.steps(takenParam(taken(model)));
+      if (model.optionsFor !== key) return; // the player moved on meanwhile
+      if (answer.version !== model.state.version) {
+        poll.hurry();
+        refresh();
+        return;
+      }
+      model.options = answer.options;
+      // With every checker on the bar, the bar is the only place to start from.
+      const sources = new Set(model.options.map((o) => spotKey(o.from)));
+      model.selected = sources.size === 1 && sources.has("bar") ? "bar" : null;
+    } catch (error) {
+      model.optionsFor = null;
+      showError(error);
+    } finally {
+      if (model.optionsFor === key || model.optionsFor === null) model.loading = false;
+    }
+    requestRender();
+  }
+
+  async function act(action, body = {}) {
+    if (model.busy) return;
+    model.busy = true;
+    model.message = null;
+    requestRender();
+    try {
+      const answer = await api.act(action, { version: model.state.version, ...body });
+      takeState(answer.state, answer.etag, { own: true });
+      poll.hurry();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409) {
+        // Played meanwhile elsewhere (often a second tab): show the table as it is now,
+        // and say in words why the play the player built was not sent.
+        try {
+          await refresh();
+        } catch {
+          // the message below still says what happened
+        }
+        const text = error.code === "stale_version" ? t("stale_tab") : error.message;
+        model.message = { text, alert: true };
+        requestRender();
+      } else {
+        showError(error);
+      }
+    } finally {
+      model.busy = false;
+      requestRender();
+    }
+  }
+
+  function showError(error) {
+    const text = error instanceof ApiError ? error.message : t("offline");
+    model.message = { text, alert: true };
+    requestRender();
+  }
+
+  // --- building a play -------------------------------------------------------------------------
+
+  // Nothing is taken while an action or the next options are on their way.
+  function ready() {
+    return !model.busy && !model.loading;
+  }
+
+  function pickSpot(key) {
+    if (!ready() || !myMove(model)) return;
+    const number = spotNumber(key);
+    if (model.selected !== null) {
+      const from = spotNumber(model.selected);
+      const option = model.options.find((o) => o.from === from && o.to === number);
+      if (option) {
+        choose(option);
+        return;
+      }
+    }
+    // Tapping a checker that may move picks it; tapping anywhere else lets go.
+    const movable = model.options.some((o) => o.from === number);
+    model.selected = movable ? key : null;
+    requestRender();
+  }
+
+  function choose(option) {
+    model.chosen.push(option);
+    model.selected = null;
+    model.options = [];
+    loadOptions();
+    renderNow(); // at once: a quick second tap must not meet the old marks
+  }
+
+  function undo() {
+    if (!model.chosen.length || model.busy) return;
+    model.chosen.pop();
+    model.selected = null;
+    model.options = [];
+    loadOptions();
+    renderNow();
+  }
+
+  function finishTurn() {
+    if (turnComplete(model)) act("play", { play: taken(model) });
+  }
+
+  // --- start -----------------------------------------------------------------------------------
+
+  renderNow();
+  poll = livePoll(() => refresh({ wait: true })); // the board's only poller
+  if (myMove(model)) loadOptions();
+  window.setInterval(requestRender, 60000); // "desde hace 5 minutos" moves on
+}

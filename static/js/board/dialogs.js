@@ -1,0 +1,62 @@
+// The questions asked before an action a slip of the finger would regret:
+// doubling, answering a double, resigning, abandoning, claiming an absence.
+// Each resolves into one call of `act(action, body)` on yes, nothing on no.
+import { createConfirm, h } from "./dom.js";
+import { allowed, match, nameOf, viewerSide } from "./table.js";
+
+export function createDialogs({ t }, model, act) {
+  const confirm = createConfirm(t("cancel"));
+
+  async function offerDouble() {
+    const value = match(model).cube.value * 2;
+    if (await confirm(t("confirm_double", { value }), t("double_yes"))) act("double");
+  }
+
+  async function answerDouble(action) {
+    const value = match(model).cube.value * 2;
+    const questions = {
+      take: [t("confirm_take", { value }), t("take"), false],
+      drop: [t("confirm_drop"), t("drop"), true],
+      beaver: [t("confirm_beaver", { value: value * 2 }), t("beaver"), false],
+    };
+    const [question, label, danger] = questions[action];
+    if (await confirm(question, label, { danger })) act(action);
+  }
+
+  async function resign() {
+    // A partida simple is worth one point however it ends: only that value is offered.
+    // Otherwise every value is offered; the engine judges what the format allows.
+    const single = match(model).format === "single";
+    const choices = single ? [1] : [1, 2, 3];
+    const select = h("select", { id: "resign-choice" }, choices.map((value) => (
+      h("option", { value, text: t(`resign_${value}`) }))));
+    const offerable = allowed(model, "resign_offer");
+    const extra = offerable && !single
+      ? h("p", {}, [h("label", { for: "resign-choice", text: t("resign_as") }), " ", select])
+      : null;
+    if (offerable) {
+      const question = single ? t("resign_question_single") : t("resign_question");
+      if (await confirm(question, t("resign_offer"), { extra })) act("resign_offer", { value: Number(select.value) });
+    } else if (allowed(model, "forfeit")) {
+      forfeit();
+    }
+  }
+
+  async function forfeit() {
+    const question = match(model).format === "single" ? t("confirm_forfeit_single") : t("confirm_forfeit_match");
+    if (await confirm(question, t("forfeit"), { danger: true })) act("forfeit");
+  }
+
+  async function claimAbsence() {
+    const opponent = nameOf(model, 1 - viewerSide(model));
+    if (await confirm(t("confirm_absence", { name: opponent }), t("claim_absence"), { danger: true })) {
+      act("claim_absence");
+    }
+  }
+
+  async function acceptResignation() {
+    if (await confirm(t("confirm_resign_accept"), t("resign_accept"))) act("resign_accept");
+  }
+
+  return { offerDouble, answerDouble, resign, forfeit, claimAbsence, acceptResignation };
+}

@@ -1,0 +1,86 @@
+// The status line under the board, in words: what the other side just played,
+// the turns that passed with no move, and what happens now. Pure: the model
+// and the texts in, sentences out.
+import { lastPlay } from "./geometry.js";
+import { blockedRolls } from "./history.js";
+import { diceText } from "./texts.js";
+import {
+  allowed, bottomSide, lastGame, match, nameOf, turnComplete, viewerSide,
+} from "./table.js";
+
+/** The status line's sentences, in the order they are read. */
+export function statusLines(model, t) {
+  return [lastPlayText(model, t), ...passedTurns(model, t), statusText(model, t)].filter(Boolean);
+}
+
+/** What the other side just played, in notation, until the viewer moves. */
+function lastPlayText(model, t) {
+  const m = match(model);
+  const last = lastPlay(m.history, m.game_number, bottomSide(model));
+  if (!last || !last.notation || last.side === viewerSide(model)) return "";
+  return t("last_play", { name: nameOf(model, last.side), play: last.notation });
+}
+
+/** Turns with no legal move since the last real play: the board says so. */
+function passedTurns(model, t) {
+  const m = match(model);
+  return blockedRolls(m.history, m.game_number).map((turn) => (turn.side === viewerSide(model)
+    ? t("no_move_you", { dice: diceText(turn.dice) })
+    : t("no_move", { name: nameOf(model, turn.side), dice: diceText(turn.dice) })));
+}
+
+function statusText(model, t) {
+  const m = match(model);
+  const me = viewerSide(model);
+  const mine = me !== null && m.turn === me;
+  const other = m.turn === null || m.turn === undefined ? "" : nameOf(model, m.turn);
+  if (m.status === "finished") return resultText(model, t);
+  switch (m.phase) {
+    case "move":
+      if (!mine) return t("wait_move", { name: other });
+      if (turnComplete(model)) return t("play_complete");
+      if (model.selected !== null) return t("pick_target");
+      return t("your_move", { dice: diceText(m.dice) });
+    case "roll":
+      if (!mine) return t("wait_roll", { name: other });
+      return allowed(model, "double") ? t("your_roll_or_double") : t("your_roll");
+    case "doubled":
+      return mine ? t("doubled_you", { name: nameOf(model, 1 - me), value: m.cube.value * 2 })
+        : t("wait_double", { name: other, value: m.cube.value * 2 });
+    case "resign_offered":
+      return mine
+        ? t("resign_offered_you", { name: nameOf(model, 1 - me), what: t(`resign_${m.resign_offered}`) })
+        : t("wait_resign", { name: other });
+    case "game_over":
+      return gameOverText(model);
+    default:
+      return t("opening");
+  }
+}
+
+function gameOverText(model) {
+  const game = lastGame(model);
+  return game && game.result ? `${game.result.text}. ${game.result.score_text}.` : "";
+}
+
+/** The match's end, said to each: "¡Ganaste! Gana bob la partida." */
+function resultText(model, t) {
+  const m = match(model);
+  if (m.winner === null || m.winner === undefined) return t("match_over");
+  const me = viewerSide(model);
+  const loser = nameOf(model, 1 - m.winner);
+  const words = [];
+  const lost = me !== null && me !== m.winner;
+  // An abandonment or an absence says who gave the match away: "you" to that player.
+  if (lost && m.end_reason === "resign") words.push(t("you_forfeited"));
+  else if (lost && m.end_reason === "absence") words.push(t("you_absent"));
+  else {
+    if (me !== null) words.push(me === m.winner ? t("you_won") : t("you_lost"));
+    if (m.end_reason === "resign") words.push(`${t("h_forfeit", { name: loser })}.`);
+    if (m.end_reason === "absence") words.push(`${t("h_absence", { name: loser })}.`);
+  }
+  const winner = nameOf(model, m.winner);
+  if (m.format === "single") words.push(t("winner_single", { name: winner }));
+  else words.push(t("winner_match", { name: winner, a: m.score[m.winner], b: m.score[1 - m.winner] }));
+  return words.join(" ");
+}

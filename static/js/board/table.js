@@ -1,0 +1,70 @@
+// The state from the server, read for this viewer: whose side is at the
+// bottom, who is called what, what the viewer may do, the play being built.
+// Pure functions of the controller's model, shared by the board's view and
+// the panels so each question has one answer.
+import { applySteps, takenParam, viewerBoard } from "./geometry.js";
+
+export function match(model) {
+  return model.state && model.state.match;
+}
+
+/** The viewer's side, or null for a spectator. */
+export function viewerSide(model) {
+  const side = model.state ? model.state.viewer.side : null;
+  return side === undefined ? null : side;
+}
+
+export function isSpectator(model) {
+  return viewerSide(model) === null;
+}
+
+/** The side drawn at the bottom: the viewer's own, or side 0 unless a spectator flipped. */
+export function bottomSide(model) {
+  const side = viewerSide(model);
+  if (side !== null) return side;
+  return model.flipped ? 1 : 0;
+}
+
+export function nameOf(model, side) {
+  const seat = model.state.seats.find((s) => s.side === side);
+  return seat ? seat.nickname : "?";
+}
+
+export function allowed(model, action) {
+  const m = match(model);
+  return Boolean(m && m.allowed.includes(action));
+}
+
+export function myMove(model) {
+  const m = match(model);
+  return Boolean(m && m.phase === "move" && m.turn === viewerSide(model) && allowed(model, "play"));
+}
+
+/** The steps of the play built so far, in order. */
+export function taken(model) {
+  return model.chosen.flatMap((option) => option.path);
+}
+
+/** Which options the model holds: the version and the steps they follow. */
+export function optionsKey(model) {
+  return `${model.state.version}|${takenParam(taken(model))}`;
+}
+
+/** The play is whole: the server offers nothing more after the chosen steps. */
+export function turnComplete(model) {
+  return myMove(model) && model.chosen.length > 0 && model.options.length === 0
+    && model.optionsFor === optionsKey(model);
+}
+
+/** The checkers as drawn: seen from the bottom side, with the play built so far. */
+export function shownBoard(model) {
+  const { me, them, side } = match(model).position;
+  const board = viewerBoard(me, them, bottomSide(model) !== side);
+  return myMove(model) ? applySteps(board, taken(model)) : board;
+}
+
+/** The last game with a winner, or null. */
+export function lastGame(model) {
+  const finished = match(model).games.filter((g) => g.winner !== null && g.winner !== undefined);
+  return finished[finished.length - 1] || null;
+}

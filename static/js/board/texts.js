@@ -1,0 +1,41 @@
+// The board's words: the translated strings the page hands over as JSON
+// (templates/games/_board_strings.html), their plural forms, and the few
+// texts made from a date. Pure apart from Intl, so node tests it.
+
+/**
+ * `t(key, values)`: the string `key` with its "{name}" placeholders filled in.
+ * A string with plural forms ({one, other}, from the catalog's ngettext) takes
+ * the form for `values.count`: "1 punto", "2 puntos". An unknown key reads as itself.
+ */
+export function createTexts(strings, lang = "es") {
+  const plural = new Intl.PluralRules(lang);
+  const relative = new Intl.RelativeTimeFormat(lang, { numeric: "auto" });
+
+  function t(key, values = {}) {
+    let template = strings[key] ?? key;
+    if (typeof template === "object") template = template[plural.select(values.count)] ?? template.other;
+    return template.replace(/\{(\w+)\}/g, (_, name) => String(values[name] ?? ""));
+  }
+
+  /** "hace 5 minutos", "ayer"; null under a minute ("desde este minuto" reads oddly). */
+  function since(iso, now = Date.now()) {
+    const seconds = (Date.parse(iso) - now) / 1000;
+    const units = [["day", 86400], ["hour", 3600], ["minute", 60]];
+    for (const [unit, size] of units) {
+      if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
+    }
+    return null;
+  }
+
+  /** A moment as the reader's language writes a date and time. */
+  function moment(iso) {
+    return new Date(iso).toLocaleString(lang);
+  }
+
+  return { t, since, moment };
+}
+
+/** Dice as the board says them: "3-1". */
+export function diceText(dice) {
+  return `${dice[0]}-${dice[1]}`;
+}

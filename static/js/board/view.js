@@ -1,0 +1,120 @@
+// What the board component draws, computed from the controller's model: the
+// checkers, the marks of the play being built and of the last play, dice,
+// cube, and every spot's spoken label. Pure: a view in, nothing fetched.
+import { BAR, OFF, lastPlay, spotKey, spotNumber } from "./geometry.js";
+import { styleOf } from "./pieces.js";
+import { allowed, bottomSide, match, myMove, nameOf, viewerSide } from "./table.js";
+
+/** The view of `board` (from shownBoard) for createBoard's set(). */
+export function boardView(model, board, t) {
+  const m = match(model);
+  const bottom = bottomSide(model);
+  const moving = myMove(model);
+  const sources = new Set(moving ? model.options.map((o) => spotKey(o.from)) : []);
+  const targets = new Map();
+  if (moving && model.selected !== null) {
+    const from = spotNumber(model.selected);
+    for (const option of model.options) {
+      const key = spotKey(option.to);
+      if (option.from === from && !targets.has(key)) targets.set(key, option.label);
+    }
+  }
+  const { lastFrom, lastTo } = lastMarks(model);
+  return {
+    board,
+    styles: [styleOf(bottom), styleOf(1 - bottom)],
+    homeLeft: model.homeLeft,
+    selected: model.selected,
+    sources,
+    targets,
+    lastFrom,
+    lastTo,
+    dice: diceView(model),
+    canRoll: allowed(model, "roll") && m.phase === "roll",
+    cube: cubeView(model),
+    canDouble: allowed(model, "double"),
+    labels: spotLabels(model, board, sources, targets, t),
+    busy: model.busy || model.loading,
+  };
+}
+
+// The other side's last play, marked from and to until the viewer moves.
+function lastMarks(model) {
+  const m = match(model);
+  const lastFrom = new Set();
+  const lastTo = new Set();
+  const last = lastPlay(m.history, m.game_number, bottomSide(model));
+  if (last && last.side !== viewerSide(model)) {
+    const srcs = new Set(last.steps.map(([src]) => spotKey(src)));
+    const dsts = new Set(last.steps.map(([, dst]) => spotKey(dst)));
+    for (const key of srcs) if (!dsts.has(key)) lastFrom.add(key);
+    for (const key of dsts) if (!srcs.has(key)) lastTo.add(key);
+  }
+  return { lastFrom, lastTo };
+}
+
+// Doubles are four dice; the ones the built play used are drawn spent.
+function diceView(model) {
+  const m = match(model);
+  if (!m.dice || m.phase !== "move") return null;
+  const values = m.dice[0] === m.dice[1] ? [m.dice[0], m.dice[0], m.dice[0], m.dice[0]] : m.dice.slice();
+  const used = values.map(() => false);
+  if (myMove(model)) {
+    for (const die of model.chosen.flatMap((o) => o.dice)) {
+      const i = values.findIndex((v, j) => v === die && !used[j]);
+      if (i >= 0) used[i] = true;
+    }
+  }
+  return { values, used, mine: m.turn === bottomSide(model) };
+}
+
+function cubeView(model) {
+  const m = match(model);
+  const bottom = bottomSide(model);
+  const side = (owner) => (owner === null || owner === undefined ? null : (owner === bottom ? "mine" : "theirs"));
+  if (m.phase === "doubled") {
+    // The offered cube waits on the taker's side, already turned to its new value.
+    return { value: m.cube.value * 2, owner: side(m.turn), offered: true };
+  }
+  if (m.format !== "single" && !m.crawford) return { value: m.cube.value, owner: side(m.cube.owner) };
+  return null;
+}
+
+// --- what a screen reader says on each spot --------------------------------------------
+
+function spotLabels(model, board, sources, targets, t) {
+  const whose = (count, side) => whoseCheckers(model, count, side, t);
+  const labels = new Map();
+  const extras = (key) => {
+    const words = [];
+    if (model.selected === key) words.push(t("selected"));
+    else if (sources.has(key)) words.push(t("movable"));
+    if (targets.has(key)) words.push(t("target", { dice: targets.get(key) }));
+    return words.length ? `, ${words.join(", ")}` : "";
+  };
+  for (let n = 1; n <= 24; n += 1) {
+    const mine = board.mine[n];
+    const what = mine ? whose(mine, "mine")
+      : board.theirs[n] ? whose(board.theirs[n], "theirs") : t("empty");
+    labels.set(String(n), t("point", { n, what }) + extras(String(n)));
+  }
+  const barWhat = [whose(board.mine[BAR], "mine"), whose(board.theirs[BAR], "theirs")];
+  labels.set("bar", t("bar", { what: barWhat.join("; ") }) + extras("bar"));
+  const offWhat = [whose(board.mine[OFF], "mine"), whose(board.theirs[OFF], "theirs")];
+  labels.set("off", t("off", { what: offWhat.join("; ") }) + extras("off"));
+  labels.set("dice", t("roll"));
+  labels.set("cube", t("double", { value: match(model).cube.value * 2 }));
+  return labels;
+}
+
+function whoseCheckers(model, count, side, t) {
+  // A spectator reads names on both sides; a player reads "tuyas" for their own.
+  const bottom = bottomSide(model);
+  if (viewerSide(model) !== null && side === "mine") {
+    if (!count) return t("none");
+    return count === 1 ? t("mine_one") : t("mine_many", { count });
+  }
+  const name = nameOf(model, side === "mine" ? bottom : 1 - bottom);
+  if (!count) return t("none");
+  return count === 1 ? t("theirs_one", { name }) : t("theirs_many", { count, name });
+}

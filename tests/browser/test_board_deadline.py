@@ -1,0 +1,49 @@
+"""The waiting player's note on when an absence may be claimed, in a real Chromium.
+
+Whether the note shows is the server's word (the state's `absence.show_deadline`);
+the board only writes it out with the date. Here the state is wrapped so the test
+does not depend on how long the server waits before it says so.
+"""
+
+import pytest
+from playwright.sync_api import expect
+
+from games import selectors, services
+from games.engine.match import MatchRules
+from tests.browser.test_board_table_talk import seat_urls, seated, version
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+NOTE = "podrás cerrar la partida por ausencia desde el"
+
+
+def say_deadline(monkeypatch, show):
+    real = selectors.room_state
+
+    def room_state(*args, **kwargs):
+        state = real(*args, **kwargs)
+        absence = state["match"] and state["match"].get("absence")
+        if absence:
+            if show is None:
+                absence.pop("show_deadline", None)
+            else:
+                absence["show_deadline"] = show
+        return state
+
+    monkeypatch.setattr(selectors, "room_state", room_state)
+
+
+@pytest.mark.parametrize("show", [True, False, None])
+def test_the_deadline_note_follows_the_server(live_server, dice, open_page, monkeypatch, show):
+    dice.push((3, 1), (6, 4))  # the opening, then bob's roll (the table rolls: no cube)
+    alice_seat, bob_seat = seated(MatchRules())
+    services.game_play(seat=alice_seat, version=version(), play=[[8, 5], [6, 5]])
+    say_deadline(monkeypatch, show)
+    alice = open_page("alice", seat_urls(live_server, alice_seat, bob_seat)["alice"])
+
+    expect(alice.locator(".board-status")).to_contain_text("Le toca mover a bob")
+    prompt = alice.locator(".board-prompt")
+    if show:
+        expect(prompt).to_contain_text(f"Si bob no juega, {NOTE}")
+    else:  # False, or a state without the field
+        expect(prompt).to_be_hidden()

@@ -1,0 +1,48 @@
+// The board's words and their plural forms: run with `node --test tests/js`.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { createTexts, diceText } from "../../static/js/board/texts.js";
+
+const STRINGS = {
+  wait_move: "Le toca mover a {name}.",
+  score: { one: "{count} punto", other: "{count} puntos" },
+  pips: { one: "{count} pip", other: "{count} pips" },
+  only_other: { other: "{count} cosas" },
+};
+
+test("placeholders are filled in, a missing value reads as nothing", () => {
+  const { t } = createTexts(STRINGS, "es");
+  assert.equal(t("wait_move", { name: "bob" }), "Le toca mover a bob.");
+  assert.equal(t("wait_move"), "Le toca mover a .");
+});
+
+test("an unknown key reads as itself, so a missing string shows and breaks nothing", () => {
+  const { t } = createTexts(STRINGS, "es");
+  assert.equal(t("no_such_key"), "no_such_key");
+});
+
+test("a plural string takes the form for its count, in the page's language", () => {
+  const es = createTexts(STRINGS, "es").t;
+  assert.equal(es("score", { count: 1 }), "1 punto");
+  assert.equal(es("score", { count: 0 }), "0 puntos");
+  assert.equal(es("score", { count: 2 }), "2 puntos");
+  const en = createTexts(STRINGS, "en").t;
+  assert.equal(en("pips", { count: 1 }), "1 pip");
+  assert.equal(en("pips", { count: 167 }), "167 pips");
+  assert.equal(en("only_other", { count: 1 }), "1 cosas", "a missing form falls back to other");
+});
+
+test("since says how long ago in words, nothing under a minute", () => {
+  const { since } = createTexts(STRINGS, "es");
+  const now = Date.parse("2026-03-01T12:00:00Z");
+  assert.equal(since("2026-03-01T11:59:30Z", now), null);
+  assert.equal(since("2026-03-01T11:55:00Z", now), "hace 5 minutos");
+  assert.equal(since("2026-02-28T12:00:00Z", now), "ayer");
+  assert.equal(createTexts(STRINGS, "en").since("2026-03-01T09:00:00Z", now), "3 hours ago");
+});
+
+test("dice are said as the board shows them", () => {
+  assert.equal(diceText([3, 1]), "3-1");
+  assert.equal(diceText([6, 6]), "6-6");
+});
