@@ -25,7 +25,7 @@ from django.utils.translation import get_language
 from django.views.decorators.csrf import csrf_protect
 
 from games import longpoll, selectors, services
-from games.engine import EngineError
+from games.engine import ActionKind, EngineError
 from games.errors import (
     BadInput,
     Conflict,
@@ -150,7 +150,7 @@ class ActionSpec:
 
 
 # How an action reads its arguments from the body; the others take none.
-PARSERS = {"play": parse_play, "resign_offer": parse_resign_value}
+PARSERS = {ActionKind.PLAY: parse_play, ActionKind.RESIGN_OFFER: parse_resign_value}
 
 # The actions a seat holder can take, by the name used in URLs and forms: every
 # game action of games.services.ACTIONS (the one list of them), and the rematch.

@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 from games import clock
 from games.bots import CHARACTERS
 from games.engine import Position, format_play, legal_plays
+from games.history import describe_turn
 from games.models import Room, Seat
 from games.seats import free_seat_number, session_token
 
@@ -169,21 +170,18 @@ def play_choices(match: dict) -> list[tuple[str, str]]:
 
 
 def history_lines(state: dict) -> list[dict]:
-    """The move history grouped by game, each line a sentence in the page's language."""
-    from games.templatetags.mesa import describe_turn
+    """The move history grouped by game, each line a sentence in the page's language.
 
+    The form board writes one sentence per turn; selectors marked the opening
+    rolls (games.history.sheet_lines), which read "para empezar" here.
+    """
     match = state["match"]
     names = {seat["side"]: seat["nickname"] for seat in state["seats"]}
     games: dict[int, list] = {}
-    opening = {}  # game number -> still in its opening roll (ties roll again)
     for turn in match["history"]:
-        number = turn["game"]
-        is_opening = opening.setdefault(number, True) and turn["kind"] == "roll"
-        tie = is_opening and turn["dice"][0] == turn["dice"][1]
-        if turn["kind"] != "next_game" and not tie:
-            opening[number] = False
-        text = describe_turn(turn, names.get(turn["side"], "?"), opening=is_opening, names=names)
-        games.setdefault(number, []).append({"turn": turn, "text": text})
+        name = names.get(turn["side"], "?")
+        text = describe_turn(turn, name, opening=turn.get("opening", False), names=names)
+        games.setdefault(turn["game"], []).append({"turn": turn, "text": text})
     results = {game["number"]: game.get("result") for game in match["games"]}
     return [
         {"number": number, "turns": turns, "result": results.get(number)}

@@ -26,7 +26,7 @@ from django.db import IntegrityError, transaction
 from games import analysis_service, clock, deadlines, dice_source, outbox
 from games.bots import BOT_NAMES
 from games.engine import EngineError, format_play
-from games.engine.match import Action, Format, MatchRules, MatchState, Phase, advance
+from games.engine.match import Action, ActionKind, Format, MatchRules, MatchState, Phase, advance
 from games.errors import BadInput, Conflict, IllegalMoveError, NotFound, NotSeatHolder, from_engine
 from games.models import Game, Match, Room, Seat, Turn
 
@@ -230,37 +230,35 @@ def game_next(*, seat: Seat, version) -> Match:
     return _act(seat, version, act)
 
 
-# Every game action by its engine name: the one list of them. The JSON API and
-# the board's forms add how each reads its arguments (games.api.ACTIONS); the
-# bots dispatch through game_act.
+# Every game action a seat may take, by the name the API, the forms and the bots
+# use: the one list of them. The engine's own kinds are ActionKind members; the
+# two absence actions are the site's (the engine only knows the forfeit they may
+# lead to). games.api.ACTIONS adds how each reads its arguments.
 ACTIONS = {
-    "roll": game_roll,
-    "double": game_double,
-    "take": game_take,
-    "drop": game_drop,
-    "beaver": game_beaver,
-    "play": game_play,
-    "resign_offer": game_resign_offer,
-    "resign_accept": game_resign_accept,
-    "resign_decline": game_resign_decline,
-    "forfeit": match_resign,
+    ActionKind.ROLL: game_roll,
+    ActionKind.DOUBLE: game_double,
+    ActionKind.TAKE: game_take,
+    ActionKind.DROP: game_drop,
+    ActionKind.BEAVER: game_beaver,
+    ActionKind.PLAY: game_play,
+    ActionKind.RESIGN_OFFER: game_resign_offer,
+    ActionKind.RESIGN_ACCEPT: game_resign_accept,
+    ActionKind.RESIGN_DECLINE: game_resign_decline,
+    ActionKind.FORFEIT: match_resign,
+    ActionKind.STOP: session_stop,
+    ActionKind.NEXT_GAME: game_next,
     "claim_absence": game_claim_absence,
     "keep_waiting": absence_keep_waiting,
-    "stop": session_stop,
-    "next_game": game_next,
 }
 
 
 def game_act(*, seat: Seat, version, kind: str, play=None, value=None) -> Match:
-    """Dispatch one action by name (the API's `action` field, a bot's decision)."""
+    """Dispatch one action by name (a bot's decision)."""
     service = ACTIONS.get(kind) if isinstance(kind, str) else None
     if service is None:
         raise BadInput("bad_input", f"unknown action {kind!r}")
-    if kind == "play":
-        return service(seat=seat, version=version, play=play)
-    if kind == "resign_offer":
-        return service(seat=seat, version=version, value=value)
-    return service(seat=seat, version=version)
+    arguments = {ActionKind.PLAY: {"play": play}, ActionKind.RESIGN_OFFER: {"value": value}}
+    return service(seat=seat, version=version, **arguments.get(kind, {}))
 
 
 # --- sweeps (periodic tasks) ---------------------------------------------------

@@ -9,7 +9,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 # The history's sentences are written in games.history, for both boards; read here by presenters.
-from games.history import describe_turn  # noqa: F401
 
 register = template.Library()
 

@@ -250,7 +250,7 @@ def test_a_logged_in_guest_joins_with_their_account(alice, dice):
     ],
 )
 def test_each_kind_of_turn_reads_as_a_sentence_in_the_history(turn, sentence):
-    from games.templatetags.mesa import describe_turn
+    from games.history import describe_turn
 
     assert describe_turn(turn, "bob") == sentence
 
