@@ -6,15 +6,17 @@ secure random source) is the site's business (``games.dice_source``).
 Everything the engine refuses is an ``EngineError`` (see ``errors``).
 """
 
+from .actions import Action, GameResult
 from .dice import DiceSource, SeededDice, commitment, opening_starter
 from .enums import ActionKind, Ending, EndReason, Format, Phase
 from .errors import EngineError, IllegalAction, IllegalMove, InvalidInput
-from .match import Action, GameResult, MatchRules, MatchState, advance
+from .match import MatchState, advance
 from .matchid import gnubg_id, match_id
 from .matfile import export_mat, parse_mat
 from .moves import StepOption, check_play, legal_plays, legal_steps
 from .notation import format_play, parse_play
 from .position import BAR, CHECKERS_PER_SIDE, OFF, Outcome, Play, Position, Step, WinKind
+from .rules import MatchRules
 
 __all__ = [
     "BAR",

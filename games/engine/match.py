@@ -50,15 +50,22 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from .actions import ACTION_KINDS, FORFEIT_REASONS, Action, GameResult
 from .dice import DiceSource, opening_starter
 from .enums import ActionKind, Ending, EndReason, Format, Phase
 from .errors import IllegalAction, IllegalMove, InvalidInput
 from .moves import check_play, legal_plays
 from .position import Position, Step, WinKind
+from .rules import CUBE_LIMIT, MAX_AUTO_DOUBLES, MAX_MATCH_LENGTH, MatchRules
 
+# The value types live in .rules and .actions; they are named here too, as
+# the site, the bots and the tests have always imported them from here.
 __all__ = [
     "ACTION_KINDS",
     "CUBE_LIMIT",
+    "FORFEIT_REASONS",
+    "MAX_AUTO_DOUBLES",
+    "MAX_MATCH_LENGTH",
     "Action",
     "ActionKind",
     "Ending",
@@ -72,158 +79,9 @@ __all__ = [
     "advance",
 ]
 
-CUBE_LIMIT = 64
-MAX_MATCH_LENGTH = 25
-# Six automatic doubles already reach the cube's limit of 64.
-MAX_AUTO_DOUBLES = 6
-ACTION_KINDS = frozenset(ActionKind)
-_ACTION_KIND_OF = {kind.value: kind for kind in ActionKind}
-FORFEIT_REASONS = (EndReason.RESIGN, EndReason.ABSENCE)
 # Someone owes the next action in these phases; the opening is the table's
 # roll, GAME_OVER (a session between games) and MATCH_OVER wait for nobody.
 _OWED_PHASES = frozenset({Phase.ROLL, Phase.DOUBLED, Phase.MOVE, Phase.RESIGN_OFFERED})
-
-
-@dataclass(frozen=True)
-class MatchRules:
-    """What the players agreed on when the room was created."""
-
-    format: Format = Format.SINGLE
-    length: int = 0
-    auto_doubles: bool = False
-    max_auto_doubles: int = 1
-    beavers: bool = False
-    jacoby: bool = False
-
-    def __post_init__(self) -> None:
-        try:
-            object.__setattr__(self, "format", Format(self.format))
-        except ValueError:
-            raise ValueError(f"unknown format {self.format!r}") from None
-        for name in ("length", "max_auto_doubles"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ValueError(f"{name} must be a whole number, got {value!r}")
-        for name in ("auto_doubles", "beavers", "jacoby"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be true or false")
-        if self.format is Format.MATCH:
-            if not 1 <= self.length <= MAX_MATCH_LENGTH:
-                raise ValueError(f"a match is played to 1-{MAX_MATCH_LENGTH} points")
-        elif self.length != 0:
-            raise ValueError("only a match has a length")
-        if self.format is not Format.SESSION and (self.auto_doubles or self.beavers or self.jacoby):
-            raise ValueError("automatic doubles, beavers and Jacoby belong to a sesión libre")
-        if not 1 <= self.max_auto_doubles <= MAX_AUTO_DOUBLES:
-            raise ValueError(f"at most 1-{MAX_AUTO_DOUBLES} automatic doubles per game")
-
-    @property
-    def uses_cube(self) -> bool:
-        return self.format is not Format.SINGLE
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "format": self.format.value,
-            "length": self.length,
-            "auto_doubles": self.auto_doubles,
-            "max_auto_doubles": self.max_auto_doubles,
-            "beavers": self.beavers,
-            "jacoby": self.jacoby,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> MatchRules:
-        return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
-
-
-@dataclass(frozen=True)
-class Action:
-    """One thing that happened, recorded with everything needed to redo it.
-
-    The opening roll is ``Action("roll", 0, dice=(die of side 0, die of side 1))``.
-    A roll that leaves no legal play is recorded with ``play=()``: the turn
-    passed there and then. A known ``kind`` given as a string becomes its
-    ``ActionKind``; an unknown one stays as given, for ``apply`` to refuse.
-    """
-
-    kind: ActionKind | str
-    side: int
-    dice: tuple[int, int] | None = None
-    play: tuple[Step, ...] | None = None
-    value: int | None = None
-    reason: str | None = None
-
-    def __post_init__(self) -> None:
-        if isinstance(self.kind, str) and self.kind in _ACTION_KIND_OF:
-            object.__setattr__(self, "kind", _ACTION_KIND_OF[self.kind])
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"kind": str(self.kind), "side": self.side}
-        if self.dice is not None:
-            data["dice"] = list(self.dice)
-        if self.play is not None:
-            data["play"] = [list(step) for step in self.play]
-        if self.value is not None:
-            data["value"] = self.value
-        if self.reason is not None:
-            data["reason"] = self.reason
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Action:
-        dice = data.get("dice")
-        play = data.get("play")
-        return cls(
-            kind=data["kind"],
-            side=data["side"],
-            dice=None if dice is None else tuple(dice),
-            play=None if play is None else tuple(tuple(step) for step in play),
-            value=data.get("value"),
-            reason=data.get("reason"),
-        )
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """A finished game.
-
-    ``ending`` says how (an ``Ending``: a bear-off, a dropped double, an
-    accepted resignation or a forfeit). ``kind`` is what the board (or the accepted
-    resignation) was worth before the cube, None for a forfeit; ``points`` is
-    what the winner scored, after the cube and the Jacoby rule.
-    """
-
-    number: int
-    winner: int
-    ending: Ending
-    kind: WinKind | None
-    cube_value: int
-    points: int
-    crawford: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "winner": self.winner,
-            "ending": str(self.ending),
-            "kind": None if self.kind is None else int(self.kind),
-            "cube_value": self.cube_value,
-            "points": self.points,
-            "crawford": self.crawford,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameResult:
-        kind = data["kind"]
-        return cls(
-            number=data["number"],
-            winner=data["winner"],
-            ending=Ending(data["ending"]),
-            kind=None if kind is None else WinKind(kind),
-            cube_value=data["cube_value"],
-            points=data["points"],
-            crawford=data["crawford"],
-        )
 
 
 @dataclass(frozen=True)

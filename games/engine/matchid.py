@@ -37,7 +37,8 @@ import base64
 import binascii
 from dataclasses import dataclass
 
-from .match import Ending, Format, MatchState, Phase
+from .enums import Ending, Format, Phase
+from .match import MatchState
 
 __all__ = ["MatchIdFields", "decode_match_id", "encode_match_id", "gnubg_id", "match_id"]
 

@@ -30,9 +30,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from .actions import Action
+from .enums import ActionKind, Format, Phase
 from .errors import EngineError
-from .match import Action, ActionKind, Format, MatchRules, MatchState, Phase
+from .match import MatchState
 from .position import BAR, OFF, Position, Step
+from .rules import MatchRules
 
 __all__ = [
     "MatGame",

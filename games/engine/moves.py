@@ -8,7 +8,7 @@ removes a lone checker), so the landing squares are worked out once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -41,21 +41,37 @@ def legal_plays(position: Position, dice: Sequence[int]) -> list[Play]:
 def _generate(position: Position, dice: Sequence[int]) -> dict[bytes, Play]:
     """Map each reachable final board (mine plus the blots hit) to one play reaching it."""
     d1, d2 = _check_dice(dice)
-    them = position.them
     # [0..25] my checkers; [26 + p] becomes 1 once the blot on my point p is hit,
     # so hitting on the way (13/8*/5) and passing by (13/10/5) stay apart.
     board = bytearray(position.me) + bytearray(26)
+    closed, blot = _facing(position.them)
+    steps = _step_finder(board, closed, {d1, d2})
+    outside = sum(position.me[7:26])  # my checkers outside home, bar included
+    if d1 != d2:
+        return _two_dice(board, blot, steps, max(d1, d2), min(d1, d2), outside)
+    return _doubles(board, blot, steps, d1, outside)
+
+
+def _facing(them: Sequence[int]) -> tuple[list[bool], list[bool]]:
+    """The opponent's closed points and blots, indexed by my point numbers."""
     # Their checkers on my point p are them[25 - p]: read their side backwards.
     # Index 0 (my "off") must never count as a blot or a closed point.
     facing = them[::-1]
     closed = [n >= 2 for n in facing]
     blot = [n == 1 for n in facing]
     closed[OFF] = blot[OFF] = False
+    return closed, blot
+
+
+_Steps = Callable[[int, int, int], list[Step]]
+
+
+def _step_finder(board: bytearray, closed: list[bool], dice: set[int]) -> _Steps:
+    """``steps(die, top, outside)`` on the live ``board``, for the dice of this roll."""
     # open_from[die]: sources on the board whose landing point is not closed.
     open_from: list[list[int]] = [[] for _ in range(7)]
-    for die in {d1, d2}:
+    for die in dice:
         open_from[die] = [src for src in range(24, die, -1) if not closed[src - die]]
-    outside = sum(position.me[7:26])  # my checkers outside home, bar included
 
     def steps(die: int, top: int, outside: int) -> list[Step]:
         """Single-die steps from sources <= top, the highest source first."""
@@ -76,48 +92,61 @@ def _generate(position: Position, dice: Sequence[int]) -> dict[bytes, Play]:
                         break
         return found
 
-    # Steps are made and undone inline (no helper call) in the loops below:
-    # this is the hot path. A hit sets the flag at 26 + dst; undoing clears it.
-    results: dict[bytes, Play] = {}
-    if d1 != d2:
-        high, low = max(d1, d2), min(d1, d2)
-        singles: dict[int, dict[bytes, Play]] = {high: {}, low: {}}
-        for first, second in ((high, low), (low, high)):
-            for s1 in steps(first, BAR, outside):
-                src1, dst1 = s1
-                board[src1] -= 1
-                board[dst1] += 1
-                hit1 = blot[dst1] and not board[26 + dst1]
-                if hit1:
-                    board[26 + dst1] = 1
-                follow = steps(second, BAR, outside - 1 if src1 > 6 >= dst1 else outside)
-                for s2 in follow:
-                    src2, dst2 = s2
-                    board[src2] -= 1
-                    board[dst2] += 1
-                    hit2 = blot[dst2] and not board[26 + dst2]
-                    if hit2:
-                        board[26 + dst2] = 1
-                    key = bytes(board)
-                    if key not in results:
-                        results[key] = (s1, s2)
-                    board[src2] += 1
-                    board[dst2] -= 1
-                    if hit2:
-                        board[26 + dst2] = 0
-                if not follow and not results:
-                    singles[first].setdefault(bytes(board), (s1,))
-                board[src1] += 1
-                board[dst1] -= 1
-                if hit1:
-                    board[26 + dst1] = 0
-        # Both dice if possible; otherwise the higher one if it can be played at all.
-        return results or singles[high] or singles[low]
+    return steps
 
-    # Doubles: up to four steps of one die. Taking sources in non-increasing
-    # order reaches every final board once per multiset of steps instead of
-    # once per permutation.
-    die = d1
+
+# In the two searches below, steps are made and undone inline (no helper
+# call): this is the hot path. A hit sets the flag at 26 + dst; undoing clears it.
+
+
+def _two_dice(
+    board: bytearray, blot: list[bool], steps: _Steps, high: int, low: int, outside: int
+) -> dict[bytes, Play]:
+    """The plays of a roll of two different dice, either die first."""
+    results: dict[bytes, Play] = {}
+    singles: dict[int, dict[bytes, Play]] = {high: {}, low: {}}
+    for first, second in ((high, low), (low, high)):
+        for s1 in steps(first, BAR, outside):
+            src1, dst1 = s1
+            board[src1] -= 1
+            board[dst1] += 1
+            hit1 = blot[dst1] and not board[26 + dst1]
+            if hit1:
+                board[26 + dst1] = 1
+            follow = steps(second, BAR, outside - 1 if src1 > 6 >= dst1 else outside)
+            for s2 in follow:
+                src2, dst2 = s2
+                board[src2] -= 1
+                board[dst2] += 1
+                hit2 = blot[dst2] and not board[26 + dst2]
+                if hit2:
+                    board[26 + dst2] = 1
+                key = bytes(board)
+                if key not in results:
+                    results[key] = (s1, s2)
+                board[src2] += 1
+                board[dst2] -= 1
+                if hit2:
+                    board[26 + dst2] = 0
+            if not follow and not results:
+                singles[first].setdefault(bytes(board), (s1,))
+            board[src1] += 1
+            board[dst1] -= 1
+            if hit1:
+                board[26 + dst1] = 0
+    # Both dice if possible; otherwise the higher one if it can be played at all.
+    return results or singles[high] or singles[low]
+
+
+def _doubles(
+    board: bytearray, blot: list[bool], steps: _Steps, die: int, outside: int
+) -> dict[bytes, Play]:
+    """The plays of a double: up to four steps of one die, as many as possible.
+
+    Taking sources in non-increasing order reaches every final board once
+    per multiset of steps instead of once per permutation.
+    """
+    results: dict[bytes, Play] = {}
     best = 0
 
     def search(path: Play, top: int, outside: int) -> None:
