@@ -224,8 +224,7 @@ class MatchState:
             )
         if self.phase is Phase.GAME_OVER:
             raise IllegalAction("game_over", "the game is over; the next one has not started")
-        handler = getattr(self, "_" + action.kind)
-        return handler(action)
+        return _IN_GAME_HANDLERS[action.kind](self, action)
 
     def _check_turn(self, action: Action) -> None:
         if action.side != self.turn:
@@ -604,6 +603,21 @@ class MatchState:
             end_reason=None if data["end_reason"] is None else EndReason(data["end_reason"]),
             last_action=None if last is None else Action.from_json(last),
         )
+
+
+# What each action does while a game is being played, by its kind (the forfeit,
+# the next game and the stop are taken before a game's own checks, in apply).
+_IN_GAME_HANDLERS = {
+    ActionKind.ROLL: MatchState._roll,
+    ActionKind.DOUBLE: MatchState._double,
+    ActionKind.TAKE: MatchState._take,
+    ActionKind.DROP: MatchState._drop,
+    ActionKind.BEAVER: MatchState._beaver,
+    ActionKind.PLAY: MatchState._play,
+    ActionKind.RESIGN_OFFER: MatchState._resign_offer,
+    ActionKind.RESIGN_ACCEPT: MatchState._resign_accept,
+    ActionKind.RESIGN_DECLINE: MatchState._resign_decline,
+}
 
 
 def advance(
