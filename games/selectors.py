@@ -108,45 +108,8 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
     state = MatchState.from_json(match.state)
     rules = MatchRules.from_json(match.room.rules)
     games = list(review.with_analysis(Game.objects.filter(match=match)).order_by("number"))
-    number_of_game = {game.pk: game.number for game in games}
-    turns = Turn.objects.filter(game__in=[g.pk for g in games]).values(
-        "game_id",
-        "number",
-        "side",
-        "kind",
-        "automatic",
-        "dice",
-        "value",
-        "reason",
-        "notation",
-        "steps",
-        "cube_value",
-        "created_at",
-    )
-    history = sorted(
-        (
-            {
-                "game": number_of_game[t["game_id"]],
-                "number": t["number"],
-                "side": t["side"],
-                "kind": t["kind"],
-                "automatic": t["automatic"],
-                "dice": t["dice"],
-                "notation": t["notation"],
-                "steps": t["steps"],  # from the mover's side; the board marks the last play
-                # A roll with no legal play: the turn passed at once.
-                "blocked": t["kind"] == "roll" and t["steps"] == [],
-                "value": t["value"],
-                "reason": t["reason"] or None,
-                "cube_value": t["cube_value"],
-                "at": _iso(t["created_at"]),
-            }
-            for t in turns
-        ),
-        key=lambda t: (t["game"], t["number"]),
-    )
     names = {match.side_of(seat): seat.nickname for seat in seats.values()}
-    sheet_lines(history, names)  # each entry's line on the board's score sheet, in words
+    history = _history(games, names)
     side = view_side if view_side is not None else 0
     position = state.position_for(side)
     mine, theirs = position.pips()
@@ -195,6 +158,49 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
         "history": history,
         "side0_seat": match.side0_seat_number,
     }
+
+
+def _history(games: list[Game], names: dict[int, str]) -> list[dict]:
+    """Every turn of the match's games in order, each with its line in words."""
+    number_of_game = {game.pk: game.number for game in games}
+    turns = Turn.objects.filter(game__in=[g.pk for g in games]).values(
+        "game_id",
+        "number",
+        "side",
+        "kind",
+        "automatic",
+        "dice",
+        "value",
+        "reason",
+        "notation",
+        "steps",
+        "cube_value",
+        "created_at",
+    )
+    history = sorted(
+        (
+            {
+                "game": number_of_game[t["game_id"]],
+                "number": t["number"],
+                "side": t["side"],
+                "kind": t["kind"],
+                "automatic": t["automatic"],
+                "dice": t["dice"],
+                "notation": t["notation"],
+                "steps": t["steps"],  # from the mover's side; the board marks the last play
+                # A roll with no legal play: the turn passed at once.
+                "blocked": t["kind"] == "roll" and t["steps"] == [],
+                "value": t["value"],
+                "reason": t["reason"] or None,
+                "cube_value": t["cube_value"],
+                "at": _iso(t["created_at"]),
+            }
+            for t in turns
+        ),
+        key=lambda t: (t["game"], t["number"]),
+    )
+    sheet_lines(history, names)  # each entry's line on the board's score sheet, in words
+    return history
 
 
 def _allowed(match, state, seats, view_side, owing) -> list[str]:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from .errors import IllegalMove, InvalidInput
+from .moves import legal_plays
 from .position import BAR, OFF, Play, Position, Step
 
 __all__ = ["format_play", "parse_play"]
@@ -101,8 +102,6 @@ def parse_play(position: Position, dice: Sequence[int], text: str) -> Play:
     >>> parse_play(Position.from_points({25: 1}, {k: 2 for k in range(1, 7)}), (6, 6), "")
     ()
     """
-    from .moves import legal_plays
-
     wanted, starred = _moves_of(text)
     found = legal_plays(position, dice)
     if not found:
