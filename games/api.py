@@ -25,6 +25,7 @@ from django.utils.translation import get_language
 from django.views.decorators.csrf import csrf_protect
 
 from games import longpoll, selectors, services
+from games.cleaning import int_from_text
 from games.engine import ActionKind, EngineError
 from games.errors import (
     BadInput,
@@ -211,7 +212,7 @@ def parse_wait(request) -> int | None:
     text = request.GET.get("wait")
     if text is None:
         return None
-    version = services.int_from_text(text)
+    version = int_from_text(text)
     if version is None or version < 0:
         raise BadInput("bad_version", f"wait={text!r}")
     return version
@@ -292,7 +293,7 @@ def parse_taken(text: str) -> list[tuple[int, int]]:
     """The steps already taken this turn, from "?taken=24-18,18-13"."""
     taken = []
     for word in filter(None, text.split(",")):
-        src, _sep, dst = (services.int_from_text(part) for part in word.partition("-"))
+        src, _sep, dst = (int_from_text(part) for part in word.partition("-"))
         if src not in POINTS or dst not in POINTS:
             raise BadInput("bad_play", f"bad step {word!r}")
         taken.append((src, dst))

@@ -10,12 +10,12 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.bots import CHARACTERS
+from games.cleaning import EMAIL_MAX, NICKNAME_MAX, int_from_text
 from games.engine import EngineError, InvalidInput, parse_play
 from games.engine.match import Format, MatchRules, MatchState
 from games.errors import RequestError, from_engine
 from games.models import Room, Seat
 from games.selectors import current_match
-from games.services import EMAIL_MAX, NICKNAME_MAX, int_from_text
 
 # Short matches first (the common ones), then the long ones up to 25 points.
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)

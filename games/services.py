@@ -19,19 +19,15 @@ Dice: each Game has a secret seed; roll n of a game is derived from it
 from collections.abc import Sequence
 from datetime import timedelta
 
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 
-from games import analysis_service, clock, deadlines, dice_source, outbox
+from games import analysis_service, cleaning, clock, deadlines, dice_source, outbox
 from games.bots import BOT_NAMES
 from games.engine import EngineError, format_play
 from games.engine.match import Action, ActionKind, Format, MatchRules, MatchState, Phase, advance
 from games.errors import BadInput, Conflict, IllegalMoveError, NotFound, NotSeatHolder, from_engine
 from games.models import Game, Match, Room, Seat, Turn
 
-NICKNAME_MAX = Seat._meta.get_field("nickname").max_length
-EMAIL_MAX = Seat._meta.get_field("email").max_length
 # How often a seat's last_seen_at is written at most (the board polls).
 SEEN_EVERY = timedelta(seconds=30)
 
@@ -53,9 +49,9 @@ def room_create(
 
     The returned seat carries `.token`, the private seat secret, this one time.
     """
-    rules = _clean_rules(rules)
-    nickname = _clean_nickname(nickname)
-    email, email_consent = _clean_email(email, email_consent)
+    rules = cleaning.clean_rules(rules)
+    nickname = cleaning.clean_nickname(nickname)
+    email, email_consent = cleaning.clean_email(email, email_consent)
     if bot is not None and bot not in BOT_NAMES:
         raise BadInput("bad_bot", f"unknown bot {bot!r}")
     now = clock.now()
@@ -85,8 +81,8 @@ def room_join(
 
     The returned seat carries `.token`, the private seat secret, this one time.
     """
-    nickname = _clean_nickname(nickname)
-    email, email_consent = _clean_email(email, email_consent)
+    nickname = cleaning.clean_nickname(nickname)
+    email, email_consent = cleaning.clean_email(email, email_consent)
     now = clock.now()
     with transaction.atomic():
         try:
@@ -154,7 +150,7 @@ def game_beaver(*, seat: Seat, version) -> Match:
 
 def game_play(*, seat: Seat, version, play) -> Match:
     """Play the whole turn: `play` is a list of [src, dst] steps from the mover's side."""
-    steps = _clean_play(play)
+    steps = cleaning.clean_play(play)
     return _act(seat, version, lambda table, side: table.apply(Action("play", side, play=steps)))
 
 
@@ -550,7 +546,7 @@ def _turn_row(*, action: Action, **fields) -> Turn:
 
 
 def _act(seat: Seat, version, act) -> Match:
-    version = _clean_version(version)
+    version = cleaning.clean_version(version)
     with transaction.atomic():
         match = _lock_current_match(seat)
         if match.version != version:
@@ -644,87 +640,3 @@ def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: b
         outbox.schedule(
             "games.tasks.turn_email", match.pk, match.version, delay=deadlines.TURN_EMAIL_PAUSE
         )
-
-
-# --- input cleaning ----------------------------------------------------------
-
-
-def _clean_rules(rules) -> MatchRules:
-    if isinstance(rules, MatchRules):
-        return rules
-    if not isinstance(rules, dict):
-        raise BadInput("bad_rules", "rules are a JSON object")
-    try:
-        return MatchRules.from_json(rules)
-    except (ValueError, TypeError, KeyError, AttributeError) as exc:
-        raise BadInput("bad_rules", str(exc)) from None
-
-
-def storable_text(text: str) -> bool:
-    """False for text no column can hold: a NUL byte (PostgreSQL refuses it) or a
-    lone surrogate such as JSON's "\\ud800" (it has no UTF-8 form)."""
-    if "\x00" in text:
-        return False
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _clean_nickname(nickname) -> str:
-    if not isinstance(nickname, str) or not storable_text(nickname):
-        raise BadInput("bad_nickname")
-    nickname = " ".join(nickname.split())
-    if not 1 <= len(nickname) <= NICKNAME_MAX:
-        raise BadInput("bad_nickname")
-    return nickname
-
-
-def _clean_email(email, consent) -> tuple[str, bool]:
-    if email in (None, ""):
-        return "", False
-    if not isinstance(email, str) or not storable_text(email):
-        raise BadInput("bad_email")
-    email = email.strip()
-    if len(email) > EMAIL_MAX:  # Django's validator allows 320; the column holds 254
-        raise BadInput("bad_email")
-    try:
-        validate_email(email)
-    except ValidationError:
-        raise BadInput("bad_email") from None
-    return email, bool(consent)
-
-
-def int_from_text(text: str) -> int | None:
-    """A count typed in a form or a URL ("12"), or None when it is not one.
-
-    Only ASCII digits, at most nine: str.isdigit() also says yes to "²", which
-    int() refuses, and int() refuses more than 4300 digits (both were a 500).
-    """
-    text = text.strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
-
-
-def _clean_version(version) -> int:
-    if isinstance(version, bool):
-        raise BadInput("bad_version")
-    if isinstance(version, str) and int_from_text(version) is not None:
-        version = int_from_text(version)
-    if not isinstance(version, int) or version < 0:
-        raise BadInput("bad_version")
-    return version
-
-
-def _clean_play(play) -> tuple[tuple[int, int], ...]:
-    """A list of at most four [src, dst] pairs of point numbers 0..25."""
-    if not isinstance(play, list | tuple) or len(play) > 4:
-        raise BadInput("bad_play")
-    steps = []
-    for step in play:
-        if not isinstance(step, list | tuple) or len(step) != 2:
-            raise BadInput("bad_play")
-        if not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 25 for p in step):
-            raise BadInput("bad_play")
-        steps.append((step[0], step[1]))
-    return tuple(steps)
