@@ -15,32 +15,11 @@ where Django is not installed at all (`make test-engine`).
 """
 
 import secrets
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 
-START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-
-
-def _client():
-    from django.test import Client
-
-    return Client()
-
-
-@dataclass
-class Persona:
-    name: str
-    seat: object = None  # games.models.Seat
-    token: str | None = None  # the private seat secret, as the seat link carries it
-    client: Any = field(default_factory=_client)  # a django.test.Client
-
-    def refresh(self):
-        """Reload the seat row (after a service changed it)."""
-        self.seat.refresh_from_db()
-        return self.seat
+# The plain helpers (Persona, START, current_match, ...) are in tests/helpers.py,
+# which imports Django: the fixtures below import it when they run.
 
 
 @pytest.fixture(autouse=True)
@@ -66,6 +45,7 @@ def _every_match_replays(request):
 def clock():
     """A stopped clock at a fixed Monday morning; `clock.tick(timedelta)` moves it."""
     from games import clock as game_clock
+    from tests.helpers import START
 
     with game_clock.frozen(START) as frozen:
         yield frozen
@@ -96,6 +76,7 @@ def opening():
 @pytest.fixture
 def alice(db, clock, dice, rules):
     from games import services
+    from tests.helpers import Persona
 
     seat = services.room_create(
         rules=rules, nickname="alice", email="alice@example.com", email_consent=True
@@ -106,6 +87,7 @@ def alice(db, clock, dice, rules):
 @pytest.fixture
 def bob(alice, dice, opening):
     from games import services
+    from tests.helpers import Persona
 
     dice.push(opening)
     seat = services.room_join(room=alice.seat.room, nickname="bob", email="bob@example.com")
@@ -123,9 +105,22 @@ def room(alice, bob):
 
 @pytest.fixture
 def carol(db):
+    from tests.helpers import Persona
+
     return Persona("carol")
 
 
 @pytest.fixture
 def mallory(db):
+    from tests.helpers import Persona
+
     return Persona("mallory", token=secrets.token_urlsafe(24))
+
+
+@pytest.fixture
+def fast_analysis(monkeypatch):
+    """The game analysis at bgsage 1-ply (FAST_ANALYSIS): fast; tests/analysis pins the depth."""
+    from games import analysis_service
+    from tests.helpers import FAST_ANALYSIS
+
+    monkeypatch.setattr(analysis_service, "SETTINGS", FAST_ANALYSIS)

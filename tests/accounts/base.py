@@ -24,6 +24,13 @@ class AccountsTestCase(TestCase):
             "/cuenta/entrar/", {"username": username, "password": password}, **extra
         )
 
+    def ask_for_a_reset(self, email="ana@example.com", **extra):
+        """Ask for a password reset by email; the answer always says it was sent."""
+        response = self.client.post("/cuenta/clave/olvidada/", {"email": email}, **extra)
+        self.assertRedirects(
+            response, "/cuenta/clave/olvidada/enviada/", fetch_redirect_response=False
+        )
+
 
 # Tests that travel in time need a cache whose expiry follows this process's
 # clock; a Redis cache (CACHE_URL) expires keys on the server's own clock.

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from games import services
 from games.engine.match import MatchRules
 from games.engine.matfile import parse_mat
+from tests.helpers import seat_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -30,9 +31,7 @@ def test_after_a_rematch_the_first_match_stays_reachable_with_its_seed_and_file(
     first_game = room.matches.get(number=1).games.get()
     seed = bytes(first_game.seed).hex()
 
-    page = open_page(
-        "bob", live_server.url + reverse("games:seat_link", args=[room.slug, bob.token])
-    )
+    page = open_page("bob", live_server.url + seat_url(room, bob.token))
     past = page.locator(".past-matches")
     expect(past).to_contain_text("Encuentro 1")
     expect(past).to_contain_text("ganó alice")
@@ -83,12 +82,10 @@ def test_mis_partidas_puts_my_nearest_deadline_first_and_the_header_counts_my_tu
 
     room, guest = tables["terminada"]
     # JavaScript on: each board polls while the next seat link cycles the session key.
-    page = open_page(
-        "leo", live_server.url + reverse("games:seat_link", args=[room.slug, guest.token])
-    )
+    page = open_page("leo", live_server.url + seat_url(room, guest.token))
     for name in ("con tiempo", "de alice", "urgente"):
         room, guest = tables[name]
-        page.goto(live_server.url + reverse("games:seat_link", args=[room.slug, guest.token]))
+        page.goto(live_server.url + seat_url(room, guest.token))
 
     page.goto(live_server.url + reverse("games:home"))
     badge = page.locator(".site-header .header-badge")

@@ -12,7 +12,6 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.urls import reverse
 from django.utils import timezone
 from playwright.sync_api import expect
 
@@ -22,10 +21,22 @@ from games.engine.match import Format, MatchRules
 from games.engine.matchid import decode_match_id
 from games.engine.matfile import parse_mat
 from games.models import Room
+from tests.helpers import (
+    ALICE,
+    BOB,
+    PHONE,
+    finish_turn,
+    key_of,
+    seat_url,
+    seated,
+    settled,
+    spot,
+    table_urls,
+    tap_step,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1280, "height": 800}
 
 # Opening 6-5 (alice starts), then every roll in order. alice's 6-6 rolls
@@ -38,7 +49,6 @@ SCRIPT = [
 ]  # fmt: skip
 
 # (who, steps) in the mover's own numbering; 25 = bar, 0 = off.
-ALICE, BOB = "alice", "bob"
 PLAYS = [
     (ALICE, [(24, 18), (18, 13)]),
     (BOB, [(24, 18), (24, 18), (13, 7), (7, 1)]),  # hits alice on her 24-point
@@ -54,37 +64,6 @@ PLAYS = [
     (BOB, [(1, 0), (1, 0)]),
 ]
 KEYBOARD_STEPS = [(18, 15), (18, 15), (7, 4), (7, 4)]
-
-
-def key_of(point: int) -> str:
-    return {25: "bar", 0: "off"}.get(point, str(point))
-
-
-def spot(page, point: int, state: str = ""):
-    return page.locator(f'.board-svg .spot{state}[data-key="{key_of(point)}"]')
-
-
-def settled(page):
-    """Wait until the board has the server's answer (no options or action in flight)."""
-    expect(page.locator('.board-svg[aria-busy="false"]')).to_have_count(1)
-
-
-def tap_step(page, src: int, dst: int):
-    """Tap a checker the server lets move, then the destination it marked."""
-    settled(page)
-    source = spot(page, src, ".source")
-    expect(source).to_have_count(1)
-    if not spot(page, src, ".selected").count():
-        source.click()
-    target = spot(page, dst, ".target")
-    expect(target).to_have_count(1)
-    target.click()
-
-
-def finish_turn(page):
-    finish = page.locator("#board-finish")
-    expect(finish).to_be_enabled()
-    finish.click()
 
 
 def focused_key(page) -> str | None:
@@ -141,18 +120,7 @@ def position_id(page) -> str:
 def table(live_server, dice):
     """alice and bob at a partida simple, with the scripted dice."""
     dice.push(*SCRIPT)
-    alice = services.room_create(rules=MatchRules(), nickname=ALICE)
-    bob = services.room_join(room=alice.room, nickname=BOB)
-    room = alice.room
-
-    def seat_url(seat):
-        return live_server.url + reverse("games:seat_link", args=[room.slug, seat.token])
-
-    return {
-        "alice": seat_url(alice),
-        "bob": seat_url(bob),
-        "watch": live_server.url + reverse("games:room", args=[room.slug]),
-    }
+    return table_urls(live_server, *seated(MatchRules()))
 
 
 def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
@@ -267,13 +235,7 @@ def test_the_home_board_moves_to_the_left_and_stays_there(table, open_page):
 @pytest.fixture
 def match_table(live_server, dice):
     dice.push((3, 1))
-    alice = services.room_create(rules=MatchRules(format=Format.MATCH, length=3), nickname=ALICE)
-    bob = services.room_join(room=alice.room, nickname=BOB)
-    room = alice.room
-    return {
-        who: live_server.url + reverse("games:seat_link", args=[room.slug, seat.token])
-        for who, seat in ((ALICE, alice), (BOB, bob))
-    }
+    return table_urls(live_server, *seated(MatchRules(format=Format.MATCH, length=3)))
 
 
 def test_dice_cube_and_resignation_are_all_handled_on_the_board(
@@ -337,7 +299,7 @@ def test_the_waiting_player_closes_the_game_for_absence_after_confirming(
         dice.push((3, 1))
         alice = services.room_create(rules=MatchRules(), nickname=ALICE)
         bob = services.room_join(room=alice.room, nickname=BOB)
-        url = live_server.url + reverse("games:seat_link", args=[alice.room.slug, bob.token])
+        url = live_server.url + seat_url(alice.room, bob.token)
         page = open_page(BOB, url)
         claim = page.get_by_role("button", name="Cerrar la partida por ausencia")
         expect(claim).to_have_count(0)

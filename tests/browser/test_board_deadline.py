@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from games import selectors, services
 from games.engine.match import MatchRules
-from tests.browser.test_board_table_talk import seat_urls, seated, version
+from tests.helpers import latest_version, seated, table_urls
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -37,9 +37,9 @@ def say_deadline(monkeypatch, show):
 def test_the_deadline_note_follows_the_server(live_server, dice, open_page, monkeypatch, show):
     dice.push((3, 1), (6, 4))  # the opening, then bob's roll (the table rolls: no cube)
     alice_seat, bob_seat = seated(MatchRules())
-    services.game_play(seat=alice_seat, version=version(), play=[[8, 5], [6, 5]])
+    services.game_play(seat=alice_seat, version=latest_version(), play=[[8, 5], [6, 5]])
     say_deadline(monkeypatch, show)
-    alice = open_page("alice", seat_urls(live_server, alice_seat, bob_seat)["alice"])
+    alice = open_page("alice", table_urls(live_server, alice_seat, bob_seat)["alice"])
 
     expect(alice.locator(".board-status")).to_contain_text("Le toca mover a bob")
     prompt = alice.locator(".board-prompt")

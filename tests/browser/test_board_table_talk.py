@@ -10,40 +10,27 @@ move arrives within two seconds; a tab that lost the race says so.
 import time
 
 import pytest
-from django.urls import reverse
 from playwright.sync_api import expect
 
 from games import services
 from games.engine.match import Format, MatchRules
-from games.models import Match
-from tests.browser.test_board import ALICE, BOB, PHONE, finish_turn, settled, spot, tap_step
+from tests.helpers import (
+    ALICE,
+    BOB,
+    PHONE,
+    finish_turn,
+    latest_version,
+    seated,
+    settled,
+    spot,
+    table_urls,
+    tap_step,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DESKTOP = {"width": 1366, "height": 800}
 NARROW = {"width": 390, "height": 844}
-
-
-def version() -> int:
-    return Match.objects.order_by("-pk").first().version
-
-
-def seat_urls(live_server, alice, bob):
-    room = alice.room
-    return {
-        who: live_server.url + reverse("games:seat_link", args=[room.slug, seat.token])
-        for who, seat in ((ALICE, alice), (BOB, bob))
-    }
-
-
-def room_url(live_server, seat):
-    return live_server.url + reverse("games:room", args=[seat.room.slug])
-
-
-def seated(rules):
-    alice = services.room_create(rules=rules, nickname=ALICE)
-    bob = services.room_join(room=alice.room, nickname=BOB)
-    return alice, bob
 
 
 # --- 1. each game's result, said out loud ---------------------------------------------
@@ -54,13 +41,13 @@ def test_a_dropped_double_shows_who_won_and_the_score_before_the_next_game(
 ):
     dice.push((3, 1), (6, 4), (5, 2))  # opening, bob's roll, game 2's opening
     alice_seat, bob_seat = seated(MatchRules(format=Format.MATCH, length=3))
-    urls = seat_urls(live_server, alice_seat, bob_seat)
+    urls = table_urls(live_server, alice_seat, bob_seat)
     alice = open_page(ALICE, urls[ALICE])
     bob = open_page(BOB, urls[BOB], viewport=PHONE)
-    services.game_play(seat=alice_seat, version=version(), play=[[8, 5], [6, 5]])
-    services.game_roll(seat=bob_seat, version=version())
-    services.game_play(seat=bob_seat, version=version(), play=[[24, 18], [13, 9]])
-    services.game_double(seat=alice_seat, version=version())
+    services.game_play(seat=alice_seat, version=latest_version(), play=[[8, 5], [6, 5]])
+    services.game_roll(seat=bob_seat, version=latest_version())
+    services.game_play(seat=bob_seat, version=latest_version(), play=[[24, 18], [13, 9]])
+    services.game_double(seat=alice_seat, version=latest_version())
 
     expect(bob.locator(".board-status")).to_contain_text("alice te dobla a 2")
     bob.get_by_role("button", name="Rechazar el cubo").click()
@@ -120,8 +107,8 @@ def test_destination_labels_of_a_double_never_overlap(
 ):
     dice.push((3, 1), (1, 1))  # alice opens, the table rolls bob's 1-1
     alice_seat, bob_seat = seated(MatchRules())
-    urls = seat_urls(live_server, alice_seat, bob_seat)
-    services.game_play(seat=alice_seat, version=version(), play=[[8, 5], [6, 5]])
+    urls = table_urls(live_server, alice_seat, bob_seat)
+    services.game_play(seat=alice_seat, version=latest_version(), play=[[8, 5], [6, 5]])
     bob = open_page(BOB, urls[BOB], viewport=viewport)
     for point, targets in ((6, (5, 4, 3, 2)), (8, (7, 6, 5, 4))):
         settled(bob)
@@ -145,10 +132,10 @@ def test_destination_labels_of_a_double_never_overlap(
 def test_the_crawford_game_says_it_has_no_cube_and_numbers_agree(live_server, dice, open_page):
     dice.push((3, 1), (5, 2))  # game 1's opening, game 2's (the Crawford game)
     alice_seat, bob_seat = seated(MatchRules(format=Format.MATCH, length=3))
-    services.game_play(seat=alice_seat, version=version(), play=[[8, 5], [6, 5]])
-    services.game_resign_offer(seat=bob_seat, version=version(), value=2)
-    services.game_resign_accept(seat=alice_seat, version=version())
-    page = open_page(BOB, seat_urls(live_server, alice_seat, bob_seat)[BOB])
+    services.game_play(seat=alice_seat, version=latest_version(), play=[[8, 5], [6, 5]])
+    services.game_resign_offer(seat=bob_seat, version=latest_version(), value=2)
+    services.game_resign_accept(seat=alice_seat, version=latest_version())
+    page = open_page(BOB, table_urls(live_server, alice_seat, bob_seat)[BOB])
 
     result = page.locator(".board-result")
     expect(result).to_contain_text("alice gana 2 puntos (gammon): bob se rindió.")
@@ -165,10 +152,10 @@ def test_the_crawford_game_says_it_has_no_cube_and_numbers_agree(live_server, di
 def test_the_same_in_english_one_point_and_two_points(live_server, dice, open_page):
     dice.push((3, 1), (6, 4), (5, 2))
     alice_seat, bob_seat = seated(MatchRules(format=Format.MATCH, length=5))
-    services.game_play(seat=alice_seat, version=version(), play=[[8, 5], [6, 5]])
-    services.game_double(seat=bob_seat, version=version())
-    services.game_drop(seat=alice_seat, version=version())
-    page = open_page(ALICE, seat_urls(live_server, alice_seat, bob_seat)[ALICE], locale="en-GB")
+    services.game_play(seat=alice_seat, version=latest_version(), play=[[8, 5], [6, 5]])
+    services.game_double(seat=bob_seat, version=latest_version())
+    services.game_drop(seat=alice_seat, version=latest_version())
+    page = open_page(ALICE, table_urls(live_server, alice_seat, bob_seat)[ALICE], locale="en-GB")
     expect(page.locator(".board-result")).to_contain_text(
         "bob wins 1 point: alice declined the cube."
     )
@@ -183,7 +170,7 @@ def test_a_partida_simple_resignation_offers_one_value_and_a_decline_says_why_it
 ):
     dice.push((3, 1))
     alice_seat, bob_seat = seated(MatchRules())
-    urls = seat_urls(live_server, alice_seat, bob_seat)
+    urls = table_urls(live_server, alice_seat, bob_seat)
     alice = open_page(ALICE, urls[ALICE])
     bob = open_page(BOB, urls[BOB])
 
@@ -208,10 +195,10 @@ def test_a_partida_simple_resignation_offers_one_value_and_a_decline_says_why_it
 def test_the_history_is_numbered_by_move(live_server, dice, open_page):
     dice.push((3, 1), (6, 4), (5, 2))
     alice_seat, bob_seat = seated(MatchRules())
-    services.game_play(seat=alice_seat, version=version(), play=[[8, 5], [6, 5]])
-    services.game_play(seat=bob_seat, version=version(), play=[[24, 18], [13, 9]])
-    services.game_play(seat=alice_seat, version=version(), play=[[13, 8], [13, 11]])
-    page = open_page(BOB, seat_urls(live_server, alice_seat, bob_seat)[BOB], viewport=PHONE)
+    services.game_play(seat=alice_seat, version=latest_version(), play=[[8, 5], [6, 5]])
+    services.game_play(seat=bob_seat, version=latest_version(), play=[[24, 18], [13, 9]])
+    services.game_play(seat=alice_seat, version=latest_version(), play=[[13, 8], [13, 11]])
+    page = open_page(BOB, table_urls(live_server, alice_seat, bob_seat)[BOB], viewport=PHONE)
 
     moves = page.locator(".board-history ol.moves > li")
     expect(moves).to_have_count(2)
@@ -225,7 +212,7 @@ def test_the_history_is_numbered_by_move(live_server, dice, open_page):
 def test_the_gnubg_ids_never_break_mid_id(live_server, dice, open_page):
     dice.push((3, 1))
     alice_seat, bob_seat = seated(MatchRules(format=Format.MATCH, length=7))
-    page = open_page(BOB, seat_urls(live_server, alice_seat, bob_seat)[BOB], viewport=PHONE)
+    page = open_page(BOB, table_urls(live_server, alice_seat, bob_seat)[BOB], viewport=PHONE)
     expect(page.locator("#board-position-id")).to_be_visible()
     # Every phone width: each ID stays on one line (one box), whole.
     for width in range(300, 431, 5):
@@ -243,7 +230,7 @@ def test_the_opponents_move_appears_within_two_seconds_after_a_quiet_spell(
 ):
     dice.push((3, 1), (6, 4))
     alice_seat, bob_seat = seated(MatchRules())
-    urls = seat_urls(live_server, alice_seat, bob_seat)
+    urls = table_urls(live_server, alice_seat, bob_seat)
     alice = open_page(ALICE, urls[ALICE])
     bob = open_page(BOB, urls[BOB], viewport=PHONE)
     state_requests = []
@@ -273,13 +260,14 @@ def alice_in_two_tabs(live_server, dice, open_page, js_errors, *, second_hears_n
     """alice at a partida simple, her 3-1 to play, in two tabs of one browser."""
     dice.push((3, 1), (6, 4))
     alice_seat, bob_seat = seated(MatchRules())
-    first = open_page(ALICE, seat_urls(live_server, alice_seat, bob_seat)[ALICE])
+    urls = table_urls(live_server, alice_seat, bob_seat)
+    first = open_page(ALICE, urls[ALICE])
     expect(first.locator(".board-svg .spot")).to_have_count(26)
     second = js_errors.watch(first.context.new_page(), "alice, second tab")
     if second_hears_nothing:
         # Its long poll hangs, as in a tab in the background of a slow phone.
         second.route(lambda url: "wait=" in url, lambda route: None)
-    second.goto(room_url(live_server, alice_seat))
+    second.goto(urls["watch"])
     return first, second
 
 

@@ -10,20 +10,16 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from games import analysis, analysis_service, services, tasks
+from games import analysis_service, services, tasks
 from games.engine.match import MatchRules
 from games.models import GameAnalysis
-from tests.conftest import Persona
-from tests.games.conftest import play_out
+from tests.helpers import Persona, play_out
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-FAST = analysis.Settings(play_level="1ply", cubeful_play_level="1ply", cube_level="1ply")
-
 
 @pytest.fixture
-def analysed_room(monkeypatch, dice, clock):
-    monkeypatch.setattr(analysis_service, "SETTINGS", FAST)
+def analysed_room(monkeypatch, dice, clock, fast_analysis):
     monkeypatch.setattr(tasks.analyse_game, "delay", lambda analysis_id: None)
     host = services.room_create(rules=MatchRules(), nickname="alice")
     dice.push((3, 1))

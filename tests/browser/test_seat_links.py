@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from games import services
 from games.engine.match import MatchRules
+from tests.helpers import seat_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -29,7 +30,7 @@ def test_a_poll_answered_after_another_seat_link_keeps_both_seats(live_server, d
     second = services.room_join(room=second_host.room, nickname="leo")
 
     def seat_link(seat):
-        return live_server.url + reverse("games:seat_link", args=[seat.room.slug, seat.token])
+        return live_server.url + seat_url(seat.room, seat.token)
 
     board = open_page("leo", seat_link(first))
     expect(board.locator("body")).to_contain_text("alice")

@@ -9,19 +9,13 @@ from datetime import timedelta
 import pytest
 from kombu.exceptions import OperationalError as BrokerDown
 
-from games import analysis, analysis_service, services, tasks
+from games import analysis_service, services, tasks
 from games.engine.match import Format, MatchRules
 from games.errors import Conflict
 from games.models import FollowUp, Game, GameAnalysis, Turn, TurnAnalysis
-from tests.conftest import Persona
-from tests.games.conftest import current_match, play_out
+from tests.helpers import FAST_ANALYSIS, Persona, current_match, play_out
 
-FAST = analysis.Settings(play_level="1ply", cubeful_play_level="1ply", cube_level="1ply")
-
-
-@pytest.fixture(autouse=True)
-def fast_settings(monkeypatch):
-    monkeypatch.setattr(analysis_service, "SETTINGS", FAST)
+pytestmark = pytest.mark.usefixtures("fast_analysis")
 
 
 class Sent(list):
@@ -57,7 +51,7 @@ def test_a_finished_game_is_queued_once_on_commit(
         play_out(room, alice, bob)
     game = Game.objects.get(match__room=room)
     row = GameAnalysis.objects.get(game=game)
-    assert row.status == GameAnalysis.Status.PENDING and row.version == FAST.version
+    assert row.status == GameAnalysis.Status.PENDING and row.version == FAST_ANALYSIS.version
     assert sent == [row.pk]
     assert [f.published_at is not None for f in owed(row)] == [True]  # owed through the outbox
     # Asking again for the same version changes nothing and sends nothing.

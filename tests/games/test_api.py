@@ -16,42 +16,21 @@ from hypothesis import strategies as st
 
 from games import services
 from games.api import ACTIONS
-from games.models import Game, Match, Room, Seat, Turn
+from games.models import Game, Match, Room, Turn
 from games.seats import SESSION_SEATS
-from tests.games.conftest import current_match, first_legal_play, version_of
+from tests.helpers import (
+    action_url,
+    bind,
+    current_match,
+    first_legal_play,
+    post_json,
+    seat_url,
+    snapshot,
+    state_url,
+    version_of,
+)
 
 pytestmark = pytest.mark.django_db
-
-
-# --- helpers shared by the site tests ------------------------------------------
-
-
-def bind(persona, room):
-    """Open the persona's private seat link in their browser, as the invitation flow does."""
-    response = persona.client.get(reverse("games:seat_link", args=[room.slug, persona.token]))
-    assert response.status_code == 302
-    return response
-
-
-def state_url(room):
-    return reverse("games:api_state", args=[room.slug])
-
-
-def action_url(room, action):
-    return reverse("games:api_action", args=[room.slug, action])
-
-
-def post_json(client, url, body, **extra):
-    data = body if isinstance(body, str | bytes) else json.dumps(body)
-    return client.post(url, data=data, content_type="application/json", **extra)
-
-
-def snapshot():
-    """Every row a game action could touch, as plain values."""
-    return {
-        model.__name__: list(model.objects.order_by("pk").values())
-        for model in (Room, Seat, Match, Game, Turn)
-    }
 
 
 # --- the state endpoint -----------------------------------------------------------
@@ -227,7 +206,7 @@ def test_a_bad_request_gets_its_4xx_and_changes_nothing(
 
 
 def test_the_forged_seat_link_is_refused_and_binds_nothing(room, mallory):
-    response = mallory.client.get(reverse("games:seat_link", args=[room.slug, mallory.token]))
+    response = mallory.client.get(seat_url(room, mallory.token))
     assert response.status_code == 403
     assert SESSION_SEATS not in mallory.client.session
     refused = post_json(mallory.client, action_url(room, "roll"), {"version": 1})
@@ -250,7 +229,7 @@ def test_reading_an_action_endpoint_is_a_405(room):
 
 def test_an_action_without_the_csrf_token_is_refused_in_json(room, alice):
     browser = Client(enforce_csrf_checks=True)
-    browser.get(reverse("games:seat_link", args=[room.slug, alice.token]))
+    browser.get(seat_url(room, alice.token))
     before = snapshot()
     response = post_json(browser, action_url(room, "play"), {"version": 1, "play": GOOD})
     assert response.status_code == 403

@@ -4,16 +4,13 @@ and each match's own .mat, with seeds only of games that are over."""
 from datetime import timedelta
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import archive, services
 from games.engine.matfile import parse_mat
 from games.models import Game
 from games.seats import load_room
-from tests.games.conftest import current_match, play_out
-from tests.games.test_services_state import secret_forms
+from tests.helpers import bind, count_queries, current_match, play_out, secret_forms
 
 pytestmark = pytest.mark.django_db
 
@@ -25,12 +22,6 @@ def rematch(room, alice, bob):
     services.match_resign(seat=loser.seat, version=match.version)
     services.rematch_offer(seat=alice.seat)
     services.rematch_accept(seat=bob.seat)
-
-
-def count_queries(client, url) -> int:
-    with CaptureQueriesContext(connection) as queries:
-        assert client.get(url).status_code == 200
-    return len(queries)
 
 
 def test_after_a_rematch_the_first_match_stays_with_its_seed_history_and_file(
@@ -78,7 +69,7 @@ def test_mis_partidas_links_the_archive_of_a_room_with_a_finished_match(room, al
     page = alice.client.get(reverse("games:my_rooms"))
     assert page.status_code == 200
     # alice's client holds no seat yet: she opens her link first.
-    alice.client.get(reverse("games:seat_link", args=[room.slug, alice.token]))
+    bind(alice, room)
     page = alice.client.get(reverse("games:my_rooms")).content.decode()
     assert reverse("games:room_archive", args=[room.slug]) in page
 

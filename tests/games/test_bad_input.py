@@ -8,28 +8,17 @@ UnicodeEncodeError, Django's HTML error pages under /api/).
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from accounts.models import EmailOptOut, Profile
 from games import notifications, selectors, services, tasks
 from games.engine.match import MatchRules
-from games.models import SentEmail
-from tests.games.test_api import action_url, bind, post_json, snapshot
+from tests.helpers import SLUG_PATHS, action_url, bind, post_json, whole_db
 
 pytestmark = pytest.mark.django_db
 
 DEEP = "[" * 1100 + "]" * 1100  # 2,200 bytes: under the body limit, deeper than the parser
 LONG_EMAIL = "a" * 64 + "@" + ".".join(["b" * 60] * 4) + ".com"  # 313 characters
-
-
-def whole_db():
-    """Every row a request could write, users and sessions' seats included."""
-    rows = snapshot()
-    for model in (get_user_model(), Profile, EmailOptOut, SentEmail):
-        rows[model.__name__] = list(model.objects.order_by("pk").values())
-    return rows
 
 
 def assert_json_error(response, status, code=None):
@@ -121,17 +110,6 @@ def test_a_nul_in_a_nickname_is_a_form_error_on_the_home_and_join_forms(alice):
     assert whole_db() == before
 
 
-SLUG_PATHS = [
-    "/api/rooms/{}/",
-    "/api/rooms/{}/join",
-    "/api/rooms/{}/steps",
-    "/api/rooms/{}/actions/roll",
-    "/mesa/{}/",
-    "/mesa/{}/sentarse/",
-    "/mesa/{}/asiento/sometoken/",
-    "/mesa/{}/jugar/roll/",
-    "/mesa/{}/encuentro.mat",
-]
 ODD_SLUGS = ["a%00b", "%00", "a%ED%A0%80b", "x" * 33, "a%20b", "%C3%B1"]
 
 

@@ -17,8 +17,7 @@ from games import longpoll, selectors, services
 from games.engine.match import Format, GameResult, MatchRules
 from games.engine.position import WinKind
 from games.results import result_sentence
-from tests.games.conftest import first_legal_play, version_of
-from tests.games.test_api import bind, state_url
+from tests.helpers import bind, first_legal_play, seat_url, state_url, version_of
 
 pytestmark = pytest.mark.django_db
 
@@ -223,7 +222,7 @@ def test_the_form_board_offers_a_partida_simple_resignation_at_its_one_value(dic
     alice = services.room_create(rules=MatchRules(), nickname="alice")
     services.room_join(room=alice.room, nickname="bob")
     client = Client()
-    client.get(reverse("games:seat_link", args=[alice.room.slug, alice.token]))
+    client.get(seat_url(alice.room, alice.token))
     page = client.get(reverse("games:room", args=[alice.room.slug])).content.decode()
     assert reverse("games:act", args=[alice.room.slug, "resign_offer"]) in page
     assert 'id="resign-value"' not in page

@@ -19,7 +19,7 @@ from accounts.models import EmailOptOut, Notify, Profile
 from games import notifications, services, tasks
 from games.engine.match import MatchRules
 from games.models import FollowUp, Seat, SentEmail
-from tests.games.conftest import current_match
+from tests.helpers import current_match, seat_url
 
 OPENING_PLAY = [[8, 5], [6, 5]]  # alice's 3-1
 
@@ -77,7 +77,7 @@ class TestYourTurn:
     def test_a_tampered_email_link_holds_no_seat(self, room, alice, bob):
         token = alice.seat.mail_token()
         tampered = token[:-1] + ("1" if token[-1] == "0" else "0")
-        response = Client().get(reverse("games:seat_link", args=[room.slug, tampered]))
+        response = Client().get(seat_url(room, tampered))
         assert response.status_code == 403
 
     def test_an_account_holder_on_turn_is_mailed_at_the_account_address_in_english(

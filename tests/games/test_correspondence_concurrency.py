@@ -5,7 +5,6 @@ row locks (skip_locked in the sweeps, the seat rows for "Es tu turno") and the
 SentEmail keys must close each absent game once and send each email once.
 """
 
-from collections import Counter
 from datetime import timedelta
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from games import services, tasks
 from games.engine.match import MatchRules
 from games.models import Match, Seat, Turn
-from tests.games.conftest import needs_postgresql, race
+from tests.helpers import needs_postgresql, race, sent
 
 pytestmark = needs_postgresql("SQLite has no row locks and no SKIP LOCKED")
 
@@ -48,10 +47,6 @@ def tables(db, clock, dice):
         )
         hosts.append(host)
     return hosts
-
-
-def sent(mailoutbox):
-    return Counter((email.to[0], email.subject) for email in mailoutbox)
 
 
 def test_two_reminder_sweeps_at_once_remind_each_player_once(tables, clock, mailoutbox):

@@ -16,7 +16,7 @@ from django.db import connection
 from games import notifications, services, tasks
 from games.engine.match import MatchRules
 from games.models import FollowUp, Match, Room, Seat, Turn
-from tests.games.conftest import current_match
+from tests.helpers import current_match, sent
 
 SWEEPS = (
     tasks.send_absence_reminders,
@@ -55,10 +55,6 @@ def second_room(room, dice, bob):
     services.absence_keep_waiting(seat=fede, version=1)
     Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
     return eva.room
-
-
-def sent(mailoutbox):
-    return Counter((email.to[0], email.subject) for email in mailoutbox)
 
 
 def test_the_reminder_the_absence_closure_and_the_expiry_each_happen_once(

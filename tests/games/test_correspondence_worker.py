@@ -7,70 +7,29 @@ database of its own (flushed first; CI's run uses db 15) and an aiosmtpd
 server on a free port.
 """
 
-import email
-import email.policy
 import os
-import socket
 import time
 from datetime import timedelta
 
 import pytest
 from django.conf import settings
-from django.db import connection
-from django.urls import reverse
 from django.utils import timezone
 
 from games import clock, notifications, services, tasks
 from games.engine.match import MatchRules
 from tests.celery_worker import celery_worker
+from tests.helpers import (
+    REDIS_URL,
+    Inbox,
+    database_url_for_the_worker,
+    free_port,
+    redis_or_skip,
+    seat_url,
+)
 
-REDIS_URL = "redis://127.0.0.1:6379/11"
 SITE_URL = "https://mesa.example"
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def redis_or_skip():
-    import redis
-
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        client.ping()
-    except redis.RedisError as error:
-        pytest.skip(f"Redis does not answer at {REDIS_URL} ({error}); .ci/run starts it")
-    return client
-
-
-def database_url_for_the_worker() -> str:
-    """The URL of the database this test runs on, for another process."""
-    db = connection.settings_dict
-    if connection.vendor == "postgresql":
-        password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-        host = db.get("HOST") or "127.0.0.1"
-        return f"postgres://{db['USER']}{password}@{host}:{db.get('PORT') or 5432}/{db['NAME']}"
-    name = str(db["NAME"])
-    if connection.vendor != "sqlite" or "memory" in name or not os.path.isabs(name):
-        pytest.skip("the worker needs a database it can open too: PostgreSQL or a SQLite file")
-    return f"sqlite:///{name}"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Inbox:
-    """An aiosmtpd handler that keeps every message it is given."""
-
-    def __init__(self):
-        self.messages = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append(
-            email.message_from_bytes(envelope.content, policy=email.policy.default)
-        )
-        return "250 Message accepted"
 
 
 @pytest.fixture
@@ -139,6 +98,6 @@ def test_a_turn_commits_and_es_tu_turno_arrives_with_the_seat_link(dice, smtp_se
     assert message["List-Unsubscribe"].strip().startswith(f"<{SITE_URL}/cuenta/correo/baja/")
     text = message.get_body(preferencelist=("plain",)).get_content()
     html = message.get_body(preferencelist=("html",)).get_content()
-    link = SITE_URL + reverse("games:seat_link", args=[alice.room.slug, bob.mail_token()])
+    link = SITE_URL + seat_url(alice.room, bob.mail_token())
     assert link in text and link in html
     assert "Task games.tasks.turn_email" in worker.output

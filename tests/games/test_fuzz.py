@@ -21,8 +21,7 @@ from hypothesis import strategies as st
 from games import services
 from games.api import ACTIONS
 from games.engine.match import MatchRules
-from tests.games.test_api import bind
-from tests.games.test_bad_input import SLUG_PATHS, whole_db
+from tests.helpers import SLUG_PATHS, bind, whole_db
 
 pytestmark = pytest.mark.django_db
 
@@ -120,7 +119,8 @@ def production_stack():
 
 
 def post_raw(client, path, body, content_type):
-    # generic() sends the bytes as they are, whatever charset the header claims.
+    # Not helpers.post_json: any content type, and generic() sends the bytes as
+    # they are, whatever charset the header claims, under production's recursion limit.
     with production_stack():
         return client.generic("POST", path, data=body, content_type=content_type)
 

@@ -9,8 +9,7 @@ from django.utils import translation
 
 from games import selectors, services
 from games.history import sheet_lines
-from tests.games.conftest import first_legal_play, version_of
-from tests.games.test_api import bind, state_url
+from tests.helpers import bind, first_legal_play, state_url, version_of
 
 NAMES = {0: "alice", 1: "bob"}
 

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.games.conftest import page_urls
-from tests.games.test_api import bind
+from tests.helpers import bind, page_urls
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 LOCALES = ("es", "en")

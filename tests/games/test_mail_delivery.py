@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from games import deadlines, notifications, outbox, services, tasks
 from games.models import FollowUp, Seat, SentEmail
-from tests.games.test_correspondence_worker import Inbox, free_port
+from tests.helpers import Inbox, free_port
 
 REFUSED = smtplib.SMTPServerDisconnected("Connection unexpectedly closed")
 

@@ -6,17 +6,13 @@ who can watch the room may download it; a running game's seed never shows.
 """
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import services
 from games.engine.match import Format, MatchRules, MatchState
 from games.engine.matfile import actions_from_mat, parse_mat
 from games.models import Game, Turn
-from tests.games.conftest import current_match, play_out
-from tests.games.test_services_state import secret_forms
-from tests.games.test_views import play_turns
+from tests.helpers import current_match, play_out, play_turns, queries_of, secret_forms
 
 pytestmark = pytest.mark.django_db
 
@@ -136,12 +132,7 @@ MAT_QUERIES = 4  # room, its seats, the current match, its turns
 
 
 def test_the_download_costs_the_same_queries_however_long_the_match(room, alice, bob, carol):
-    def count() -> int:
-        with CaptureQueriesContext(connection) as queries:
-            download(carol.client, room)
-        return len(queries)
-
-    short = count()
+    short = queries_of(lambda: download(carol.client, room))
     play_turns(room, alice, bob, 40)
     assert current_match(room).version > 40
-    assert short == count() == MAT_QUERIES
+    assert short == queries_of(lambda: download(carol.client, room)) == MAT_QUERIES

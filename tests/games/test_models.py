@@ -6,8 +6,7 @@ from django.db import IntegrityError, connection, transaction
 from games import models, services
 from games.engine.match import MatchRules
 from games.models import Game, Match, Room, Seat, Turn
-from tests.conftest import START
-from tests.games.conftest import current_match
+from tests.helpers import START, current_match
 
 
 class TestSecrets:

@@ -4,14 +4,13 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import selectors, services
 from games.deadlines import ABSENCE_AFTER
 from games.engine.match import MatchRules
+from tests.helpers import count_queries, seat_url
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +32,7 @@ def tables(marta, clock, dice):
         seat = services.room_create(rules=MatchRules(), nickname="marta", user=marta)
         dice.push(opening)  # (3, 1): marta starts; (1, 3): leo starts
         guest = services.room_join(room=seat.room, nickname=f"leo-{name}")
-        leo.get(reverse("games:seat_link", args=[seat.room.slug, guest.token]))
+        leo.get(seat_url(seat.room, guest.token))
         if resign:
             services.match_resign(seat=seat, version=seat.room.matches.get().version)
         rooms[name] = seat.room
@@ -127,9 +126,6 @@ def test_the_count_is_one_query_however_many_tables(marta, tables, django_assert
 def test_mis_partidas_costs_the_same_queries_however_many_tables(marta, tables):
     client = Client()
     client.force_login(marta)
-    with CaptureQueriesContext(connection) as six:
-        client.get(reverse("games:my_rooms"))
+    six = count_queries(client, reverse("games:my_rooms"))
     services.room_create(rules=MatchRules(), nickname="marta", user=marta)
-    with CaptureQueriesContext(connection) as seven:
-        client.get(reverse("games:my_rooms"))
-    assert len(six) == len(seven)
+    assert count_queries(client, reverse("games:my_rooms")) == six

@@ -6,7 +6,6 @@ follow-up sweep when it did not. Here the broker refuses every publish the way
 kombu does when Redis is down; bench/chaos.py does it to a real Redis.
 """
 
-import random
 from contextlib import contextmanager
 from datetime import timedelta
 
@@ -16,19 +15,11 @@ from django.urls import reverse
 from kombu.exceptions import OperationalError as BrokerDown
 
 from games import outbox, services, tasks
-from games.bots import RandomPlayer
 from games.engine.match import MatchRules
 from games.models import FollowUp, Match, Seat
-from tests.games.conftest import current_match
+from tests.helpers import action_url, bind, current_match, post_json
 
 OPENING_PLAY = [[8, 5], [6, 5]]
-
-
-@pytest.fixture
-def random_bots(monkeypatch):
-    import games.bots
-
-    monkeypatch.setattr(games.bots, "get_bot", lambda name: RandomPlayer(random.Random(7)))
 
 
 @pytest.fixture
@@ -64,22 +55,18 @@ def sweep(clock):
     return tasks.publish_follow_ups() + tasks.nudge_stuck_bots()
 
 
-def api_post(client, url, body):
-    return client.post(url, data=body, content_type="application/json")
-
-
 def test_a_move_with_the_broker_down_is_saved_answered_and_its_email_sent_later(
     room, alice, bob, clock, broker, mailoutbox, django_capture_on_commit_callbacks
 ):
     Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
     FollowUp.objects.all().delete()  # what the setup owed
-    alice.client.get(reverse("games:seat_link", args=[room.slug, alice.token]))
+    bind(alice, room)
     clock.tick(timedelta(hours=1))  # bob left the board long ago
     broker.down = True
     with committing(django_capture_on_commit_callbacks):
-        response = api_post(
+        response = post_json(
             alice.client,
-            reverse("games:api_action", args=[room.slug, "play"]),
+            action_url(room, "play"),
             {"version": 1, "play": OPENING_PLAY},
         )
     assert response.status_code == 200
@@ -104,7 +91,7 @@ def test_a_join_and_a_bot_room_with_the_broker_down_keep_their_seat(
     broker.down = True
     dice.push((1, 3))  # the bot opens: its first turn is owed at once
     with committing(django_capture_on_commit_callbacks):
-        created = api_post(
+        created = post_json(
             client, reverse("games:api_create"), {"nickname": "ana", "bot": "chofer"}
         )
     assert created.status_code == 201
@@ -115,7 +102,7 @@ def test_a_join_and_a_bot_room_with_the_broker_down_keep_their_seat(
     host = services.room_create(rules=MatchRules(), nickname="eva", email="eva@example.com")
     guest = client.__class__()
     with committing(django_capture_on_commit_callbacks):
-        joined = api_post(
+        joined = post_json(
             guest, reverse("games:api_join", args=[host.room.slug]), {"nickname": "leo"}
         )
     assert joined.status_code == 200

@@ -10,8 +10,7 @@ from django.urls import reverse
 
 from games.engine.match import Format, MatchRules
 from games.models import Room, Seat
-from tests.games.conftest import page_urls
-from tests.games.test_api import bind
+from tests.helpers import bind, page_urls, seat_url
 
 pytestmark = pytest.mark.django_db
 
@@ -303,6 +302,6 @@ def test_an_unknown_opponent_is_a_form_error(clock, dice):
 
 def test_a_seat_bound_by_the_link_in_an_email_is_listed_in_mis_partidas(room, alice):
     phone = Client()
-    response = phone.get(reverse("games:seat_link", args=[room.slug, alice.seat.mail_token()]))
+    response = phone.get(seat_url(room, alice.seat.mail_token()))
     assert response.status_code == 302
     assert "Contra bob" in phone.get(reverse("games:my_rooms")).content.decode()

@@ -11,7 +11,7 @@ from games import services
 from games.engine.match import MatchRules
 from games.models import Room, Seat
 from games.seats import SESSION_SEATS
-from tests.games.test_api import action_url, bind, post_json
+from tests.helpers import action_url, bind, post_json, seat_url
 
 pytestmark = pytest.mark.django_db
 
@@ -113,11 +113,11 @@ def test_a_session_remembers_a_bounded_list_of_seats_dropping_the_oldest(clock):
     browser = Client()
     seats = [services.room_create(rules=MatchRules(), nickname="ana") for _ in range(5)]
     for seat in seats:
-        browser.get(reverse("games:seat_link", args=[seat.room.slug, seat.token]))
+        browser.get(seat_url(seat.room, seat.token))
     remembered = browser.session[SESSION_SEATS]
     assert list(remembered) == [seat.room.slug for seat in seats[2:]]
     # Opening an old link again makes it the newest, and drops the next oldest.
-    browser.get(reverse("games:seat_link", args=[seats[0].room.slug, seats[0].token]))
+    browser.get(seat_url(seats[0].room, seats[0].token))
     assert list(browser.session[SESSION_SEATS]) == [
         seats[3].room.slug,
         seats[4].room.slug,

@@ -9,8 +9,7 @@ import pytest
 from games import selectors, services
 from games.engine.match import Format, IllegalAction, MatchRules, MatchState
 from games.models import Turn
-from tests.conftest import Persona
-from tests.games.conftest import current_match, play_out
+from tests.helpers import Persona, current_match, play_out
 
 
 def two_players(rules):

@@ -16,8 +16,7 @@ from games.engine import legal_plays
 from games.engine.match import Format, MatchRules, MatchState, Phase
 from games.errors import ServiceError
 from games.models import Match
-from tests.conftest import Persona
-from tests.games.conftest import current_match
+from tests.helpers import Persona, current_match
 
 RULES = [
     MatchRules(),

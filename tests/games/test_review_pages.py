@@ -10,16 +10,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games import analysis, analysis_service, services, tasks
+from games import analysis_service, services, tasks
 from games.models import Game, GameAnalysis, Seat, Turn
-from tests.games.conftest import play_out
-
-FAST = analysis.Settings(play_level="1ply", cubeful_play_level="1ply", cube_level="1ply")
+from tests.helpers import bind, play_out
 
 
 @pytest.fixture(autouse=True)
-def fast_settings(monkeypatch):
-    monkeypatch.setattr(analysis_service, "SETTINGS", FAST)
+def fast_settings(fast_analysis, monkeypatch):
+    """bgsage at 1-ply, and no analysis task queued when a game ends: the tests run it."""
     monkeypatch.setattr(tasks.analyse_game, "delay", lambda analysis_id: None)
 
 
@@ -31,16 +29,11 @@ def request_url(room, game=1, match=1) -> str:
     return reverse("games:review_request", args=[room.slug, match, game])
 
 
-def sit(persona, room):
-    """Open the persona's seat link in their browser, as they would from their email."""
-    persona.client.get(reverse("games:seat_link", args=[room.slug, persona.token]))
-
-
 @pytest.fixture
 def finished(room, alice, bob):
     play_out(room, alice, bob)
-    sit(alice, room)
-    sit(bob, room)
+    bind(alice, room)
+    bind(bob, room)
     return room
 
 
@@ -102,7 +95,7 @@ def test_only_a_seat_holder_may_ask_for_an_analysis(finished, alice, carol, mall
 
 
 def test_asking_for_a_running_game_is_refused_in_words(room, alice):
-    sit(alice, room)
+    bind(alice, room)
     response = alice.client.post(request_url(room))
     assert response.status_code == 409 and "Solo se analiza una partida terminada" in (
         response.content.decode()

@@ -13,8 +13,7 @@ from games import services
 from games.engine.match import Format, MatchRules, Phase
 from games.errors import BadInput, Conflict, IllegalMoveError, NotSeatHolder
 from games.models import Game, Match, Room, Seat, Turn
-from tests.conftest import START
-from tests.games.conftest import current_match, state_of, version_of
+from tests.helpers import START, Persona, current_match, play_out, state_of, version_of
 
 MATCH_TO_5 = MatchRules(format=Format.MATCH, length=5)
 SESSION = MatchRules(format=Format.SESSION, beavers=True)
@@ -581,8 +580,6 @@ class TestFollowUp:
 
 class TestWholeGames:
     def test_a_partida_simple_is_played_to_the_end(self, room, alice, bob):
-        from tests.games.conftest import play_out
-
         match = play_out(room, alice, bob)
         game = match.games.get()
         assert game.status == Game.Status.FINISHED and game.revealed
@@ -592,9 +589,6 @@ class TestWholeGames:
         assert game.rolls_drawn == sum(1 for t in game.turns.all() if t.kind == "roll")
 
     def test_a_match_to_three_plays_game_after_game(self, db, clock, dice):
-        from tests.conftest import Persona
-        from tests.games.conftest import play_out
-
         alice = Persona(
             "alice",
             seat=services.room_create(

@@ -13,7 +13,7 @@ from games import services
 from games.engine.match import Format, MatchRules
 from games.errors import Conflict
 from games.models import Turn
-from tests.games.conftest import current_match, needs_postgresql, race
+from tests.helpers import current_match, needs_postgresql, race
 
 pytestmark = needs_postgresql("SQLite locks the whole database, not the row")
 

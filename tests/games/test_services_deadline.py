@@ -14,8 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from games import notifications, selectors, services
 from games.engine.match import Format, MatchRules, MatchState
 from games.models import Match, Room
-from tests.conftest import START
-from tests.games.conftest import current_match
+from tests.helpers import START, current_match
 
 DEADLINE = START + timedelta(hours=48)
 OPENING_PLAY = [[8, 5], [6, 5]]  # alice's 3-1

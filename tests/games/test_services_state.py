@@ -1,27 +1,28 @@
 """games.selectors: what the board and the JSON state endpoint are given."""
 
-import base64
 import json
 from datetime import timedelta
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 
 from games import selectors, services
 from games.engine import CHECKERS_PER_SIDE, Position
 from games.engine.match import Format, MatchRules
 from games.engine.matchid import GAME_PLAYING, decode_match_id
 from games.models import Game
-from tests.conftest import Persona
-from tests.games.conftest import current_match, first_legal_play, play_out, seat_on_turn
+from tests.helpers import (
+    Persona,
+    bind,
+    current_match,
+    first_legal_play,
+    play_out,
+    play_turns,
+    queries_of,
+    seat_on_turn,
+    secret_forms,
+)
 
 OPENING_PLAY = [[8, 5], [6, 5]]
-
-
-def secret_forms(game: Game) -> list[str]:
-    seed = bytes(game.seed)
-    return [seed.hex(), seed.hex().upper(), base64.b64encode(seed).decode(), repr(seed)]
 
 
 class TestRoomState:
@@ -180,7 +181,7 @@ class TestTheSeedStaysSecret:
         game = current_match(room).games.get()
         for persona in (alice, bob, carol):
             if persona.token:
-                persona.client.get(reverse("games:seat_link", args=[room.slug, persona.token]))
+                bind(persona, room)
             for url in (
                 reverse("games:room", args=[room.slug]),
                 reverse("games:api_state", args=[room.slug]),
@@ -202,17 +203,11 @@ class TestTheSeedStaysSecret:
 
 def test_the_state_costs_the_same_queries_however_long_the_history(room, alice, bob):
     room = alice.seat.room
-    with CaptureQueriesContext(connection) as short:
-        selectors.room_state(room, alice.seat)
-    for _ in range(20):  # ten turns each
-        match = current_match(room)
-        persona = seat_on_turn(room, alice, bob)
-        play = first_legal_play(room, match.side_of(persona.seat))
-        services.game_play(seat=persona.seat, version=match.version, play=play)
+    short = queries_of(lambda: selectors.room_state(room, alice.seat))
+    play_turns(room, alice, bob, 20)  # ten turns each
     assert current_match(room).games.get().turn_count > 30
-    with CaptureQueriesContext(connection) as long:
-        selectors.room_state(room, alice.seat)
-    assert len(short) == len(long) == 4
+    long = queries_of(lambda: selectors.room_state(room, alice.seat))
+    assert short == long == 4
 
 
 class TestSeatByToken:

@@ -11,8 +11,7 @@ from games import notifications, selectors, services
 from games.engine.match import MatchRules
 from games.errors import Conflict
 from games.models import Match, Room, Seat
-from tests.conftest import START
-from tests.games.conftest import current_match, state_of
+from tests.helpers import START, current_match, state_of
 
 
 class TestAbsenceSweep:

@@ -4,24 +4,14 @@ The bots here are bgsage-free random players (same interface), so the tests
 are fast; the bots' strength is tested in tests/bots.
 """
 
-import random
 from datetime import timedelta
 
 import pytest
 
 from games import services, tasks
-from games.bots import RandomPlayer
 from games.engine.match import Format, MatchRules
 from games.models import Match, Seat
-from tests.conftest import Persona
-from tests.games.conftest import current_match, first_legal_play, state_of
-
-
-@pytest.fixture
-def random_bots(monkeypatch):
-    import games.bots
-
-    monkeypatch.setattr(games.bots, "get_bot", lambda name: RandomPlayer(random.Random(7)))
+from tests.helpers import Persona, current_match, first_legal_play, state_of
 
 
 class Worker:

@@ -14,12 +14,13 @@ from django.urls import reverse
 from games import services
 from games.engine.match import MatchRules
 from games.seats import SESSION_SEATS
+from tests.helpers import seat_url
 
 pytestmark = pytest.mark.django_db
 
 
 def seat_link(seat):
-    return reverse("games:seat_link", args=[seat.room.slug, seat.token])
+    return seat_url(seat.room, seat.token)
 
 
 def guest_seats(count):

@@ -10,16 +10,23 @@ import html
 import re
 
 import pytest
-from django.db import connection
 from django.test import Client
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games import selectors, services
+from games import selectors
 from games.engine.match import Format, MatchRules
 from games.models import Game, Match, Room
-from tests.games.conftest import current_match, first_legal_play, seat_on_turn, version_of
-from tests.games.test_api import bind, post_json, snapshot, state_url
+from tests.helpers import (
+    bind,
+    count_queries,
+    current_match,
+    play_out,
+    play_turns,
+    post_json,
+    snapshot,
+    state_url,
+    version_of,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -225,26 +232,6 @@ def test_a_second_guest_finds_the_room_full(room, carol):
 # --- a fixed number of queries -------------------------------------------------------
 
 
-def count_queries(client, url) -> int:
-    client.get(url)  # warm up: the seat's "last seen" write happens at most every 30 s
-    with CaptureQueriesContext(connection) as queries:
-        response = client.get(url)
-    assert response.status_code == 200
-    return len(queries)
-
-
-def play_turns(room, alice, bob, count):
-    for _ in range(count):
-        match = current_match(room)
-        if match.status == Match.Status.FINISHED:
-            return
-        persona = seat_on_turn(room, alice, bob)
-        side = match.side_of(persona.seat)
-        services.game_play(
-            seat=persona.seat, version=match.version, play=first_legal_play(room, side)
-        )
-
-
 ROOM_PAGE_QUERIES = 9  # + the room's finished matches, + the header's count of waiting games
 STATE_QUERIES = 7
 
@@ -255,16 +242,16 @@ def test_the_room_page_and_the_state_cost_the_same_queries_for_a_short_and_a_lon
     bind(alice, room)
     room_url = reverse("games:room", args=[room.slug])
     short = {
-        "page": count_queries(alice.client, room_url),
-        "state": count_queries(alice.client, state_url(room)),
-        "spectator": count_queries(carol.client, room_url),
+        "page": count_queries(alice.client, room_url, warm_up=True),
+        "state": count_queries(alice.client, state_url(room), warm_up=True),
+        "spectator": count_queries(carol.client, room_url, warm_up=True),
     }
     play_turns(room, alice, bob, 40)
     assert current_match(room).version > 40
     long = {
-        "page": count_queries(alice.client, room_url),
-        "state": count_queries(alice.client, state_url(room)),
-        "spectator": count_queries(carol.client, room_url),
+        "page": count_queries(alice.client, room_url, warm_up=True),
+        "state": count_queries(alice.client, state_url(room), warm_up=True),
+        "spectator": count_queries(carol.client, room_url, warm_up=True),
     }
     assert short == long
     assert long["page"] == ROOM_PAGE_QUERIES
@@ -273,10 +260,10 @@ def test_the_room_page_and_the_state_cost_the_same_queries_for_a_short_and_a_lon
 
 def test_the_state_of_a_finished_match_with_history_still_costs_the_same(room, alice, bob):
     bind(alice, room)
-    before = count_queries(alice.client, state_url(room))
+    before = count_queries(alice.client, state_url(room), warm_up=True)
     play_turns(room, alice, bob, 1000)
     assert current_match(room).status == Match.Status.FINISHED
-    assert count_queries(alice.client, state_url(room)) == before
+    assert count_queries(alice.client, state_url(room), warm_up=True) == before
     assert post_json(alice.client, state_url(room), {}).status_code == 405
 
 
@@ -370,7 +357,6 @@ def test_abandoning_a_match_names_the_winner(room, alice, bob, carol, rules):
 
 @pytest.mark.parametrize("rules", [MatchRules(format=Format.MATCH, length=1)])
 def test_a_match_played_out_shows_the_winner_and_the_final_score(room, alice, bob, carol, rules):
-    from tests.games.conftest import play_out
 
     match = play_out(room, alice, bob)
     winner = "alice" if match.seat_number_of(match.winner_side) == 1 else "bob"

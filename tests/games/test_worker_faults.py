@@ -21,9 +21,9 @@ from games import clock, services, tasks
 from games.engine.match import Format, MatchRules
 from games.models import FollowUp, Match
 from tests.celery_worker import celery_worker
-from tests.games.conftest import current_match
-from tests.games.test_correspondence_worker import (
+from tests.helpers import (
     REDIS_URL,
+    current_match,
     database_url_for_the_worker,
     redis_or_skip,
 )

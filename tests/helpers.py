@@ -1,0 +1,384 @@
+"""Plain helpers the site tests share: personas, reading a room, playing it,
+requests, rows and queries, mail, races, a real worker, a real browser.
+
+Fixtures live in the conftest files (tests/conftest.py for the personas, the
+clock and the dice); test modules import these helpers from here, never from a
+conftest or from another test module. The engine tests have their own,
+Django-free tests/engine/helpers.py.
+"""
+
+import base64
+import email
+import email.policy
+import json
+import os
+import socket
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection, connections
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from playwright.sync_api import expect
+
+from accounts.models import EmailOptOut, Profile
+from games import analysis, services
+from games.engine import legal_plays
+from games.engine.match import MatchState, Phase
+from games.models import Game, Match, Room, Seat, SentEmail, Turn
+
+# -- personas -----------------------------------------------------------------
+
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)  # the `clock` fixture's Monday morning
+
+
+@dataclass
+class Persona:
+    """Someone at the table: their seat, its private token, their own browser (a test Client)."""
+
+    name: str
+    seat: Seat | None = None
+    token: str | None = None  # the private seat secret, as the seat link carries it
+    client: Any = field(default_factory=Client)
+
+    def refresh(self):
+        """Reload the seat row (after a service changed it)."""
+        self.seat.refresh_from_db()
+        return self.seat
+
+
+# The game analysis at bgsage 1-ply: fast (the `fast_analysis` fixture puts it in place).
+FAST_ANALYSIS = analysis.Settings(play_level="1ply", cubeful_play_level="1ply", cube_level="1ply")
+
+# -- reading a room -----------------------------------------------------------
+
+
+def current_match(room) -> Match:
+    """The room's latest match row."""
+    return Match.objects.filter(room=room).order_by("-number").first()
+
+
+def state_of(room) -> MatchState:
+    """The engine state of the room's current match."""
+    return MatchState.from_json(current_match(room).state)
+
+
+def version_of(room) -> int:
+    """The version an action on the room's current match must carry."""
+    return current_match(room).version
+
+
+def seat_on_turn(room, *personas):
+    """The persona whose seat owes the next action."""
+    match = current_match(room)
+    return next(p for p in personas if p.seat.pk == match.turn_seat_id)
+
+
+def first_legal_play(room, side) -> list[list[int]]:
+    """The first of the legal plays for `side` with the dice on the table."""
+    state = state_of(room)
+    plays = legal_plays(state.position_for(side), state.dice)
+    return [list(step) for step in plays[0]]
+
+
+def secret_forms(game: Game) -> list[str]:
+    """Every way the game's secret seed could be written out (hex, base64, repr)."""
+    seed = bytes(game.seed)
+    return [seed.hex(), seed.hex().upper(), base64.b64encode(seed).decode(), repr(seed)]
+
+
+# -- playing ------------------------------------------------------------------
+
+
+def play_turns(room, alice, bob, count):
+    """Play `count` turns, the first legal play each, where the table rolls (no cube to answer)."""
+    for _ in range(count):
+        match = current_match(room)
+        if match.status == Match.Status.FINISHED:
+            return
+        persona = seat_on_turn(room, alice, bob)
+        side = match.side_of(persona.seat)
+        services.game_play(
+            seat=persona.seat, version=match.version, play=first_legal_play(room, side)
+        )
+
+
+def play_out(room, *personas, take=True, limit=5000):
+    """Play the current match to its end (roll, take, first legal play); return the finished match.
+
+    A sesión libre is stopped after its first game.
+    """
+    for _ in range(limit):
+        match = current_match(room)
+        if match.status == Match.Status.FINISHED:
+            return match
+        state = MatchState.from_json(match.state)
+        if state.phase is Phase.GAME_OVER:
+            services.session_stop(seat=personas[0].seat, version=match.version)
+            continue
+        persona = seat_on_turn(room, *personas)
+        side = match.side_of(persona.seat)
+        if state.phase is Phase.ROLL:
+            services.game_roll(seat=persona.seat, version=match.version)
+        elif state.phase is Phase.DOUBLED:
+            answer = services.game_take if take else services.game_drop
+            answer(seat=persona.seat, version=match.version)
+        elif state.phase is Phase.RESIGN_OFFERED:
+            services.game_resign_decline(seat=persona.seat, version=match.version)
+        else:
+            services.game_play(
+                seat=persona.seat, version=match.version, play=first_legal_play(room, side)
+            )
+    raise AssertionError("the match did not end")
+
+
+# -- requests -----------------------------------------------------------------
+
+
+def page_urls(room) -> list[str]:
+    """Every page a person reads, the room's own board included."""
+    return [
+        reverse("games:home"),
+        reverse("games:rules"),
+        reverse("games:my_rooms"),
+        reverse("games:room", args=[room.slug]),
+    ]
+
+
+# Every URL that carries a room slug, with {} for the slug.
+SLUG_PATHS = [
+    "/api/rooms/{}/",
+    "/api/rooms/{}/join",
+    "/api/rooms/{}/steps",
+    "/api/rooms/{}/actions/roll",
+    "/mesa/{}/",
+    "/mesa/{}/sentarse/",
+    "/mesa/{}/asiento/sometoken/",
+    "/mesa/{}/jugar/roll/",
+    "/mesa/{}/encuentro.mat",
+]
+
+
+def seat_url(room, token) -> str:
+    """The path of a private seat link."""
+    return reverse("games:seat_link", args=[room.slug, token])
+
+
+def bind(persona, room):
+    """Open the persona's private seat link in their browser, as the invitation flow does."""
+    response = persona.client.get(seat_url(room, persona.token))
+    assert response.status_code == 302
+    return response
+
+
+def state_url(room) -> str:
+    """The JSON state endpoint of a room."""
+    return reverse("games:api_state", args=[room.slug])
+
+
+def action_url(room, action) -> str:
+    """The JSON endpoint of one game action."""
+    return reverse("games:api_action", args=[room.slug, action])
+
+
+def post_json(client, url, body, **extra):
+    """POST `body` as JSON (a str or bytes body is sent as it is)."""
+    data = body if isinstance(body, str | bytes) else json.dumps(body)
+    return client.post(url, data=data, content_type="application/json", **extra)
+
+
+# -- rows and queries -----------------------------------------------------------
+
+
+def snapshot() -> dict:
+    """Every row a game action could touch, as plain values."""
+    return {
+        model.__name__: list(model.objects.order_by("pk").values())
+        for model in (Room, Seat, Match, Game, Turn)
+    }
+
+
+def whole_db() -> dict:
+    """Every row a request could write, users and sessions' seats included."""
+    rows = snapshot()
+    for model in (get_user_model(), Profile, EmailOptOut, SentEmail):
+        rows[model.__name__] = list(model.objects.order_by("pk").values())
+    return rows
+
+
+def queries_of(call) -> int:
+    """How many SQL queries `call()` makes."""
+    with CaptureQueriesContext(connection) as queries:
+        call()
+    return len(queries)
+
+
+def count_queries(client, url, *, warm_up=False) -> int:
+    """The queries of a GET answered 200; `warm_up` GETs once first (a seat's "last seen" write)."""
+    if warm_up:
+        client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(queries)
+
+
+# -- mail -----------------------------------------------------------------------
+
+
+def sent(mailoutbox) -> Counter:
+    """How many emails went out, by (recipient, subject)."""
+    return Counter((message.to[0], message.subject) for message in mailoutbox)
+
+
+# -- races --------------------------------------------------------------------
+
+
+def race(*calls):
+    """Start every call at once on its own thread; return what each returned or raised."""
+    barrier = threading.Barrier(len(calls))
+    outcomes = [None] * len(calls)
+
+    def run(index, call):
+        try:
+            barrier.wait()
+            outcomes[index] = call()
+        except Exception as exc:  # noqa: BLE001 - the outcome is what the test checks
+            outcomes[index] = exc
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return outcomes
+
+
+def needs_postgresql(why: str) -> list:
+    """The marks of a race test module: transactions that really commit, on PostgreSQL only."""
+    return [
+        pytest.mark.django_db(transaction=True),
+        pytest.mark.skipif(
+            connection.vendor != "postgresql",
+            reason=f"needs PostgreSQL: {why} (run with DATABASE_URL=postgres://...)",
+        ),
+    ]
+
+
+# -- a real worker, broker and mail server ------------------------------------------
+
+REDIS_URL = "redis://127.0.0.1:6379/11"  # the worker tests' broker
+
+
+def redis_or_skip():
+    """A client of the worker tests' Redis, or skip the test when it does not answer."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        pytest.skip(f"Redis does not answer at {REDIS_URL} ({error}); .ci/run starts it")
+    return client
+
+
+def database_url_for_the_worker() -> str:
+    """The URL of the database this test runs on, for another process."""
+    db = connection.settings_dict
+    if connection.vendor == "postgresql":
+        password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+        host = db.get("HOST") or "127.0.0.1"
+        return f"postgres://{db['USER']}{password}@{host}:{db.get('PORT') or 5432}/{db['NAME']}"
+    name = str(db["NAME"])
+    if connection.vendor != "sqlite" or "memory" in name or not os.path.isabs(name):
+        pytest.skip("the worker needs a database it can open too: PostgreSQL or a SQLite file")
+    return f"sqlite:///{name}"
+
+
+def free_port() -> int:
+    """A port the system has free now (for a mail server in this process)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Inbox:
+    """An aiosmtpd handler that keeps every message it is given."""
+
+    def __init__(self):
+        self.messages = []
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append(
+            email.message_from_bytes(envelope.content, policy=email.policy.default)
+        )
+        return "250 Message accepted"
+
+
+# -- in a real browser (tests/browser) ----------------------------------------------
+
+ALICE, BOB = "alice", "bob"
+PHONE = {"width": 360, "height": 740}
+
+
+def seated(rules):
+    """alice opens a room with `rules` and bob joins it; their two seats."""
+    alice = services.room_create(rules=rules, nickname=ALICE)
+    bob = services.room_join(room=alice.room, nickname=BOB)
+    return alice, bob
+
+
+def table_urls(live_server, alice, bob) -> dict:
+    """On the live server: alice's and bob's seat links by name, and the room's page as "watch"."""
+    return {
+        ALICE: live_server.url + seat_url(alice.room, alice.token),
+        BOB: live_server.url + seat_url(bob.room, bob.token),
+        "watch": live_server.url + reverse("games:room", args=[alice.room.slug]),
+    }
+
+
+def latest_version() -> int:
+    """The version of the match created last (the browser tests have one room)."""
+    return Match.objects.order_by("-pk").first().version
+
+
+def key_of(point: int) -> str:
+    """The board's data-key of a point in the mover's numbering (25 = bar, 0 = off)."""
+    return {25: "bar", 0: "off"}.get(point, str(point))
+
+
+def spot(page, point: int, state: str = ""):
+    """The board's spot for a point, with an optional state class (".source", ".target")."""
+    return page.locator(f'.board-svg .spot{state}[data-key="{key_of(point)}"]')
+
+
+def settled(page):
+    """Wait until the board has the server's answer (no options or action in flight)."""
+    expect(page.locator('.board-svg[aria-busy="false"]')).to_have_count(1)
+
+
+def tap_step(page, src: int, dst: int):
+    """Tap a checker the server lets move, then the destination it marked."""
+    settled(page)
+    source = spot(page, src, ".source")
+    expect(source).to_have_count(1)
+    if not spot(page, src, ".selected").count():
+        source.click()
+    target = spot(page, dst, ".target")
+    expect(target).to_have_count(1)
+    target.click()
+
+
+def finish_turn(page):
+    """Press the board's finish button once it is enabled."""
+    finish = page.locator("#board-finish")
+    expect(finish).to_be_enabled()
+    finish.click()
