@@ -1,6 +1,7 @@
 """Account operations used by the views, the emails and the other apps."""
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core import signing
 from django.db import transaction
 from django.urls import reverse
@@ -87,8 +88,6 @@ def confirm_email_url(user):
 
 def email_confirm(*, token):
     """Mark the address of a confirmation token as proven; the user or None."""
-    from django.contrib.auth import get_user_model
-
     try:
         data = signing.loads(token, salt=CONFIRM_SALT, max_age=CONFIRM_MAX_AGE)
     except signing.BadSignature:

@@ -4,6 +4,8 @@ Every sentence is translatable with Spanish as the source; nothing here knows a
 rule of the game, it only puts into words what the turn log says happened.
 """
 
+from datetime import datetime
+
 from django import template
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -91,8 +93,6 @@ def phase_text(context, match, turn_player) -> str:
 @register.filter
 def parse_iso(value):
     """The ISO 8601 times of the state dict, as datetimes for |timesince and |date."""
-    from datetime import datetime
-
     try:
         return datetime.fromisoformat(value)
     except (TypeError, ValueError):
