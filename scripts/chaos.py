@@ -6,7 +6,8 @@ gunicorn (18200), a Celery worker for bots and sweeps, one for mail, beat,
 and an SMTP server in this process (18202) that it can hang (a socket that
 accepts and never answers), stop, and make answer too late (it keeps the
 message, the reply arrives after EMAIL_TIMEOUT). PostgreSQL is the one on
-127.0.0.1:5432, database CHAOS_DATABASE_URL (flushed first).
+127.0.0.1:5432, database CHAOS_DATABASE_URL (default mesa_chaos, created
+when missing, flushed first).
 
 Scenarios, each printing moves saved, bot turns applied, emails delivered,
 duplicates and 5xx answers:
@@ -47,10 +48,13 @@ from datetime import timedelta
 from http.cookiejar import CookieJar
 from pathlib import Path
 
+import psycopg
+from psycopg import sql
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 WEB, REDIS, SMTP = 18200, 18201, 18202
-DATABASE_URL = os.environ.get("CHAOS_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/mesa_h10b")
+DATABASE_URL = os.environ.get("CHAOS_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/mesa_chaos")
 REDIS_URL = f"redis://127.0.0.1:{REDIS}/0"
 EMAIL_TIMEOUT = 2
 RUN_DEADLINE = 15 * 60  # the whole run, whatever happens
@@ -67,6 +71,8 @@ SETTINGS = {
     "SECURE_SSL_REDIRECT": "false",
     "FOLLOW_UP_SWEEP_SECONDS": "2",
     "BOT_STUCK_AFTER_SECONDS": "4",
+    # Every player of the run comes from 127.0.0.1: one address opening dozens of rooms.
+    "MESA_RATE_LIMIT_SCALE": "100",
     "MAIL_RETRY_FIRST_SECONDS": "4",
     "MAIL_RETRY_MAX_SECONDS": "60",
     "MAIL_TRIES": "10",
@@ -582,6 +588,14 @@ def replays_clean() -> tuple[int, int]:
     return len(matches), bad
 
 
+def create_database(url: str) -> None:
+    """Create the run's database on its server unless it is there already."""
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as server:
+        if not server.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            server.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
 def main() -> int:
     for port in (WEB, REDIS, SMTP):
         if port_open(port):
@@ -592,8 +606,12 @@ def main() -> int:
     mail = MailServer()
     try:
         log(f"logs in {folder}")
+        create_database(DATABASE_URL)
         subprocess.run(
             [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, check=True
+        )
+        subprocess.run(
+            [sys.executable, "manage.py", "createcachetable", "-v0"], cwd=ROOT, check=True
         )
         subprocess.run(
             [sys.executable, "manage.py", "flush", "--noinput", "-v0"], cwd=ROOT, check=True

@@ -1,5 +1,6 @@
 """The production shape: `manage.py check --deploy` is clean under production variables."""
 
+import ast
 import os
 import re
 import runpy
@@ -166,3 +167,16 @@ def test_every_page_finds_its_hashed_static_files_after_collectstatic(tmp_path, 
     (main,) = (tmp_path / "js" / "board").glob("main.*.js")
     imports = re.findall(r'from "(\.[^"]+)"', main.read_text())
     assert imports and all(re.search(r"\.[0-9a-f]{12}\.js$", name) for name in imports), imports
+
+
+def test_the_rate_limit_scale_multiplies_every_count_and_keeps_the_windows():
+    code = "from django.conf import settings; print(settings.MESA_RATE_LIMITS)"
+    plain = django_script(code)
+    club = django_script(code, MESA_RATE_LIMIT_SCALE="3")
+    assert plain.returncode == club.returncode == 0, plain.stderr + club.stderr
+    limits, scaled = ast.literal_eval(plain.stdout), ast.literal_eval(club.stdout)
+    assert limits["create"]["address"] == (30, 600)
+    assert scaled == {
+        kind: {who: (count * 3, seconds) for who, (count, seconds) in by_who.items()}
+        for kind, by_who in limits.items()
+    }
