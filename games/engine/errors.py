@@ -12,8 +12,9 @@ which of two kinds it is:
   is the match's own kind of it; when it refuses a play its ``move_code``
   holds the move rules' finer code (``bar_first``, ``point_closed``...).
 
-The site answers the first with 400 and the second with 422 (or 409 for
-"not now"), deciding by class, never by code.
+The site answers the first with 400 and the second with 422, deciding by
+class; only the "not now" codes of an illegal action (not your turn, the game
+is over) answer 409 instead (games.errors.from_engine).
 """
 
 from __future__ import annotations
