@@ -277,8 +277,8 @@ def needs_postgresql(why: str) -> list:
 
 
 def on_ci() -> bool:
-    """CI=true: .ci/run sets it, after installing and starting everything the tests use."""
-    return os.environ.get("CI", "").lower() == "true"
+    """CI=true (or 1): .ci/run sets it, after installing and starting everything the tests use."""
+    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
 
 
 def missing(what: str) -> None:
