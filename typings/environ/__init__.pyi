@@ -29,19 +29,34 @@ class Env:
     ) -> builtins.list[builtins.str]: ...
     # The settings dicts of DATABASES, CACHES and the EMAIL_* names.
     def db_url(
-        self, var: builtins.str = "DATABASE_URL", default: builtins.str | NoValue = ..., engine: builtins.str | None = None
+        self,
+        var: builtins.str = "DATABASE_URL",
+        default: builtins.str | NoValue = ...,
+        engine: builtins.str | None = None,
     ) -> dict[builtins.str, Any]: ...
     def db(
-        self, var: builtins.str = "DATABASE_URL", default: builtins.str | NoValue = ..., engine: builtins.str | None = None
+        self,
+        var: builtins.str = "DATABASE_URL",
+        default: builtins.str | NoValue = ...,
+        engine: builtins.str | None = None,
     ) -> dict[builtins.str, Any]: ...
     def cache_url(
-        self, var: builtins.str = "CACHE_URL", default: builtins.str | NoValue = ..., backend: builtins.str | None = None
+        self,
+        var: builtins.str = "CACHE_URL",
+        default: builtins.str | NoValue = ...,
+        backend: builtins.str | None = None,
     ) -> dict[builtins.str, Any]: ...
     def cache(
-        self, var: builtins.str = "CACHE_URL", default: builtins.str | NoValue = ..., backend: builtins.str | None = None
+        self,
+        var: builtins.str = "CACHE_URL",
+        default: builtins.str | NoValue = ...,
+        backend: builtins.str | None = None,
     ) -> dict[builtins.str, Any]: ...
     def email_url(
-        self, var: builtins.str = "EMAIL_URL", default: builtins.str | NoValue = ..., backend: builtins.str | None = None
+        self,
+        var: builtins.str = "EMAIL_URL",
+        default: builtins.str | NoValue = ...,
+        backend: builtins.str | None = None,
     ) -> dict[builtins.str, Any]: ...
     @classmethod
     def read_env(
