@@ -23,7 +23,7 @@ import time
 
 from games.analysis import DEFAULT_SETTINGS, analyse, match_decisions, summarise
 from games.analysis.ladder import bot_game, bot_prs
-from games.engine.match import Format, MatchRules
+from games.engine import Format, MatchRules
 
 GAMES = {
     "partida simple": (MatchRules(), "3-ply"),

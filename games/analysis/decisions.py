@@ -13,8 +13,7 @@ from dataclasses import dataclass
 
 from games.bots.context import BotContext
 from games.bots.runner import context_for
-from games.engine import Play, Position
-from games.engine.match import Action, MatchRules, MatchState, Phase
+from games.engine import Action, MatchRules, MatchState, Phase, Play, Position
 
 PLAY = "play"
 NO_DOUBLE = "no_double"

@@ -15,8 +15,16 @@ from dataclasses import dataclass
 
 from games.bots import BOT_NAMES, CUBELESS_MONEY, get_bot
 from games.bots.runner import next_action
-from games.engine import Position, SeededDice, legal_plays
-from games.engine.match import Action, MatchRules, MatchState, Phase, advance
+from games.engine import (
+    Action,
+    MatchRules,
+    MatchState,
+    Phase,
+    Position,
+    SeededDice,
+    advance,
+    legal_plays,
+)
 
 from .evaluate import DEFAULT_SETTINGS, Settings, rank
 

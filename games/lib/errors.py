@@ -10,7 +10,7 @@ its sentence in MESSAGES, and `public_message` is the one way to read it.
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
-from games.engine.errors import EngineError, InvalidInput
+from games.engine import EngineError, InvalidInput
 
 # Every code a service can raise, with the sentence a person reads.
 # Engine codes (InvalidInput / IllegalMove) are listed too so the site can
@@ -65,7 +65,7 @@ MESSAGES = {
     "already_rolled": _("Ya tiraste los dados: ahora toca mover."),
     "unknown_action": _("Esa acción no existe."),
     "bad_action": _("A esa acción le falta algo o le sobra algo."),
-    # The HTTP layer itself: the API (RequestError) and games.http_errors.
+    # The HTTP layer itself: the API (RequestError) and games.web.http_errors.
     "bad_json": _("El cuerpo de la petición debe ser un objeto JSON."),
     "bad_request": _("La petición no se entiende."),
     "too_large": _("La petición es demasiado grande."),
@@ -141,7 +141,7 @@ class IllegalMoveError(ServiceError):
 
 class RequestError(BadInput):
     """A request the site cannot read or answer (not JSON, too large, an unknown action,
-    a failure games.http_errors answers); its sentence is in MESSAGES like any other."""
+    a failure games.web.http_errors answers); its sentence is in MESSAGES like any other."""
 
     def __init__(self, code, reason="", status=400):
         super().__init__(code, reason)

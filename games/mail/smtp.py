@@ -3,7 +3,7 @@
 When the connection drops or times out after the whole message (its final
 "." line) went to the server, the server may well have accepted it: only its
 "250" was lost. Sending it again could deliver it twice, so that case raises
-ReplyLost, and games.notifications keeps such a message as "uncertain" instead
+ReplyLost, and games.mail.messages keeps such a message as "uncertain" instead
 of retrying it. Every failure before that point (no connection, no greeting,
 a refused sender or recipient, a timeout before the end of the data) is a
 plain SMTPException or OSError: nothing was delivered, a retry is safe.

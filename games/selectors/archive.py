@@ -2,13 +2,13 @@
 
 Nothing here writes. Each function costs a fixed number of queries, however
 many matches, games and turns the room holds; the room comes with its seats
-prefetched (games.seats.load_room). A game's dice seed shows only once
+prefetched (games.web.seats.load_room). A game's dice seed shows only once
 that game is over (Game.revealed_seed); its commitment shows always.
 """
 
-from games import selectors
-from games.errors import NotFound
+from games.lib.errors import NotFound
 from games.models import Game, Match, Room
+from games.selectors.board import game_infos, spectator_match_state
 
 
 def room_matches(room: Room, *, finished_only: bool = False, games: bool = True) -> list[dict]:
@@ -30,7 +30,7 @@ def room_matches(room: Room, *, finished_only: bool = False, games: bool = True)
     for game in rows:
         by_match[game.match_id].append(game)
     return [
-        _summary(match, names, selectors.game_infos(match, by_match[match.pk], seats))
+        _summary(match, names, game_infos(match, by_match[match.pk], seats))
         for match in matches
     ]
 
@@ -66,12 +66,12 @@ def past_match(room: Room, number: int) -> dict:
         raise NotFound("no_match", f"no finished match {number} in {room.slug}")
     match.room = room
     seats = {seat.number: seat for seat in room.seats.all()}
-    state = selectors.spectator_match_state(match, seats)
+    state = spectator_match_state(match, seats)
     names = {seat.number: seat.nickname for seat in seats.values()}
     return {
         "summary": _summary(match, names, state["games"]),
         "match": state,
-        # The shape presenters.history_lines reads: the match and who plays which side.
+        # The shape games.web.presenters.history_lines reads: the match and who plays which side.
         "seats": [
             {"side": match.side_of(seat), "nickname": seat.nickname} for seat in seats.values()
         ],

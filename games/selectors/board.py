@@ -1,25 +1,19 @@
-"""Read-side queries for views, templates, emails and tests.
+"""The board's state: what the board page and the JSON state endpoint show.
 
-Nothing here writes. `room_state` answers the board page and the JSON state
-endpoint with a fixed number of queries however long the history is.
+Nothing here writes. `room_state` answers with a fixed number of queries
+however long the history is.
 """
 
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db.models import F, Q
-from django.utils import timezone
-
-from games import clock, deadlines, review
-from games.engine import SeededDice, commitment, legal_steps
-from games.engine.match import Action, MatchRules, MatchState, Phase
-from games.engine.matchid import gnubg_id, match_id
-from games.engine.matfile import export_mat
-from games.errors import NotFound
-from games.history import sheet_lines
+from games.engine import ActionKind, MatchRules, MatchState, gnubg_id, match_id
+from games.lib import clock, deadlines
+from games.lib.actions import SiteAction
 from games.models import Game, Match, Room, Seat, Turn, hash_token
-from games.results import game_results
-from games.turns import turn_action
+from games.selectors import review
+from games.selectors.history import sheet_lines
+from games.selectors.results import game_results
 
 
 def seat_by_token(token: str) -> Seat | None:
@@ -63,7 +57,7 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     history [{game, number, side, kind, automatic, dice, notation, steps,
     blocked, value, reason, cube_value, at, opening, text (the entry's line
     on the board's score sheet in the request's language, None for a roll
-    its play writes; see games.history)}], side0_seat.
+    its play writes; see games.selectors.history)}], side0_seat.
     """
     seats = {seat.number: seat for seat in Seat.objects.filter(room=room)}
     for seat in seats.values():
@@ -189,7 +183,7 @@ def _history(games: list[Game], names: dict[int, str]) -> list[dict]:
                 "notation": t["notation"],
                 "steps": t["steps"],  # from the mover's side; the board marks the last play
                 # A roll with no legal play: the turn passed at once.
-                "blocked": t["kind"] == "roll" and t["steps"] == [],
+                "blocked": t["kind"] == ActionKind.ROLL and t["steps"] == [],
                 "value": t["value"],
                 "reason": t["reason"] or None,
                 "cube_value": t["cube_value"],
@@ -210,15 +204,15 @@ def _allowed(match, state, seats, view_side, owing) -> list[str]:
     if match.status == Match.Status.FINISHED:
         offered = match.rematch_offered_by_id
         if offered is None:
-            return ["rematch_offer"]
+            return [SiteAction.REMATCH_OFFER]
         viewer_id = seats[match.seat_number_of(view_side)].pk
-        return [] if offered == viewer_id else ["rematch_accept"]
+        return [] if offered == viewer_id else [SiteAction.REMATCH_ACCEPT]
     allowed = set(state.allowed_actions(view_side))
     absence = _absence(match, view_side, owing)
     if absence and absence["can_claim"]:
-        allowed.add("claim_absence")
+        allowed.add(SiteAction.CLAIM_ABSENCE)
     if absence and not absence["kept_waiting"]:
-        allowed.add("keep_waiting")
+        allowed.add(SiteAction.KEEP_WAITING)
     return sorted(allowed)
 
 
@@ -274,243 +268,3 @@ def game_infos(match: Match, games: Iterable[Game], seats: dict[int, Seat]) -> l
     names = {match.side_of(seat): seat.nickname for seat in seats.values()}
     results = game_results(state.games, names)
     return [_game_info(game, results) for game in games]
-
-
-# --- "Mis partidas" --------------------------------------------------------------
-
-
-YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
-
-
-def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
-    """One line per room of these seats, the most urgent first (four queries).
-
-    First the rooms where the seat owes an action, the nearest absence
-    deadline first (a table with a bot, or a turn the rival chose to wait
-    out, has none and comes after); then the rooms waiting on the rival or
-    on a second player, the longest waiting first; then the finished ones,
-    the last to end first. Each line: room, seat, opponent, status, group,
-    your_turn, turn_started_at, deadline and hours_left (None without one),
-    last_move_at, ended_at, finished_matches (how many matches the room
-    keeps in its archive) and prs (each analysed game of the latest match:
-    your PR and your rival's).
-    """
-    now = clock.now()
-    seats = list(seats)
-    room_ids = [seat.room_id for seat in seats]
-    rooms = {room.pk: room for room in Room.objects.filter(pk__in=room_ids)}
-    latest: dict[int, Match] = {}
-    finished: dict[int, int] = {}
-    for match in Match.objects.filter(room_id__in=room_ids).order_by("room_id", "number"):
-        latest[match.room_id] = match
-        if match.status == Match.Status.FINISHED:
-            finished[match.room_id] = finished.get(match.room_id, 0) + 1
-    by_room: dict[int, dict[int, Seat]] = {}
-    for seat in Seat.objects.filter(room_id__in=room_ids):
-        by_room.setdefault(seat.room_id, {})[seat.number] = seat
-    prs = review.match_prs(latest.values())
-    lines = []
-    for seat in seats:
-        room = rooms[seat.room_id]
-        match = latest.get(room.pk)
-        opponent = by_room.get(room.pk, {}).get(3 - seat.number)
-        line = {
-            "room": room,
-            "seat": seat,
-            "opponent": opponent.nickname if opponent else None,
-            "status": room.status,
-            "your_turn": False,
-            "turn_started_at": match.turn_started_at if match else None,
-            "deadline": None,
-            "hours_left": None,
-            "last_move_at": room.last_move_at,
-            "ended_at": (match.ended_at if match and match.ended_at else room.ended_at),
-            "finished_matches": finished.get(room.pk, 0),
-            "prs": review.seat_prs(prs, match, seat),  # analysed games: your PR, theirs
-        }
-        if not room.is_active or (match and match.status == Match.Status.FINISHED):
-            line["group"] = FINISHED
-        elif match and match.turn_seat_id == seat.pk:
-            # The deadline is when the match closes by itself: none in a room
-            # against the computer, or once the rival chose to keep waiting.
-            turn = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
-            line.update(group=YOUR_TURN, your_turn=True, deadline=turn.closes_at)
-            line["hours_left"] = turn.hours_left(now)  # whole hours, rounded down
-        else:
-            line["group"] = THEIR_TURN
-        lines.append(line)
-    lines.sort(key=_urgency)
-    return lines
-
-
-def _urgency(line: dict) -> tuple:
-    if line["group"] == YOUR_TURN:
-        deadline = line["deadline"]
-        since = line["turn_started_at"] or line["last_move_at"]
-        return (0, deadline is None, deadline or since, since)
-    if line["group"] == THEIR_TURN:
-        return (1, False, line["turn_started_at"] or line["last_move_at"], None)
-    ended = line["ended_at"] or line["last_move_at"]
-    return (2, False, -ended.timestamp(), None)
-
-
-def waiting_for_me(user, session_tokens: dict[str, str]) -> int:
-    """How many matches owe an action from this person: their account's seats and the
-    seats this browser holds by link. One query (tokens checked in Python)."""
-    owned = Q(turn_seat__user=user) if user is not None and user.is_authenticated else Q()
-    by_link = Q(turn_seat__room__slug__in=list(session_tokens)) if session_tokens else Q()
-    if not owned and not by_link:
-        return 0
-    matches = Match.objects.filter(status=Match.Status.PLAYING).filter(owned | by_link)
-    count = 0
-    for match in matches.select_related("turn_seat__room"):
-        seat = match.turn_seat
-        if owned and seat.user_id == user.pk:
-            count += 1
-        elif seat.check_token(session_tokens.get(seat.room.slug, "")):
-            count += 1
-    return count
-
-
-# --- what the sweeps look for (each uses a partial index; see games.models) ------
-
-
-def absent_due(*, limit: int = 100) -> list[int]:
-    """Matches past their absence deadline that the waiting player did not choose
-    to keep waiting: for services.absence_close."""
-    matches = (
-        Match.objects.filter(status=Match.Status.PLAYING, absence_due_at__lte=clock.now())
-        .exclude(absence_waived_for=F("turn_started_at"))
-        .order_by("absence_due_at")
-    )
-    return list(matches.values_list("pk", flat=True)[:limit])
-
-
-def reminder_due(*, limit: int = 100) -> list[int]:
-    """Matches whose player on turn is 24 h from the deadline (the reminder sweep)."""
-    after, until = deadlines.reminder_window(clock.now())
-    matches = (
-        Match.objects.filter(
-            status=Match.Status.PLAYING, absence_due_at__gt=after, absence_due_at__lte=until
-        )
-        .exclude(reminder_sent_for=F("turn_started_at"))
-        .order_by("absence_due_at")
-    )
-    return list(matches.values_list("pk", flat=True)[:limit])
-
-
-def idle_rooms_due(*, limit: int = 100) -> list[int]:
-    """Active rooms with no move for seven days: for services.room_expire."""
-    cutoff = deadlines.idle_cutoff(clock.now())
-    rooms = Room.objects.filter(status__in=Room.ACTIVE, last_move_at__lte=cutoff)
-    return list(rooms.order_by("last_move_at").values_list("pk", flat=True)[:limit])
-
-
-def stuck_bot_turns(*, older_than, limit: int = 100) -> list[tuple[int, int]]:
-    """(match id, version) of bot games where the bot has owed an action for
-    longer than `older_than` (nothing moved in the room since): the bot sweep."""
-    cutoff = clock.now() - older_than
-    matches = Match.objects.filter(
-        status=Match.Status.PLAYING,
-        turn_seat__number=2,
-        room__last_move_at__lte=cutoff,
-        room__status=Room.Status.PLAYING,
-    ).exclude(room__bot="")
-    return list(matches.order_by("room__last_move_at").values_list("pk", "version")[:limit])
-
-
-# --- replay and dice verification ------------------------------------------------
-
-
-ACTION_FIELDS = ("kind", "side", "dice", "steps", "value", "reason")
-
-
-def match_actions(match: Match) -> list[Action]:
-    """The match's recorded actions in order, across its games, in one query."""
-    turns = (
-        Turn.objects.filter(game__match=match)
-        .order_by("game__number", "number")
-        .only(*ACTION_FIELDS)
-    )
-    return [turn_action(turn) for turn in turns]
-
-
-def replay_match(match: Match) -> MatchState:
-    """Rebuild a match's state from its Turn rows alone."""
-    rules = MatchRules.from_json(match.room.rules)
-    return MatchState.replay(rules, match_actions(match))
-
-
-def match_mat(room: Room, number: int | None = None) -> tuple[Match, str]:
-    """The room's current match (or its match `number`) as a Jellyfish .mat text.
-
-    Built from the Turn rows alone (never a dice seed: a running game's next
-    rolls stay unknown), with the players' nicknames, side 0 first. Three
-    queries (current match, seats unless prefetched, turns); NotFound while
-    the room has no match, or no match of that number.
-    """
-    if number is None:
-        match = current_match(room)
-    else:
-        match = room.matches.filter(number=number).first()
-    if match is None:
-        raise NotFound("no_match")
-    nicknames = {seat.number: seat.nickname for seat in room.seats.all()}
-    names = (nicknames[match.seat_number_of(0)], nicknames[match.seat_number_of(1)])
-    text = export_mat(
-        MatchRules.from_json(room.rules),
-        match_actions(match),
-        names,
-        played_on=timezone.localdate(match.created_at),
-    )
-    return match, text
-
-
-def game_rolls(game: Game) -> list[tuple[int, int]]:
-    """The dice of every roll of the game in order, the opening roll(s) first."""
-    turns = game.turns.filter(kind="roll").order_by("number")
-    return [tuple(turn.dice) for turn in turns]
-
-
-def verify_game_dice(game: Game) -> bool:
-    """True when the revealed seed matches the commitment and yields every roll."""
-    if not game.revealed:
-        return False
-    seed = bytes(game.seed)
-    if commitment(seed) != game.commitment:
-        return False
-    dice = SeededDice(seed)
-    rolls = game_rolls(game)
-    return len(rolls) == game.rolls_drawn and all(
-        tuple(dice.roll_at(n)) == pair for n, pair in enumerate(rolls)
-    )
-
-
-def step_options(room: Room, seat: Seat, taken: list[tuple[int, int]]) -> dict:
-    """The legal next steps for the seat on turn, after the steps already taken.
-
-    The interactive board marks only what this returns; the engine decides it.
-    """
-    match = current_match(room)
-    if match is None:
-        return {"version": 0, "options": []}
-    state = MatchState.from_json(match.state)
-    side = match.side_of(seat)
-    if state.phase is not Phase.MOVE or state.turn != side:
-        return {"version": match.version, "options": []}
-    options = legal_steps(state.position_for(side), state.dice, taken)
-    return {
-        "version": match.version,
-        "taken": [list(step) for step in taken],
-        "options": [
-            {
-                "from": option.src,
-                "to": option.dst,
-                "dice": list(option.dice),
-                "label": option.label,
-                "path": [list(step) for step in option.path],
-                "hits": option.hits,
-            }
-            for option in options
-        ],
-    }

@@ -10,59 +10,61 @@ the lines out. Nothing here knows a rule of the game.
 
 from django.utils.translation import gettext as _
 
+from games.engine import ActionKind
+
 
 def describe_turn(turn: dict, name: str, opening: bool = False, names=None) -> str:
     """One line of the move history, e.g. "alice: 24/18 13/10"."""
     """One line of the move history, e.g. "alice: 24/18 13/10"."""
     kind = turn["kind"]
     dice = turn.get("dice")
-    if kind == "roll" and opening and names:
+    if kind == ActionKind.ROLL and opening and names:
         return _("Salida: %(first)s saca %(a)s, %(second)s saca %(b)s") % {
             "first": names.get(0, "?"),
             "a": dice[0],
             "second": names.get(1, "?"),
             "b": dice[1],
         }
-    if kind == "roll":
+    if kind == ActionKind.ROLL:
         words = {"name": name, "a": dice[0], "b": dice[1]}
         if turn.get("blocked"):
             return _("%(name)s saca %(a)s-%(b)s y no puede mover: pasa el turno") % words
         if turn.get("automatic"):
             return _("%(name)s: la mesa tira %(a)s-%(b)s") % words
         return _("%(name)s tira %(a)s-%(b)s") % words
-    if kind == "play":
+    if kind == ActionKind.PLAY:
         if not turn.get("notation"):
             return _("%(name)s no puede mover") % {"name": name}
         return _("%(name)s juega %(play)s") % {"name": name, "play": turn["notation"]}
-    if kind == "double":
+    if kind == ActionKind.DOUBLE:
         return _("%(name)s dobla a %(value)s") % {"name": name, "value": turn["cube_value"] * 2}
-    if kind == "take":
+    if kind == ActionKind.TAKE:
         value = turn["cube_value"]
         return _("%(name)s acepta el cubo en %(value)s") % {"name": name, "value": value}
-    if kind == "beaver":
+    if kind == ActionKind.BEAVER:
         # The beaver's cube value is the taken double; the redouble waits for an answer.
         return _("%(name)s acepta y redobla a %(value)s (castor)") % {
             "name": name,
             "value": turn["cube_value"] * 2,
         }
-    if kind == "drop":
+    if kind == ActionKind.DROP:
         return _("%(name)s rechaza el cubo y pierde la partida") % {"name": name}
-    if kind == "resign_offer":
+    if kind == ActionKind.RESIGN_OFFER:
         return _("%(name)s ofrece rendirse: %(what)s") % {
             "name": name,
             "what": resign_label(turn.get("value")),
         }
-    if kind == "resign_accept":
+    if kind == ActionKind.RESIGN_ACCEPT:
         return _("%(name)s acepta la rendición") % {"name": name}
-    if kind == "resign_decline":
+    if kind == ActionKind.RESIGN_DECLINE:
         return _("%(name)s rechaza la rendición y sigue jugando") % {"name": name}
-    if kind == "forfeit":
+    if kind == ActionKind.FORFEIT:
         if turn.get("reason") == "absence":
             return _("%(name)s pierde por ausencia") % {"name": name}
         return _("%(name)s abandona") % {"name": name}
-    if kind == "next_game":
+    if kind == ActionKind.NEXT_GAME:
         return _("Empieza la partida siguiente")
-    if kind == "stop":
+    if kind == ActionKind.STOP:
         return _("%(name)s da por terminada la sesión") % {"name": name}
     return f"{name}: {kind}"
 
@@ -91,12 +93,12 @@ def sheet_lines(history: list[dict], names: dict[int, str]) -> None:
     for turn in history:
         game = games.setdefault(turn["game"], {"opening": True, "dice": None})
         name = names.get(turn["side"], "?")
-        turn["opening"] = game["opening"] and turn["kind"] == "roll"
+        turn["opening"] = game["opening"] and turn["kind"] == ActionKind.ROLL
         turn["text"] = _sheet_line(turn, name, game, names)
 
 
 def _sheet_line(turn: dict, name: str, game: dict, names: dict[int, str]) -> str | None:
-    if turn["kind"] == "roll":
+    if turn["kind"] == ActionKind.ROLL:
         game["dice"] = turn["dice"]
         if turn["opening"]:
             game["opening"] = turn["dice"][0] == turn["dice"][1]
@@ -104,7 +106,7 @@ def _sheet_line(turn: dict, name: str, game: dict, names: dict[int, str]) -> str
         if not turn.get("blocked"):
             return None
         return _play_line(name, turn["dice"], "")
-    if turn["kind"] == "play":
+    if turn["kind"] == ActionKind.PLAY:
         return _play_line(name, game["dice"], turn.get("notation"))
     return describe_turn(turn, name)
 

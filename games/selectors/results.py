@@ -8,8 +8,7 @@ and the words for a gammon come from the catalogs and not from the browser.
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine.match import GameResult
-from games.engine.position import WinKind
+from games.engine import GameResult, WinKind
 
 
 def kind_word(kind: WinKind | None) -> str:

@@ -1,6 +1,7 @@
 """Read side of the analysis after the game: the review page's data and the PR figures.
 
-Nothing here writes (games.analysis_service does). Positions for the board
+Nothing here writes (games.services.analysis does), and nothing here imports
+the writes: which analyses are current is games.lib.evaluator's. Positions for the board
 are given from side 0's chair, like a spectator's board: `me` is side 0.
 """
 
@@ -8,8 +9,9 @@ from collections.abc import Iterable
 
 from django.db.models import JSONField, OuterRef, QuerySet, Subquery
 
-from games import analysis, analysis_service
+from games import analysis
 from games.engine import Position
+from games.lib import evaluator
 from games.models import Game, GameAnalysis, Seat, TurnAnalysis
 
 THRESHOLDS = {"doubtful": analysis.DOUBTFUL, "error": analysis.ERROR, "blunder": analysis.BLUNDER}
@@ -19,7 +21,7 @@ RECENT_GAMES = 50  # the profile's average PR covers this many analysed games
 def current_analyses(games: Iterable[Game]) -> dict[int, GameAnalysis]:
     """The analysis of each game with the evaluator's current settings, by game id (one query)."""
     rows = GameAnalysis.objects.filter(
-        game__in=list(games), version=analysis_service.current_version()
+        game__in=list(games), version=evaluator.current_version()
     )
     return {row.game_id: row for row in rows}
 
@@ -27,7 +29,7 @@ def current_analyses(games: Iterable[Game]) -> dict[int, GameAnalysis]:
 def with_analysis(games: QuerySet) -> QuerySet:
     """Games annotated with their current analysis's status and summary: no query of its own."""
     rows = GameAnalysis.objects.filter(
-        game=OuterRef("pk"), version=analysis_service.current_version()
+        game=OuterRef("pk"), version=evaluator.current_version()
     )
     return games.annotate(
         analysis_status=Subquery(rows.values("status")[:1]),
@@ -154,7 +156,7 @@ def average_pr(user, last: int = RECENT_GAMES) -> tuple[float | None, int]:
     rows = (
         GameAnalysis.objects.filter(
             game__match__room_id__in=list(seat_number),
-            version=analysis_service.current_version(),
+            version=evaluator.current_version(),
             status=GameAnalysis.Status.DONE,
         )
         .select_related("game__match")
@@ -173,7 +175,7 @@ def match_prs(matches) -> dict[int, dict[int, list]]:
     """{match id: {game number: [PR side 0, PR side 1]}} for analysed games (one query)."""
     rows = GameAnalysis.objects.filter(
         game__match__in=[m.pk for m in matches],
-        version=analysis_service.current_version(),
+        version=evaluator.current_version(),
         status=GameAnalysis.Status.DONE,
     ).select_related("game")
     found: dict[int, dict[int, list]] = {}

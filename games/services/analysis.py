@@ -6,9 +6,9 @@ game. Every write here is a small function in its own short transaction;
 the evaluation itself (seconds of bgsage) runs outside any transaction, so it
 never holds a lock a player's move waits for.
 
-The task is owed through the outbox (games.outbox), like a bot's turn or an
+The task is owed through the outbox (games.services.outbox), like a bot's turn or an
 email: a FollowUp row for "games.tasks.analyse_game" (by name: games.tasks
-imports this module, so importing it back would be a cycle) written in the
+imports this module, and services never import the tasks) written in the
 same transaction as the PENDING GameAnalysis row, published on commit, and by
 the follow-up sweep if the broker was down or the process died first. A
 worker killed mid-run gets its message back from the broker (acks_late);
@@ -20,17 +20,17 @@ from datetime import timedelta
 
 from django.db import transaction
 
-from games import analysis, clock, outbox
-from games.engine.match import MatchRules
-from games.errors import Conflict
+from games import analysis
+from games.engine import MatchRules
+from games.lib import clock, evaluator
+from games.lib.errors import Conflict
 from games.models import Game, GameAnalysis, Turn, TurnAnalysis
-from games.turns import turn_action
+from games.selectors.records import turn_action
+from games.services import outbox
 
 TASK_NAME = "games.tasks.analyse_game"
 # A RUNNING analysis started longer ago than this is stuck, and is sent again.
 STUCK_AFTER = timedelta(minutes=30)
-# The evaluator's settings this process analyses with (tests swap in a faster one).
-SETTINGS = analysis.DEFAULT_SETTINGS
 
 
 def game_analysis_queue(*, game: Game) -> GameAnalysis:
@@ -44,7 +44,7 @@ def game_analysis_queue(*, game: Game) -> GameAnalysis:
     now = clock.now()
     with transaction.atomic():
         row, created = GameAnalysis.objects.get_or_create(
-            game=game, version=SETTINGS.version, defaults={"requested_at": now}
+            game=game, version=evaluator.current_version(), defaults={"requested_at": now}
         )
         if not created and row.status != GameAnalysis.Status.FAILED:
             return row
@@ -67,7 +67,7 @@ def game_analysis_run(*, analysis_id: int) -> GameAnalysis | None:
     row = GameAnalysis.objects.select_related("game__match__room").filter(pk=analysis_id).first()
     if row is None:
         return None
-    if row.version != SETTINGS.version:
+    if row.version != evaluator.current_version():
         return row  # queued under settings this worker no longer has
     GameAnalysis.objects.filter(pk=row.pk).update(
         status=GameAnalysis.Status.RUNNING, started_at=clock.now()
@@ -82,17 +82,13 @@ def game_analysis_run(*, analysis_id: int) -> GameAnalysis | None:
     return _store(row, turns, ratings, seconds)
 
 
-def current_version() -> str:
-    return SETTINGS.version
-
-
 def _rate(game: Game) -> tuple[list[Turn], list[analysis.Rating]]:
     match = game.match
     turns = list(Turn.objects.filter(game__match=match).order_by("game__number", "number"))
     actions = [turn_action(turn) for turn in turns]
     wanted = [i for i, turn in enumerate(turns) if turn.game_id == game.pk]
     rules = MatchRules.from_json(match.room.rules)
-    ratings = analysis.analyse(analysis.match_decisions(rules, actions, wanted), SETTINGS)
+    ratings = analysis.analyse(analysis.match_decisions(rules, actions, wanted), evaluator.SETTINGS)
     return turns, ratings
 
 

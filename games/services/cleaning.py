@@ -9,8 +9,8 @@ Each refusal is a BadInput whose code names the field.
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
-from games.engine.match import MatchRules
-from games.errors import BadInput
+from games.engine import MatchRules
+from games.lib.errors import BadInput
 from games.models import Seat
 
 NICKNAME_MAX = Seat._meta.get_field("nickname").max_length

@@ -49,7 +49,7 @@ class FixedSeedSource(SeededSource):
     """Test dice: seeds from a counter, so every run rolls the same numbers.
 
     Still verifiable (rolls come from the seed). For test settings only, e.g.
-    MESA_DICE_SOURCE = "games.dice_source.FixedSeedSource".
+    MESA_DICE_SOURCE = "games.services.dice.FixedSeedSource".
     """
 
     def __init__(self, prefix: bytes = b"mesa-fixed-seed"):

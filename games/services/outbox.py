@@ -26,7 +26,7 @@ from django.conf import settings
 from django.db import transaction
 from kombu.exceptions import EncodeError
 
-from games import clock
+from games.lib import clock
 from games.models import FollowUp
 
 log = logging.getLogger(__name__)

@@ -4,17 +4,15 @@ Every endpoint answers JSON. Errors look like
 {"error": {"code": "stale_version", "message": "<in the request's language>"}}
 with 400 (malformed input), 403 (not the seat's holder), 404, 405, 409 (stale
 version, out of turn, finished), 413 (too long), 422 (the rules say no) or 429
-(games.throttle). ServiceError is turned into a response in one place,
+(games.web.throttle). ServiceError is turned into a response in one place,
 `json_endpoint`; whatever fails outside an endpoint is answered in JSON by
-games.http_errors. The endpoints only parse
+games.web.http_errors. The endpoints only parse
 and call a service; the services and the engine decide. docs/API.md is the
 reference for clients.
 """
 
 import hashlib
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import wraps
 
 from django.core.exceptions import RequestDataTooBig
@@ -24,10 +22,9 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
 from django.views.decorators.csrf import csrf_protect
 
-from games import longpoll, selectors, services
-from games.cleaning import int_from_text
-from games.engine import ActionKind, EngineError
-from games.errors import (
+from games import selectors, services
+from games.engine import EngineError
+from games.lib.errors import (
     BadInput,
     Conflict,
     NotSeatHolder,
@@ -36,12 +33,15 @@ from games.errors import (
     from_engine,
     public_message,
 )
-from games.http_errors import error_payload
-from games.seats import load_room, remember_seat, viewer_seat
-from games.throttle import rate_limited
+from games.services.cleaning import int_from_text
+from games.web import longpoll
+from games.web.actions import ACTIONS, perform
+from games.web.http_errors import error_payload
+from games.web.seats import load_room, remember_seat, viewer_seat
+from games.web.throttle import rate_limited
 
 POINTS = range(0, 26)  # 0 = off, 25 = bar
-MAX_STEPS = 8  # a turn has at most four steps; anything longer is not a play at all
+MAX_STEPS = 8  # of a half-made play in ?taken=: anything longer is not a play at all
 MAX_BODY = 4096
 
 
@@ -103,82 +103,6 @@ def _content_length(request) -> int:
         return 0
 
 
-def is_int(value) -> bool:
-    # JSON true/false are ints to Python; they are not numbers to us.
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-# The parsers check only JSON types and shape; what the values may be (a version
-# not below 0, points 0..25, at most four steps, a resign value 1..3) is the
-# service's check, made once there for every caller.
-
-
-def parse_version(body: dict) -> int:
-    version = body.get("version")
-    if not is_int(version):
-        raise BadInput("bad_version", f"version={version!r}")
-    return version
-
-
-def parse_play(body: dict) -> dict:
-    play = body.get("play")
-    if not isinstance(play, list) or len(play) > MAX_STEPS:
-        raise BadInput("bad_play", "play must be a list of steps")
-    steps = []
-    for step in play:
-        if not isinstance(step, list) or len(step) != 2 or not all(map(is_int, step)):
-            raise BadInput("bad_play", f"bad step {step!r}")
-        steps.append([step[0], step[1]])
-    return {"play": steps}
-
-
-def parse_resign_value(body: dict) -> dict:
-    value = body.get("value")
-    if not is_int(value):
-        raise BadInput("bad_value", f"value={value!r}")
-    return {"value": value}
-
-
-def no_arguments(body: dict) -> dict:
-    return {}
-
-
-@dataclass(frozen=True)
-class ActionSpec:
-    service: Callable  # the function of games.services that performs it
-    parse: Callable = no_arguments
-    versioned: bool = True  # carries the version the player saw (docs/API.md)
-
-
-# How an action reads its arguments from the body; the others take none.
-PARSERS = {ActionKind.PLAY: parse_play, ActionKind.RESIGN_OFFER: parse_resign_value}
-
-# The actions a seat holder can take, by the name used in URLs and forms: every
-# game action of games.services.ACTIONS (the one list of them), and the rematch.
-ACTIONS = {
-    **{
-        name: ActionSpec(service, PARSERS.get(name, no_arguments))
-        for name, service in services.ACTIONS.items()
-    },
-    "rematch_offer": ActionSpec(services.rematch_offer, versioned=False),
-    "rematch_accept": ActionSpec(services.rematch_accept, versioned=False),
-}
-
-
-def perform(action: str, seat, body: dict):
-    """Parse `body` for `action` and call its service as `seat`. Shared with the HTML forms.
-
-    The service refuses a missing seat (403), after its own checks of the values.
-    """
-    spec = ACTIONS.get(action)
-    if spec is None:
-        raise RequestError("unknown_action", action)
-    kwargs = spec.parse(body)
-    if spec.versioned:
-        kwargs["version"] = parse_version(body)
-    return spec.service(seat=seat, **kwargs)
-
-
 # --- endpoints --------------------------------------------------------------
 
 
@@ -223,7 +147,7 @@ def room_state(request, slug):
     room = load_room(slug)
     wait = parse_wait(request)
     if wait is not None:
-        # Long polling: held until the room moves past `wait` (see games.longpoll).
+        # Long polling: held until the room moves past `wait` (see games.web.longpoll).
         if longpoll.wait_for_change(room, wait):
             room = load_room(slug)  # moved while we waited: a join changes the room itself
     seat = viewer_seat(request, room)

@@ -3,7 +3,7 @@
 from functools import cache
 
 from games import selectors
-from games.seats import session_tokens
+from games.web.seats import session_tokens
 
 
 def waiting_games(request) -> dict:

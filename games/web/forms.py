@@ -3,19 +3,18 @@
 Whether an action is allowed is the services' and the engine's business; a
 form only turns text into the typed values a service expects. The board's
 buttons are read into the JSON API's body (form_body), so both ways of
-playing go through one parser (games.api.perform).
+playing go through one parser (games.web.api.perform).
 """
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.bots import CHARACTERS
-from games.cleaning import EMAIL_MAX, NICKNAME_MAX, int_from_text
-from games.engine import EngineError, InvalidInput, parse_play
-from games.engine.match import Format, MatchRules, MatchState
-from games.errors import RequestError, from_engine
+from games.engine import EngineError, Format, InvalidInput, MatchRules, MatchState, parse_play
+from games.lib.errors import RequestError, from_engine
 from games.models import Room, Seat
 from games.selectors import current_match
+from games.services.cleaning import EMAIL_MAX, NICKNAME_MAX, int_from_text
 
 # Short matches first (the common ones), then the long ones up to 25 points.
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)
@@ -175,7 +174,7 @@ class JoinForm(PlayerFields):
     """The invitation page: take the free seat."""
 
 
-# --- the board's forms, read into the JSON API's body shape (games.api.perform) ---
+# --- the board's forms, read into the JSON API's body shape (games.web.api.perform) ---
 
 
 def _number_or_text(value: str):

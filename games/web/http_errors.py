@@ -14,7 +14,7 @@ from django.http import JsonResponse
 from django.utils import translation
 from django.views import defaults
 
-from games.errors import RequestError, public_message
+from games.lib.errors import RequestError, public_message
 
 API_PREFIX = "/api/"
 

@@ -1,18 +1,18 @@
 """What the templates need to draw a room: the state dict, shaped for the page.
 
 Nothing here decides a rule of the game or queries the database: the state
-comes from games.selectors, the viewer's seat from games.seats.
+comes from games.selectors, the viewer's seat from games.web.seats.
 """
 
 from django.urls import reverse
 from django.utils.translation import gettext
 
-from games import clock
 from games.bots import CHARACTERS
 from games.engine import Position, format_play, legal_plays
-from games.history import describe_turn
+from games.lib import clock
 from games.models import Room, Seat
-from games.seats import free_seat_number, session_token
+from games.selectors.history import describe_turn
+from games.web.seats import free_seat_number, session_token
 
 # --- the room page -------------------------------------------------------------
 
@@ -173,7 +173,7 @@ def history_lines(state: dict) -> list[dict]:
     """The move history grouped by game, each line a sentence in the page's language.
 
     The form board writes one sentence per turn; selectors marked the opening
-    rolls (games.history.sheet_lines), which read "para empezar" here.
+    rolls (games.selectors.history.sheet_lines), which read "para empezar" here.
     """
     match = state["match"]
     names = {seat["side"]: seat["nickname"] for seat in state["seats"]}

@@ -11,11 +11,11 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from games import analysis_service, review
-from games.errors import NotSeatHolder, ServiceError, public_message
+from games import services
+from games.lib.errors import NotSeatHolder, ServiceError, public_message
 from games.models import Game
-from games.seats import viewer_seat
-from games.views import get_room_or_404
+from games.selectors import review
+from games.web.seats import get_room_or_404, viewer_seat
 
 # The words the review's script shows, in the request's language.
 STRINGS = {
@@ -67,7 +67,7 @@ def review_request(request, slug, match_number, game_number):
     try:
         if viewer_seat(request, room) is None:
             raise NotSeatHolder()
-        analysis_service.game_analysis_queue(game=game)
+        services.game_analysis_queue(game=game)
     except ServiceError as error:
         context = {"room": room, "game": game, "message": public_message(error)}
         return render(request, "games/review_refused.html", context, status=error.status)

@@ -9,8 +9,9 @@ import re
 
 from django.conf import settings
 from django.db.models import Prefetch
+from django.http import Http404
 
-from games.errors import NotFound
+from games.lib.errors import NotFound
 from games.models import ROOM_SLUG_PATTERN, Room, Seat
 
 SESSION_SEATS = "mesa_seats"  # {room slug: seat token}
@@ -102,3 +103,11 @@ def session_seats(request) -> list[Seat]:
     if user is not None and user.is_authenticated:
         seats.update((seat.pk, seat) for seat in Seat.objects.filter(user=user))
     return list(seats.values())
+
+
+def get_room_or_404(slug):
+    """load_room for the pages: a room that is not there is Django's 404 page."""
+    try:
+        return load_room(slug)
+    except NotFound:
+        raise Http404 from None

@@ -1,6 +1,6 @@
 """Django's session middleware, minus one cleanup that loses seats.
 
-Binding a seat cycles the session key (games.seats.remember_seat), and
+Binding a seat cycles the session key (games.web.seats.remember_seat), and
 the old key is deleted at once. The same browser may still have a request in
 flight with that old key: above all the board's long poll, which reads the
 session only when the room moves, up to 25 seconds later. Django finds no

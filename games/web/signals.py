@@ -1,7 +1,7 @@
 """The games app's answers to signals of other apps.
 
 A guest's seats in this browser join the account at sign-up or log-in: the
-session keeps {room slug: seat token} (games.seats.SESSION_SEATS), and the
+session keeps {room slug: seat token} (games.web.seats.SESSION_SEATS), and the
 tokens are what prove the seats are this browser's, so they are turned into
 seat ids here, never taken as ids. accounts knows nothing of games for it.
 """
@@ -11,14 +11,14 @@ from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
 from django.utils.translation import ngettext
 
-from games.seats import session_seats
 from games.services import seats_claim_for_user
+from games.web.seats import session_seats
 
 
 def browser_seat_ids(request) -> list[int]:
     """Ids of the guest seats this browser holds by their links' tokens.
 
-    games.seats.session_seats checks each token against its seat (the seat's
+    games.web.seats.session_seats checks each token against its seat (the seat's
     own token or the one its emails carry), so a seat first opened from an
     email joins the account too.
     """

@@ -18,8 +18,8 @@ from django.http import JsonResponse
 from django.shortcuts import render
 
 from accounts.ratelimit import allow, client_address
-from games.errors import RequestError, public_message
-from games.http_errors import error_payload, is_api
+from games.lib.errors import RequestError, public_message
+from games.web.http_errors import error_payload, is_api
 
 SESSION_ID = "mesa_client"
 
@@ -34,7 +34,7 @@ def within_limits(request, kind: str) -> bool:
 
 def session_id(request) -> str:
     """A name for this session that outlives its key: taking a seat cycles the
-    session key (games.seats.remember_seat), and the count must go on."""
+    session key (games.web.seats.remember_seat), and the count must go on."""
     ident = request.session.get(SESSION_ID)
     if isinstance(ident, str):
         return ident

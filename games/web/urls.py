@@ -6,8 +6,8 @@ appear in the private seat link, which redirects to the clean room URL.
 
 from django.urls import path, register_converter
 
-from games import api, review_views, views
 from games.models import ROOM_SLUG_PATTERN
+from games.web import api, archive, review, views
 
 
 class RoomSlugConverter:
@@ -38,21 +38,25 @@ rooms = [
     path("mesa/<room:slug>/asiento/<str:token>/", views.seat_link, name="seat_link"),
     path("mesa/<room:slug>/mi-asiento/", views.my_seat, name="my_seat"),
     path("mesa/<room:slug>/jugar/<str:action>/", views.act, name="act"),
-    path("mesa/<room:slug>/encuentro.mat", views.match_file, name="match_file"),
+    path("mesa/<room:slug>/encuentro.mat", archive.match_file, name="match_file"),
     path(
         "mesa/<room:slug>/analisis/<int:match_number>/<int:game_number>/",
-        review_views.review_page,
+        review.review_page,
         name="review",
     ),
     path(
         "mesa/<room:slug>/analisis/<int:match_number>/<int:game_number>/pedir/",
-        review_views.review_request,
+        review.review_request,
         name="review_request",
     ),
     # The archive: every match the room played, kept after each rematch.
-    path("mesa/<room:slug>/encuentros/", views.room_archive, name="room_archive"),
-    path("mesa/<room:slug>/encuentros/<int:number>/", views.past_match, name="past_match"),
-    path("mesa/<room:slug>/encuentro-<int:number>.mat", views.match_file, name="match_file_number"),
+    path("mesa/<room:slug>/encuentros/", archive.room_archive, name="room_archive"),
+    path("mesa/<room:slug>/encuentros/<int:number>/", archive.past_match, name="past_match"),
+    path(
+        "mesa/<room:slug>/encuentro-<int:number>.mat",
+        archive.match_file,
+        name="match_file_number",
+    ),
 ]
 
 json_api = [

@@ -1,43 +1,37 @@
 """The site's pages. Thin: parse a form, call a service, render or redirect.
 
 Actions from the HTML forms go through the same table and parsers as the JSON
-API (games.api.perform), so both ways of playing obey exactly the same checks.
+API (games.web.actions.perform), so both ways of playing obey exactly the same checks.
 """
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
-from django.utils import timezone
-from django.utils.text import slugify
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.csrf import csrf_failure as default_csrf_failure
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from games import archive, clock, presenters, selectors, services
-from games.api import ACTIONS, perform
+from games import selectors, services
 from games.bots import CHARACTERS
-from games.errors import NotFound, RequestError, ServiceError, public_message
-from games.forms import JoinForm, NewRoomForm, form_body
-from games.http_errors import error_payload
-from games.seats import (
+from games.lib import clock
+from games.lib.errors import RequestError, ServiceError, public_message
+from games.selectors import archive
+from games.web import presenters
+from games.web.actions import ACTIONS, perform
+from games.web.forms import JoinForm, NewRoomForm, form_body
+from games.web.http_errors import error_payload
+from games.web.seats import (
     free_seat_number,
-    load_room,
+    get_room_or_404,
     remember_seat,
     seat_for_token,
     session_seats,
     viewer_seat,
 )
-from games.throttle import rate_limited
-
-
-def get_room_or_404(slug):
-    try:
-        return load_room(slug)
-    except NotFound:
-        raise Http404 from None
+from games.web.throttle import rate_limited
 
 
 @require_GET
@@ -79,61 +73,6 @@ def room(request, slug):
         context["join_form"] = JoinForm(user=request.user)
     context["past_matches"] = archive.room_matches(room, finished_only=True, games=False)
     return render(request, "games/room.html", context)
-
-
-@never_cache
-@require_GET
-def room_archive(request, slug):
-    """Every match the room played: score, winner, each game's commitment and seed, its .mat."""
-    room = get_room_or_404(slug)
-    context = {"room": room, "matches": archive.room_matches(room)}
-    return render(request, "games/room_archive.html", context)
-
-
-@require_GET
-def past_match(request, slug, number):
-    """One finished match of the room, readable: its result, dice proofs and history."""
-    room = get_room_or_404(slug)
-    try:
-        record = archive.past_match(room, number)
-    except NotFound:
-        raise Http404 from None
-    context = {
-        "room": room,
-        "summary": record["summary"],
-        "games": record["match"]["games"],
-        "history": presenters.history_lines(record),
-        # For the analysis links: each game's PR and its review page.
-        "match": record["match"],
-        "players": record["seats"],
-    }
-    return render(request, "games/past_match.html", context)
-
-
-@never_cache
-@require_GET
-def match_file(request, slug, number=None):
-    """The room's current match (or match `number`) as a .mat file for GNU Backgammon;
-    anyone who can watch may download it."""
-    room = get_room_or_404(slug)
-    try:
-        match, text = selectors.match_mat(room, number)
-    except NotFound:
-        raise Http404 from None  # waiting for its second player: nothing played yet
-    response = HttpResponse(text, content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{mat_filename(room, match)}"'
-    return response
-
-
-def mat_filename(room, match) -> str:
-    """mesa-alice-bob-2026-03-02.mat (a rematch adds its number): plain ASCII, no quotes."""
-    names = {seat.number: slugify(seat.nickname) or f"{seat.number}" for seat in room.seats.all()}
-    day = timezone.localdate(match.created_at)
-    sides = [names[match.seat_number_of(0)], names[match.seat_number_of(1)]]
-    parts = ["mesa", *sides, f"{day:%Y-%m-%d}"]
-    if match.number > 1:
-        parts.append(str(match.number))
-    return "-".join(parts) + ".mat"
 
 
 @require_POST
