@@ -195,9 +195,7 @@ def test_the_layer_checks_find_what_they_look_for():
         "games.models": set(),
     }
     assert upward_imports(graph) == [("games.lib.clock", "games.services.rooms")]
-    assert read_side_reaching_writers(graph) == {
-        "games.selectors.board": ["games.services.rooms"]
-    }
+    assert read_side_reaching_writers(graph) == {"games.selectors.board": ["games.services.rooms"]}
     assert cycles(graph) == [["games.lib.clock", "games.selectors.board", "games.services.rooms"]]
 
 

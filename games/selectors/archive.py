@@ -30,8 +30,7 @@ def room_matches(room: Room, *, finished_only: bool = False, games: bool = True)
     for game in rows:
         by_match[game.match_id].append(game)
     return [
-        _summary(match, names, game_infos(match, by_match[match.pk], seats))
-        for match in matches
+        _summary(match, names, game_infos(match, by_match[match.pk], seats)) for match in matches
     ]
 
 

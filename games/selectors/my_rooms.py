@@ -1,4 +1,4 @@
-""""Mis partidas": a person's rooms, the most urgent first, and how many wait for them."""
+""" "Mis partidas": a person's rooms, the most urgent first, and how many wait for them."""
 
 from collections.abc import Iterable
 

@@ -20,17 +20,13 @@ RECENT_GAMES = 50  # the profile's average PR covers this many analysed games
 
 def current_analyses(games: Iterable[Game]) -> dict[int, GameAnalysis]:
     """The analysis of each game with the evaluator's current settings, by game id (one query)."""
-    rows = GameAnalysis.objects.filter(
-        game__in=list(games), version=evaluator.current_version()
-    )
+    rows = GameAnalysis.objects.filter(game__in=list(games), version=evaluator.current_version())
     return {row.game_id: row for row in rows}
 
 
 def with_analysis(games: QuerySet) -> QuerySet:
     """Games annotated with their current analysis's status and summary: no query of its own."""
-    rows = GameAnalysis.objects.filter(
-        game=OuterRef("pk"), version=evaluator.current_version()
-    )
+    rows = GameAnalysis.objects.filter(game=OuterRef("pk"), version=evaluator.current_version())
     return games.annotate(
         analysis_status=Subquery(rows.values("status")[:1]),
         analysis_summary=Subquery(rows.values("summary")[:1], output_field=JSONField()),

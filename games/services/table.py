@@ -250,4 +250,3 @@ def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: b
         outbox.schedule(
             "games.tasks.turn_email", match.pk, match.version, delay=deadlines.TURN_EMAIL_PAUSE
         )
-
