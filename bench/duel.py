@@ -1,0 +1,237 @@
+"""A Mesa bot against GNU Backgammon: duplicate-dice matches with the cube, resumable.
+
+Each pair is one match length (pairs alternate 5 and 7 points) played twice
+with the same dice and the seats swapped, with the cube, the Crawford rule
+and gammons (the engine's own match rules). gnubg plays through
+``bench/gnubg_ref.py`` at the plies asked (its numbering: 0-ply is "Expert",
+2-ply "World class"), with its own cubeful evaluator and match equity table.
+The dice of game ``g`` of pair ``p`` come from their own seeded stream, used
+once per roll, so both seatings meet exactly the same rolls.
+
+Every finished match is appended to a results file (JSON lines), so a long
+run can stop (``--minutes``) and go on later with the same command:
+
+    nice -n 19 .venv/bin/python -m bench.duel --bot empresario --plies 2 --pairs 100 --minutes 20
+
+It prints the bot's match wins with a standard error over pairs (the pair's
+mean is one sample: duplicate dice make the two halves negatively
+correlated, so this is the honest one), by length, and the bot's time per
+checker play. Without gnubg it says so and exits 0. Not part of ``make bench``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+os.environ.setdefault("BGBOT_MULTIPLY_THREADS", "1")  # one core, before bgsage loads
+
+from games.engine import Action, Format, MatchRules, MatchState, Phase  # noqa: E402
+
+from .gnubg_ref import Gnubg, find_gnubg  # noqa: E402
+
+MAX_ACTIONS = 20000
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+class Player(Protocol):
+    def next_action(self, state: MatchState, side: int) -> Action | None: ...
+
+
+class MesaPlayer:
+    """A Mesa bot (or bgsage reference) by name, timed on its checker plays."""
+
+    def __init__(self, name: str, rng: random.Random):
+        from games.bots.arena import make_player
+
+        self.bot = make_player(name, rng)
+        self.move_seconds: list[float] = []
+
+    def next_action(self, state: MatchState, side: int) -> Action | None:
+        from games.bots.runner import next_action
+
+        started = time.process_time()
+        action = next_action(self.bot, state, side)
+        if state.phase is Phase.MOVE and len(state.legal_plays()) > 1:
+            self.move_seconds.append(time.process_time() - started)
+        return action
+
+
+class GnubgPlayer:
+    def __init__(self, gnubg: Gnubg):
+        self.gnubg = gnubg
+
+    def next_action(self, state: MatchState, side: int) -> Action | None:
+        return self.gnubg.next_action(state, side)
+
+
+def game_dice(seed: int, pair: int, game: int) -> Iterator[tuple[int, int]]:
+    rng = random.Random(f"mesa-duel:{seed}:{pair}:{game}")
+    while True:
+        yield rng.randint(1, 6), rng.randint(1, 6)
+
+
+@dataclass
+class MatchOutcome:
+    winner: int
+    score: tuple[int, int]
+    games: int
+    gammons: int  # games won with a gammon or backgammon, both sides
+    highest_cube: int
+
+
+def play_match(players: tuple[Player, Player], length: int, seed: int, pair: int) -> MatchOutcome:
+    state = MatchState.new(MatchRules(format=Format.MATCH, length=length))
+    game = 0
+    dice = game_dice(seed, pair, game)
+    highest = 1
+    for _ in range(MAX_ACTIONS):
+        if state.phase is Phase.MATCH_OVER:
+            break
+        if state.phase is Phase.GAME_OVER:
+            state = state.apply(Action("next_game", 0))
+            game += 1
+            dice = game_dice(seed, pair, game)
+            continue
+        if state.needs_auto_roll():
+            side = 0 if state.phase is Phase.OPENING else state.turn
+            state = state.apply(Action("roll", side, next(dice)))
+            continue
+        side = state.turn
+        action = players[side].next_action(state, side)
+        if action is None:
+            raise RuntimeError(f"no action for side {side} in {state.phase}")
+        if action.kind == "roll":
+            action = Action("roll", side, next(dice))
+        state = state.apply(action)
+        highest = max(highest, state.cube_value)
+    else:
+        raise RuntimeError(f"the match did not end after {MAX_ACTIONS} actions")
+    assert state.winner is not None
+    gammons = sum(int(result.kind) >= 2 for result in state.games if result.kind is not None)
+    return MatchOutcome(state.winner, state.score, len(state.games), gammons, highest)
+
+
+def config_of(args: argparse.Namespace) -> dict[str, Any]:
+    return {"bot": args.bot.lower(), "gnubg_plies": args.plies, "seed": args.seed}
+
+
+def read_results(path: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [row for row in rows if all(row.get(k) == v for k, v in config.items())]
+
+
+def summary(rows: list[dict[str, Any]], bot: str, opponent: str) -> str:
+    pairs: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        pairs.setdefault(row["pair"], []).append(row)
+    complete = {p: r for p, r in pairs.items() if len(r) == 2}
+    lines = [f"{bot} vs {opponent}: {len(rows)} matches, {len(complete)} complete pairs"]
+    if not complete:
+        return lines[0]
+
+    def share(selected: dict[int, list[dict[str, Any]]]) -> str:
+        means = [statistics.fmean(r["bot_won"] for r in rows) for rows in selected.values()]
+        mean = statistics.fmean(means)
+        se = statistics.stdev(means) / len(means) ** 0.5 if len(means) > 1 else float("nan")
+        return f"{100 * mean:.1f}% ± {100 * se:.1f} ({2 * len(means)} matches)"
+
+    lines.append(f"  match wins for {bot}: {share(complete)}")
+    for length in sorted({r[0]["length"] for r in complete.values()}):
+        part = {p: r for p, r in complete.items() if r[0]["length"] == length}
+        lines.append(f"    matches to {length}: {share(part)}")
+    split = sum(1 for r in complete.values() if r[0]["bot_won"] != r[1]["bot_won"])
+    lines.append(f"  pairs split 1-1: {split} of {len(complete)}")
+    games = [row["games"] for row in rows]
+    lines.append(
+        f"  games per match {statistics.fmean(games):.2f}; gammons per game "
+        f"{sum(r['gammons'] for r in rows) / sum(games):.3f}; highest cube "
+        f"{max(r['highest_cube'] for r in rows)}"
+    )
+    times = sorted(t for row in rows for t in row["bot_move_seconds"])
+    if times:
+        p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+        lines.append(
+            f"  {bot}'s checker plays (CPU, one thread): median {statistics.median(times):.3f} s,"
+            f" p99 {p99:.3f} s, max {times[-1]:.3f} s over {len(times)} plays"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bot", default="empresario")
+    parser.add_argument("--plies", type=int, default=2, help="gnubg's plies (0 Expert, 2 World class)")
+    parser.add_argument("--pairs", type=int, default=100, help="target pairs (two matches each)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--minutes", type=float, default=0, help="stop after this long (0: never)")
+    parser.add_argument("--results", type=Path, help="JSON lines file (default under bench/results/)")
+    parser.add_argument("--summary", action="store_true", help="only print the results so far")
+    args = parser.parse_args(argv)
+    path = args.results or RESULTS / f"duel-{args.bot.lower()}-gnubg{args.plies}-s{args.seed}.jsonl"
+    config = config_of(args)
+    opponent = f"gnubg {args.plies}-ply"
+    rows = read_results(path, config)
+    if args.summary:
+        print(summary(rows, args.bot, opponent))
+        return 0
+    if find_gnubg() is None:
+        print("GNU Backgammon is not installed (apt-get install gnubg): nothing to measure")
+        return 0
+    done = {(row["pair"], row["bot_seat"]) for row in rows}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with Gnubg(args.plies) as gnubg, path.open("a") as out:
+        for pair in range(args.pairs):
+            length = 5 if pair % 2 == 0 else 7
+            for bot_seat in (0, 1):
+                if (pair, bot_seat) in done:
+                    continue
+                if args.minutes and time.monotonic() - started > 60 * args.minutes:
+                    print(f"stopped after {args.minutes} minutes; run again to go on")
+                    print(summary(read_results(path, config), args.bot, opponent))
+                    return 0
+                bot = MesaPlayer(args.bot, random.Random(f"mesa-duel:{args.seed}:{pair}:bot"))
+                seats: tuple[Player, Player] = (
+                    (bot, GnubgPlayer(gnubg)) if bot_seat == 0 else (GnubgPlayer(gnubg), bot)
+                )
+                clock = time.monotonic()
+                outcome = play_match(seats, length, args.seed, pair)
+                row = {
+                    **config,
+                    "pair": pair,
+                    "bot_seat": bot_seat,
+                    "length": length,
+                    "bot_won": int(outcome.winner == bot_seat),
+                    "score": list(outcome.score),
+                    "games": outcome.games,
+                    "gammons": outcome.gammons,
+                    "highest_cube": outcome.highest_cube,
+                    "seconds": round(time.monotonic() - clock, 1),
+                    "bot_move_seconds": [round(t, 4) for t in bot.move_seconds],
+                }
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+                print(
+                    f"pair {pair} to {length}, bot in seat {bot_seat}: "
+                    f"{'won' if row['bot_won'] else 'lost'} {outcome.score} "
+                    f"in {outcome.games} games, {row['seconds']} s",
+                    flush=True,
+                )
+    print(summary(read_results(path, config), args.bot, opponent))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
