@@ -172,11 +172,11 @@ def summary(rows: list[dict[str, Any]], bot: str, opponent: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", default="empresario")
-    parser.add_argument("--plies", type=int, default=2, help="gnubg's plies (0 Expert, 2 World class)")
+    parser.add_argument("--plies", type=int, default=2, help="gnubg's plies (2: World class)")
     parser.add_argument("--pairs", type=int, default=100, help="target pairs (two matches each)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--minutes", type=float, default=0, help="stop after this long (0: never)")
-    parser.add_argument("--results", type=Path, help="JSON lines file (default under bench/results/)")
+    parser.add_argument("--results", type=Path, help="JSON lines (default: bench/results/)")
     parser.add_argument("--summary", action="store_true", help="only print the results so far")
     args = parser.parse_args(argv)
     path = args.results or RESULTS / f"duel-{args.bot.lower()}-gnubg{args.plies}-s{args.seed}.jsonl"
