@@ -1,12 +1,14 @@
-"""Analysis after the game: seconds to rate a typical 60-decision game, and peak memory.
+"""Analysis after the game: CPU seconds to rate a whole game (median, p95), and peak memory.
 
 Each measurement runs in a fresh Python process pinned to one CPU core (as an
 analysis worker with --concurrency=1 would be): it loads the networks, rates
 every decision of one bot-vs-bot game at the site's depth
 (games.analysis.DEFAULT_SETTINGS) and reports the seconds and its peak
-resident memory (resource.getrusage ru_maxrss). Target: under 10 s a game.
-The CPU seconds are the figure to read on a busy machine: the wall clock
-also counts the time other processes held the core.
+resident memory (resource.getrusage ru_maxrss); then it rates the first game
+of ``SPREAD`` more seeded bot matches, for the median, the p95 and the
+longest game. Target: under 10 s of CPU a game at p95. The CPU seconds are
+the figure to read on a busy machine: the wall clock also counts the time
+other processes held the core.
 Then the PR of each bot on 200 of its decisions (docs/ANALYSIS.md).
 
     python -m bench.analysis
@@ -32,6 +34,7 @@ GAMES = {
 }
 PLAYERS = ("carcelero", "chofer")
 TYPICAL = range(55, 66)  # decisions in a "typical 60-decision game"
+SPREAD = 20  # games per kind for the median and p95
 
 
 class Measurement(TypedDict):
@@ -44,6 +47,7 @@ class Measurement(TypedDict):
     cpu_seconds: float
     maxrss_mb: float
     pr: list[float]
+    spread: list[float]
 
 
 def typical_game(rules: MatchRules) -> tuple[int, list[Action]]:
@@ -72,7 +76,23 @@ def measure(label: str) -> Measurement:
         "cpu_seconds": cpu,
         "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "pr": [round(side.pr, 1) for side in sides],
+        "spread": spread(rules),
     }
+
+
+def spread(rules: MatchRules, games: int = SPREAD) -> list[float]:
+    """CPU seconds to rate each of ``games`` seeded bot games (seeds 1000 on), in order."""
+    seconds: list[float] = []
+    for seed in range(1000, 1000 + games):
+        decisions = match_decisions(rules, bot_game(rules, PLAYERS, seed))
+        cpu = time.process_time()
+        analyse(decisions)
+        seconds.append(time.process_time() - cpu)
+    return sorted(seconds)
+
+
+def percentile(ordered: list[float], share: float) -> float:
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def _child(label: str) -> Measurement:
@@ -99,6 +119,12 @@ def run() -> dict[str, float]:
             f"checker play at bgsage {depth}: {found['cpu_seconds']:.2f} s of CPU "
             f"({found['seconds']:.2f} s wall, load {os.getloadavg()[0]:.1f}), "
             f"peak memory {found['maxrss_mb']:.0f} MB (seed {found['seed']}, PR {found['pr']})"
+        )
+        ordered = found["spread"]
+        results[f"{label} p95"] = percentile(ordered, 0.95)
+        print(
+            f"  {'':<26} {len(ordered)} more games: median {percentile(ordered, 0.5):.2f} s, "
+            f"p95 {percentile(ordered, 0.95):.2f} s, longest {ordered[-1]:.2f} s of CPU"
         )
     started = time.perf_counter()
     ladder = bot_prs(200)
