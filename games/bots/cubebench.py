@@ -79,7 +79,7 @@ def _grade(state: MatchState, side: int, action: Action, level: str) -> CubeDeci
 
 
 def play_match(
-    players: Sequence[Player], length: int, seed: int, level: str = "1ply"
+    players: Sequence[Player], length: int, seed: int, level: str = "3ply"
 ) -> MatchRecord:
     """One match to ``length`` between two bots, the dice from ``seed``."""
     dice = random.Random(f"mesa-botcube:{seed}")
@@ -176,7 +176,7 @@ def self_play(
     matches: int,
     length: int = 5,
     seed: int = 0,
-    level: str = "1ply",
+    level: str = "3ply",
     on_match: Callable[[CubeReport], None] | None = None,
     first: int = 0,
 ) -> CubeReport:

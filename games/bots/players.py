@@ -51,21 +51,21 @@ class Character:
 DOMADOR = Character(
     "Domador", _("muy fácil"),
     _("Aprende a domar los dados: se le escapan jugadas y pega siempre que puede."),
-    "1ply", "1ply", "1ply",
+    "1ply", "1ply", "3ply",
     noise=0.18, max_loss=0.6, hit=0.03,
     cube_error=0.12, cube_noise=0.08, double_bias=-0.03, take_bias=0.06, resign_margin=0.3,
 )  # fmt: skip
 CHOFER = Character(
     "Chofer", _("fácil"),
     _("Lo suyo es la carretera: saca pronto sus fichas de atrás y corre a casa."),
-    "1ply", "1ply", "1ply",
+    "1ply", "1ply", "3ply",
     noise=0.12, max_loss=0.4, run=0.08,
     cube_error=0.08, cube_noise=0.05, double_bias=0.02, take_bias=0.02, resign_margin=0.2,
 )  # fmt: skip
 CARCELERO = Character(
     "Carcelero", _("medio"),
     _("Construye puntas en su casa y le encanta dejar tus fichas en la barra."),
-    "1ply", "1ply", "1ply",
+    "1ply", "1ply", "3ply",
     noise=0.065, max_loss=0.25, hit=0.06, points=0.04,
     cube_error=0.04, cube_noise=0.025, take_bias=0.01, resign_margin=0.1,
 )  # fmt: skip

@@ -35,7 +35,7 @@ class Command(BaseCommand):
             help=f"comma-separated, from {', '.join(NAMES)} (sageN: noiseless bgsage N-ply)",
         )  # fmt: skip
         parser.add_argument(
-            "--level", default="1ply", choices=LEVELS, help="bgsage level that grades decisions"
+            "--level", default="3ply", choices=LEVELS, help="bgsage level that grades decisions"
         )
         parser.add_argument("--progress", type=int, default=0, metavar="K", help="report every K")
         parser.add_argument(
