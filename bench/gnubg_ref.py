@@ -106,7 +106,7 @@ class Gnubg:
         marker = f"mesa_end_{next(self._markers)}"
         self._process.stdin.write("\n".join([*commands, marker]) + "\n")
         self._process.stdin.flush()
-        lines = []
+        lines: list[str] = []
         for line in self._process.stdout:
             if marker in line:
                 return "".join(lines)

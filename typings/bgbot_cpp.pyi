@@ -1,7 +1,10 @@
-# bgsage's C++ extension, the one function Mesa calls directly (its pybind11
-# signature). Checked against the installed module by stubtest (make typecheck).
+# bgsage's C++ extension, the functions Mesa calls directly (their pybind11
+# signatures). Checked against the installed module by stubtest (make typecheck).
 
-from typing import SupportsIndex, SupportsInt
+from collections.abc import Sequence
+from typing import Any, SupportsFloat, SupportsIndex, SupportsInt
+
+from pybind11_builtins import pybind11_object
 
 # Despite its name, is_crawford=True reads the post-Crawford table:
 # get_met(1, 2, True) is 0.512, the leader's chance after the Crawford game.
@@ -10,3 +13,66 @@ def get_met(
     away2: SupportsInt | SupportsIndex,
     is_crawford: bool = False,
 ) -> float: ...
+
+# The deeper search of games/bots/deep.py: bgsage's strategies and N-ply trees.
+
+_Int = SupportsInt | SupportsIndex
+
+class CubeOwner(pybind11_object):
+    CENTERED: CubeOwner
+    PLAYER: CubeOwner
+    OPPONENT: CubeOwner
+
+class Strategy(pybind11_object):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def evaluate_board(
+        self, board: Sequence[_Int], pre_move_board: Sequence[_Int]
+    ) -> dict[str, Any]: ...
+
+class BearoffDB(pybind11_object):
+    def __init__(self) -> None: ...
+    def load(self, path: str) -> bool: ...
+
+class BearoffStrategy(Strategy):
+    def __init__(self, base: Strategy, db: BearoffDB) -> None: ...
+
+class MultiPlyStrategy(Strategy):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def evaluate_board(
+        self, board: Sequence[_Int], pre_move_board: Sequence[_Int]
+    ) -> dict[str, Any]: ...
+    def clear_cache(self) -> None: ...
+
+def create_strategy(
+    strategy_type: str, weight_paths: Sequence[str], hidden_sizes: Sequence[_Int]
+) -> Strategy: ...
+def create_multipy(
+    strategy_type: str,
+    weight_paths: Sequence[str],
+    hidden_sizes: Sequence[_Int],
+    n_plies: _Int = 2,
+    filter_max_moves: _Int = 5,
+    filter_threshold: SupportsFloat | SupportsIndex = 0.08,
+    full_depth_opponent: bool = False,
+    parallel_evaluate: bool = False,
+    parallel_threads: _Int = 0,
+) -> MultiPlyStrategy: ...
+def multipy_set_bearoff_db(strategy: MultiPlyStrategy, db: BearoffDB) -> None: ...
+def flip_board(arg0: Sequence[_Int]) -> list[int]: ...
+def cubeful_probs_and_equity_nply(
+    board: Sequence[_Int],
+    owner: CubeOwner,
+    strategy: Strategy,
+    n_plies: _Int = 2,
+    filter_max_moves: _Int = 5,
+    filter_threshold: SupportsFloat | SupportsIndex = 0.08,
+    n_threads: _Int = 1,
+    cube_value: _Int = 1,
+    away1: _Int = 0,
+    away2: _Int = 0,
+    is_crawford: bool = False,
+    jacoby: bool = True,
+    beaver: bool = True,
+    bearoff_db: BearoffDB | None = None,
+    root_board: Sequence[_Int] = [],
+) -> dict[str, Any]: ...

@@ -16,8 +16,9 @@ from typing import Protocol
 
 from games.engine import BAR, Play, Position, legal_plays
 
-from . import sage
+from . import deep, sage
 from .context import CUBELESS_MONEY, BotContext
+from .deep import Stage
 
 
 def _(text: str) -> str:
@@ -33,6 +34,10 @@ class Character:
     level: str  # bgsage level for checker play without a cube or score
     cubeful_level: str  # bgsage level for checker play with a cube or a match score
     cube_level: str  # bgsage level for cube and resign decisions
+    # A deeper look at the close plays after ranking them all at ``level`` /
+    # ``cubeful_level`` (games/bots/deep.py): Empresario spends its time there.
+    search: tuple[Stage, ...] = ()
+    cubeful_search: tuple[Stage, ...] = ()
     noise: float = 0.0  # standard deviation added to each play's equity
     max_loss: float = 1.0  # plays worse than the best by more are never considered
     run: float = 0.0  # bonus per checker out of the opponent's home board
@@ -73,6 +78,11 @@ EMPRESARIO = Character(
     "Empresario", _("difícil"),
     _("Juega fino y lleva el cubo como un negocio: dobla, acepta o rechaza según las cuentas."),
     "3ply", "2ply", "3ply",
+    # Up to 6 plays within 0.16 of the best at cubeful 3-ply (GNU Backgammon's
+    # 2-ply), then the best 3 within 0.06 at 4-ply; cubeless, the best 3
+    # within 0.06 at 4-ply after bgsage's 3-ply.
+    search=(Stage(4, 3, 0.06),),
+    cubeful_search=(Stage(3, 6, 0.16), Stage(4, 3, 0.06)),
 )  # fmt: skip
 
 CHARACTERS = {c.name.lower(): c for c in (DOMADOR, CHOFER, CARCELERO, EMPRESARIO)}
@@ -124,10 +134,13 @@ class Bot:
         """One of ``legal_plays(position, dice)``; the empty play when none exists."""
         context = context or CUBELESS_MONEY
         c = self.character
-        level = c.cubeful_level if sage.uses_cube_equity(context) else c.level
-        ranked = sage.rank_plays(position, dice, level, context)
+        cubeful = sage.uses_cube_equity(context)
+        ranked = sage.rank_plays(position, dice, c.cubeful_level if cubeful else c.level, context)
         if not ranked:
             return ()
+        stages = c.cubeful_search if cubeful else c.search
+        if stages and len(ranked) > 1:
+            ranked = deep.deepen(position, ranked, context, stages)
         if len(ranked) == 1 or (c.noise == 0 and not self._has_style()):
             return ranked[0].play
         best = ranked[0].equity

@@ -1,0 +1,225 @@
+"""A deeper look at the plays that are close: bgsage's N-ply search on a few candidates.
+
+bgsage's ``checker_play`` at N plies gives every legal play a cubeful N-ply
+value, which costs seconds when there are dozens of plays (cubeful 3-ply
+took up to 24 s for one move here). Most of those plays are clearly worse
+after a cheaper pass, so Empresario ranks all plays first (``rank_plays``)
+and then spends its time where the decision is close: each ``Stage``
+re-evaluates the best few plays within a window of the best at more plies,
+and the next stage looks deeper still at the few that stay close.
+
+The evaluations are bgsage's own C++ ones (``bgbot_cpp``), on strategies
+built here once per process from bgsage's production weights and its
+one-sided bear-off database: the cube-aware N-ply tree with the match
+score, the Crawford flag and the cube owner when the context has a cube or
+a score (the value ``rank_plays`` reads at its own depth), and the cubeless
+N-ply value otherwise. Plies are bgsage's (XG's) numbering: 3 is GNU
+Backgammon's 2-ply. Pure: no Django.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from games.engine import Position
+
+from .context import BotContext
+from .sage import Candidate, to_board, uses_cube_equity
+
+if TYPE_CHECKING:
+    from bgbot_cpp import BearoffDB, MultiPlyStrategy, Strategy
+
+build_count = 0  # strategies built in this process; the bench checks it stays put
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """Re-evaluate at ``plies`` the best ``top`` distinct plays within ``window`` of the best."""
+
+    plies: int
+    top: int
+    window: float
+
+
+_lock = threading.Lock()  # building the strategies
+_search_lock = threading.Lock()  # the cubeless search keeps a cache: one caller at a time
+_base: tuple[Strategy, BearoffDB | None] | None = None
+_multiply: dict[int, MultiPlyStrategy] = {}
+
+
+def threads() -> int:
+    """Threads for one search: bgsage's own setting (BGBOT_MULTIPLY_THREADS), else the cores."""
+    try:
+        wanted = int(os.environ.get("BGBOT_MULTIPLY_THREADS", "0"))
+    except ValueError:
+        wanted = 0
+    return wanted if wanted > 0 else max(2, os.cpu_count() or 2)
+
+
+def _base_strategy() -> tuple[Strategy, BearoffDB | None]:
+    """The raw network with exact bear-off values, and the database; built on first use."""
+    global _base, build_count
+    with _lock:
+        if _base is None:
+            import bgbot_cpp
+            from bgsage.weights import bearoff_db_path, default_weights
+
+            weights = default_weights()
+            strategy: Strategy = bgbot_cpp.create_strategy(
+                weights.strategy_type, weights.weight_paths_list, weights.hidden_sizes_list
+            )
+            db: BearoffDB | None = None
+            path = bearoff_db_path()
+            if path:
+                db = bgbot_cpp.BearoffDB()
+                if db.load(path):
+                    strategy = bgbot_cpp.BearoffStrategy(strategy, db)
+                else:
+                    db = None
+            _base = (strategy, db)
+            build_count += 1
+        return _base
+
+
+def _multiply_strategy(plies: int) -> MultiPlyStrategy:
+    """bgsage's cubeless N-ply search (its own move filter inside), built on first use."""
+    global build_count
+    _, db = _base_strategy()
+    with _lock:
+        found = _multiply.get(plies)
+        if found is None:
+            import bgbot_cpp
+            from bgsage.weights import default_weights
+
+            weights = default_weights()
+            count = threads()
+            found = bgbot_cpp.create_multipy(
+                weights.strategy_type,
+                weights.weight_paths_list,
+                weights.hidden_sizes_list,
+                n_plies=plies,
+                parallel_evaluate=count > 1,
+                parallel_threads=max(2, count) if count > 1 else 0,
+            )
+            if db is not None:
+                bgbot_cpp.multipy_set_bearoff_db(found, db)
+            _multiply[plies] = found
+            build_count += 1
+        return found
+
+
+def warm_up(plies: Sequence[int] = (3, 4)) -> None:
+    """Build the strategies now (a worker may do it at start rather than on a first move)."""
+    for count in plies:
+        _multiply_strategy(count)
+
+
+def _cubeful(
+    position: Position, chosen: list[Candidate], plies: int, context: BotContext
+) -> list[Candidate]:
+    import bgbot_cpp
+
+    strategy, db = _base_strategy()
+    # After my play the opponent is on roll: the tree is theirs, the cube seen by them.
+    owner = {
+        "centered": bgbot_cpp.CubeOwner.CENTERED,
+        "me": bgbot_cpp.CubeOwner.OPPONENT,
+        "them": bgbot_cpp.CubeOwner.PLAYER,
+    }[context.cube_owner]
+    away_me, away_them = context.away()
+    money = context.is_money
+    root = to_board(position)
+
+    def evaluate(candidate: Candidate) -> Candidate:
+        found = bgbot_cpp.cubeful_probs_and_equity_nply(
+            bgbot_cpp.flip_board(to_board(candidate.after)),
+            owner,
+            strategy,
+            plies,
+            n_threads=1,
+            cube_value=context.cube_value,
+            away1=away_them,
+            away2=away_me,
+            is_crawford=context.crawford,
+            jacoby=context.jacoby and money,
+            beaver=context.beavers and money,
+            bearoff_db=db,
+            root_board=root,
+        )
+        theirs = [float(p) for p in found["probs"]]  # win, gammon, backgammon; then losses
+        return replace(
+            candidate,
+            equity=-float(found["equity"]),
+            win=1.0 - theirs[0],
+            gammon_win=theirs[3],
+            gammon_loss=theirs[1],
+        )
+
+    workers = min(threads(), len(chosen))
+    if workers <= 1:
+        return [evaluate(candidate) for candidate in chosen]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(evaluate, chosen))
+
+
+def _cubeless(
+    position: Position, chosen: list[Candidate], plies: int, context: BotContext
+) -> list[Candidate]:
+    strategy = _multiply_strategy(plies)
+    root = to_board(position)
+    winning_only = context.away() == (1, 1)
+    found: list[Candidate] = []
+    with _search_lock:
+        try:
+            for candidate in chosen:
+                result = strategy.evaluate_board(to_board(candidate.after), root)
+                mine = [float(p) for p in result["probs"]]
+                equity = 2 * mine[0] - 1 if winning_only else float(result["equity"])
+                found.append(
+                    replace(candidate, equity=equity, win=mine[0], gammon_win=mine[1],
+                            gammon_loss=mine[3])
+                )  # fmt: skip
+        finally:
+            strategy.clear_cache()
+    return found
+
+
+def deepen(
+    position: Position, ranked: list[Candidate], context: BotContext, stages: Sequence[Stage]
+) -> list[Candidate]:
+    """``ranked`` (best first) with its close plays re-evaluated stage by stage.
+
+    The plays a stage looked at come first, in the order of their deeper
+    values, then the rest as they were: a play left out was already worse
+    by more than the window, and a deeper value is never compared with a
+    shallower one to pick the best. A stage with fewer than two close plays
+    ends the search: the decision is clear.
+    """
+    cubeful = uses_cube_equity(context)
+    for stage in stages:
+        if not ranked:
+            break
+        best = ranked[0].equity
+        chosen: list[Candidate] = []
+        for candidate in ranked:
+            if best - candidate.equity > stage.window or len(chosen) == stage.top:
+                break
+            if all(candidate.after != other.after for other in chosen):
+                chosen.append(candidate)
+        if len(chosen) < 2:
+            break
+        evaluate = _cubeful if cubeful else _cubeless
+        deeper = {c.after: c for c in evaluate(position, chosen, stage.plies, context)}
+        front = [
+            replace(deeper[candidate.after], play=candidate.play)
+            for candidate in ranked
+            if candidate.after in deeper
+        ]
+        front.sort(key=lambda c: -c.equity)
+        ranked = front + [candidate for candidate in ranked if candidate.after not in deeper]
+    return ranked
