@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-engine bench lint typecheck install messages chaos
+.PHONY: run test test-engine bench duel cube-ladder lint typecheck install messages chaos
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,17 @@ test-engine: $(ENGINE_VENV)/.installed
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# Strength against GNU Backgammon (apt-get install gnubg; without it they say so
+# and stop): Empresario against World class in duplicate-dice matches to 5 and 7,
+# 20 minutes per run, appended to bench/results/ (run again to go on; 100 pairs =
+# the 200-match target). Then the weak levels' cube graded by bgsage 3-ply and gnubg.
+DUEL_ARGS ?= --bot empresario --plies 2 --pairs 100 --minutes 20
+duel: $(STAMP)
+	nice -n 19 $(BIN)/python -m bench.duel $(DUEL_ARGS)
+
+cube-ladder: $(STAMP)
+	nice -n 19 $(BIN)/python -m bench.cube_ladder --matches 30 --gnubg 2
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

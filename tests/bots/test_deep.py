@@ -1,0 +1,89 @@
+"""Empresario's deeper look at close plays: bgsage's own values, only where they can matter."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.bots import BotContext, deep, get_bot, sage
+from games.bots.deep import Stage
+from games.engine import Position, legal_plays
+
+from .positions import self_play_sample
+
+MATCH = BotContext(cube_in_play=True, match_length=5, score=(2, 3))
+MONEY = BotContext()
+
+
+def close_spot(context: BotContext, level: str) -> tuple[Position, tuple[int, int]]:
+    """The first seeded position whose two best plays are within 0.05 at ``level``."""
+    for position, dice in self_play_sample(200, 31):
+        ranked = sage.rank_plays(position, dice, level, context)
+        distinct = {c.after for c in ranked}
+        if len(distinct) >= 3 and ranked[0].equity - ranked[1].equity < 0.05:
+            if ranked[0].after != ranked[1].after:
+                return position, dice
+    raise AssertionError("no close position in the sample")
+
+
+def test_a_cubeful_stage_gives_the_close_plays_bgsages_own_cubeful_3ply_values():
+    position, dice = close_spot(MATCH, "2ply")
+    ranked = sage.rank_plays(position, dice, "2ply", MATCH)
+    deeper = deep.deepen(position, ranked, MATCH, [Stage(3, 4, 0.16)])
+    # bgsage's cubeful 3-ply search values every play with the same tree.
+    away_me, away_them = MATCH.away()
+    reference = sage.analyzer("3ply", True).checker_play(
+        sage.to_board(position), dice[0], dice[1], cube_value=1, cube_owner="centered",
+        away1=away_me, away2=away_them,
+    )  # fmt: skip
+    by_board = {tuple(move.board): move.equity for move in reference.moves}
+    looked = [c for c in deeper if abs(c.equity - by_board[tuple(sage.to_board(c.after))]) < 1e-6]
+    assert len({c.after for c in looked}) >= 2
+    assert deeper[0] in looked
+
+
+def test_a_cubeless_stage_gives_bgsages_own_cubeless_3ply_values():
+    position, dice = close_spot(MONEY, "2ply")
+    ranked = sage.rank_plays(position, dice, "2ply", MONEY)
+    deeper = deep.deepen(position, ranked, MONEY, [Stage(3, 3, 0.16)])
+    reference = sage.analyzer("3ply", False).checker_play(sage.to_board(position), *dice)
+    searched = {tuple(m.board): m.equity for m in reference.moves if m.eval_level == "3-ply"}
+    front = deeper[0]
+    assert front.equity == pytest.approx(searched[tuple(sage.to_board(front.after))], abs=1e-6)
+
+
+def test_deepening_keeps_every_legal_play_once_and_the_best_first():
+    position, dice = close_spot(MATCH, "2ply")
+    ranked = sage.rank_plays(position, dice, "2ply", MATCH)
+    deeper = deep.deepen(position, ranked, MATCH, [Stage(3, 4, 0.16), Stage(4, 2, 0.06)])
+    assert sorted(c.play for c in deeper) == sorted(legal_plays(position, dice))
+    front = [c for c in deeper if c.after in {d.after for d in deeper[:2]}]
+    assert all(deeper[0].equity >= c.equity for c in front)
+
+
+def test_a_clear_decision_is_not_searched_again():
+    position, dice = close_spot(MATCH, "2ply")
+    ranked = sage.rank_plays(position, dice, "2ply", MATCH)
+    # A window narrower than the gap between the two best leaves one play: nothing to compare.
+    gap = ranked[0].equity - next(c.equity for c in ranked if c.after != ranked[0].after)
+    narrow = Stage(3, 4, gap / 2)
+    assert deep.deepen(position, ranked, MATCH, [narrow]) == ranked
+
+
+def test_in_a_partida_simple_the_deeper_value_is_the_winning_chance():
+    single = BotContext(match_length=1)
+    position, dice = close_spot(single, "2ply")
+    ranked = sage.rank_plays(position, dice, "2ply", single)
+    deeper = deep.deepen(position, ranked, single, [Stage(3, 3, 0.5)])
+    assert all(c.equity == pytest.approx(2 * c.win - 1) for c in deeper)
+
+
+def test_empresario_plays_a_legal_play_in_every_kind_of_game_and_builds_each_search_once():
+    bot = get_bot("empresario")
+    spots = self_play_sample(6, 5)
+    for context in (MATCH, MONEY, BotContext(match_length=1)):
+        for position, dice in spots:
+            assert bot.choose_play(position, dice, context) in legal_plays(position, dice)
+    built = deep.build_count
+    for position, dice in spots:
+        bot.choose_play(position, dice, MATCH)
+    assert deep.build_count == built
