@@ -55,6 +55,7 @@ class MesaPlayer:
 
         self.bot = make_player(name, rng)
         self.move_seconds: list[float] = []
+        self.cube_seconds: list[float] = []
 
     def next_action(self, state: MatchState, side: int) -> Action | None:
         from games.bots.runner import next_action
@@ -63,6 +64,8 @@ class MesaPlayer:
         action = next_action(self.bot, state, side)
         if state.phase is Phase.MOVE and len(state.legal_plays()) > 1:
             self.move_seconds.append(time.process_time() - started)
+        elif state.phase is Phase.DOUBLED or state.may_double(side):
+            self.cube_seconds.append(time.process_time() - started)
         return action
 
 
@@ -159,13 +162,15 @@ def summary(rows: list[dict[str, Any]], bot: str, opponent: str) -> str:
         f"{sum(r['gammons'] for r in rows) / sum(games):.3f}; highest cube "
         f"{max(r['highest_cube'] for r in rows)}"
     )
-    times = sorted(t for row in rows for t in row["bot_move_seconds"])
-    if times:
-        p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
-        lines.append(
-            f"  {bot}'s checker plays (CPU, one thread): median {statistics.median(times):.3f} s,"
-            f" p99 {p99:.3f} s, max {times[-1]:.3f} s over {len(times)} plays"
-        )
+    timed = (("bot_move_seconds", "checker plays"), ("bot_cube_seconds", "cube decisions"))
+    for key, what in timed:
+        times = sorted(t for row in rows for t in row.get(key, []))
+        if times:
+            p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+            lines.append(
+                f"  {bot}'s {what} (CPU, one thread): median {statistics.median(times):.3f} s,"
+                f" p99 {p99:.3f} s, max {times[-1]:.3f} s over {len(times)}"
+            )
     return "\n".join(lines)
 
 
@@ -220,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
                     "highest_cube": outcome.highest_cube,
                     "seconds": round(time.monotonic() - clock, 1),
                     "bot_move_seconds": [round(t, 4) for t in bot.move_seconds],
+                    "bot_cube_seconds": [round(t, 4) for t in bot.cube_seconds],
                 }
                 out.write(json.dumps(row) + "\n")
                 out.flush()

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from games.engine import BAR, Play, Position, legal_plays
 
 from . import deep, sage
 from .context import CUBELESS_MONEY, BotContext
 from .deep import Stage
+
+if TYPE_CHECKING:
+    from bgsage import CubeActionResult
 
 
 def _(text: str) -> str:
@@ -38,6 +41,10 @@ class Character:
     # ``cubeful_level`` (games/bots/deep.py): Empresario spends its time there.
     search: tuple[Stage, ...] = ()
     cubeful_search: tuple[Stage, ...] = ()
+    # A cube decision closer than ``deep_cube_window`` at ``cube_level`` is
+    # decided again at ``deep_cube_level`` (none: never).
+    deep_cube_level: str = ""
+    deep_cube_window: float = 0.0
     noise: float = 0.0  # standard deviation added to each play's equity
     max_loss: float = 1.0  # plays worse than the best by more are never considered
     run: float = 0.0  # bonus per checker out of the opponent's home board
@@ -83,6 +90,7 @@ EMPRESARIO = Character(
     # within 0.06 at 4-ply after bgsage's 3-ply.
     search=(Stage(4, 3, 0.06),),
     cubeful_search=(Stage(3, 6, 0.16), Stage(4, 3, 0.06)),
+    deep_cube_level="4ply", deep_cube_window=0.04,
 )  # fmt: skip
 
 CHARACTERS = {c.name.lower(): c for c in (DOMADOR, CHOFER, CARCELERO, EMPRESARIO)}
@@ -175,7 +183,7 @@ class Bot:
         """
         if not sage.cube_is_alive(context):
             return False
-        verdict = sage.cube_decision(position, self.character.cube_level, context)
+        verdict = self._verdict(position, context, take=False)
         gain = min(verdict.equity_dt, verdict.equity_dp) - verdict.equity_nd
         error = self._cube_misjudgement(self.character.double_bias)
         if context.cube_owner == "me":
@@ -185,7 +193,7 @@ class Bot:
 
     def should_take(self, position: Position, context: BotContext) -> bool:
         """Take the cube the opponent just offered? ``position`` is from the bot's side."""
-        verdict = sage.cube_decision(position.flip(), self.character.cube_level, context.flip())
+        verdict = self._verdict(position.flip(), context.flip(), take=True)
         # Equities are the doubler's: taking gains the bot what it costs the doubler.
         gain = verdict.equity_dp - verdict.equity_dt
         error = self._cube_misjudgement(self.character.take_bias)
@@ -195,7 +203,7 @@ class Bot:
         """Take and redouble at once, keeping the cube (money sessions with beavers only)."""
         if not context.beavers or not context.is_money:
             return False
-        verdict = sage.cube_decision(position.flip(), self.character.cube_level, context.flip())
+        verdict = self._verdict(position.flip(), context.flip(), take=True)
         return verdict.is_beaver
 
     def should_accept_beaver(self, position: Position, context: BotContext) -> bool:
@@ -208,6 +216,21 @@ class Bot:
         playing_on = replace(context, cube_owner="them")
         verdict = sage.cube_decision(position, self.character.cube_level, playing_on)
         return verdict.equity_nd >= -0.5
+
+    def _verdict(self, position: Position, context: BotContext, take: bool) -> CubeActionResult:
+        """bgsage's cube verdict at the character's depth, deeper when it is close.
+
+        ``position`` and ``context`` are the doubler's; ``take`` says which
+        margin decides: the taker's (pass minus take) or the doubler's.
+        """
+        c = self.character
+        verdict = sage.cube_decision(position, c.cube_level, context)
+        if c.deep_cube_level:
+            nd, dt, dp = verdict.equity_nd, verdict.equity_dt, verdict.equity_dp
+            margin = dp - dt if take else min(dt, dp) - nd
+            if abs(margin) < c.deep_cube_window:
+                verdict = sage.cube_decision(position, c.deep_cube_level, context)
+        return verdict
 
     def _cube_misjudgement(self, bias: float) -> float:
         """How far off the bot judges one cube decision: never more than ``cube_error``."""

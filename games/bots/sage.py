@@ -24,7 +24,7 @@ from .context import BotContext
 if TYPE_CHECKING:  # bgsage is imported on first use only
     from bgsage import BgBotAnalyzer, CubeActionResult
 
-LEVELS = ("1ply", "2ply", "3ply")
+LEVELS = ("1ply", "2ply", "3ply", "4ply")
 
 _analyzers: dict[tuple[str, bool], BgBotAnalyzer] = {}
 _lock = threading.Lock()
