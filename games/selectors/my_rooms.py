@@ -1,7 +1,11 @@
 """ "Mis partidas": a person's rooms, the most urgent first, and how many wait for them."""
 
 from collections.abc import Iterable
+from datetime import datetime
+from typing import NotRequired, TypedDict
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 
 from games.lib import clock, deadlines
@@ -11,7 +15,25 @@ from games.selectors import review
 YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
 
 
-def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
+class RoomLine(TypedDict):
+    """One line of "Mis partidas" (rooms_for_seats says what each key means)."""
+
+    room: Room
+    seat: Seat
+    opponent: str | None
+    status: str
+    group: NotRequired[str]
+    your_turn: bool
+    turn_started_at: datetime | None
+    deadline: datetime | None
+    hours_left: int | None
+    last_move_at: datetime
+    ended_at: datetime | None
+    finished_matches: int
+    prs: list[review.SeatPR]
+
+
+def rooms_for_seats(seats: Iterable[Seat]) -> list[RoomLine]:
     """One line per room of these seats, the most urgent first (four queries).
 
     First the rooms where the seat owes an action, the nearest absence
@@ -30,6 +52,7 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
     rooms = {room.pk: room for room in Room.objects.filter(pk__in=room_ids)}
     latest: dict[int, Match] = {}
     finished: dict[int, int] = {}
+    match: Match | None
     for match in Match.objects.filter(room_id__in=room_ids).order_by("room_id", "number"):
         latest[match.room_id] = match
         if match.status == Match.Status.FINISHED:
@@ -38,12 +61,12 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
     for seat in Seat.objects.filter(room_id__in=room_ids):
         by_room.setdefault(seat.room_id, {})[seat.number] = seat
     prs = review.match_prs(latest.values())
-    lines = []
+    lines: list[RoomLine] = []
     for seat in seats:
         room = rooms[seat.room_id]
         match = latest.get(room.pk)
         opponent = by_room.get(room.pk, {}).get(3 - seat.number)
-        line = {
+        line: RoomLine = {
             "room": room,
             "seat": seat,
             "opponent": opponent.nickname if opponent else None,
@@ -63,7 +86,7 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
             # The deadline is when the match closes by itself: none in a room
             # against the computer, or once the rival chose to keep waiting.
             turn = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
-            line.update(group=YOUR_TURN, your_turn=True, deadline=turn.closes_at)
+            line["group"], line["your_turn"], line["deadline"] = YOUR_TURN, True, turn.closes_at
             line["hours_left"] = turn.hours_left(now)  # whole hours, rounded down
         else:
             line["group"] = THEIR_TURN
@@ -72,7 +95,7 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
     return lines
 
 
-def _urgency(line: dict) -> tuple:
+def _urgency(line: RoomLine) -> tuple[int, bool, datetime | float, datetime | None]:
     if line["group"] == YOUR_TURN:
         deadline = line["deadline"]
         since = line["turn_started_at"] or line["last_move_at"]
@@ -83,7 +106,9 @@ def _urgency(line: dict) -> tuple:
     return (2, False, -ended.timestamp(), None)
 
 
-def waiting_for_me(user, session_tokens: dict[str, str]) -> int:
+def waiting_for_me(
+    user: AbstractBaseUser | AnonymousUser | None, session_tokens: dict[str, str]
+) -> int:
     """How many matches owe an action from this person: their account's seats and the
     seats this browser holds by link. One query (tokens checked in Python)."""
     owned = Q(turn_seat__user=user) if user is not None and user.is_authenticated else Q()
@@ -94,7 +119,8 @@ def waiting_for_me(user, session_tokens: dict[str, str]) -> int:
     count = 0
     for match in matches.select_related("turn_seat__room"):
         seat = match.turn_seat
-        if owned and seat.user_id == user.pk:
+        assert seat is not None  # the filter reads turn_seat
+        if owned and user is not None and seat.user_id == user.pk:
             count += 1
         elif seat.check_token(session_tokens.get(seat.room.slug, "")):
             count += 1
