@@ -71,7 +71,7 @@ class Room(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.slug
 
     @property
@@ -112,7 +112,7 @@ class Seat(models.Model):
         ]
         ordering = ["room_id", "number"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.room.slug}#{self.number} {self.nickname}"
 
     @property
@@ -211,7 +211,7 @@ class Match(models.Model):
         ]
         verbose_name_plural = "matches"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.room.slug} match {self.number}"
 
     def side_of(self, seat: Seat) -> int:
@@ -246,7 +246,7 @@ class Game(models.Model):
             models.UniqueConstraint(fields=["match", "number"], name="game_unique_number"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.match} game {self.number}"
 
     @property
@@ -288,7 +288,7 @@ class Turn(models.Model):
         ]
         ordering = ["game_id", "number"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.game} #{self.number} {self.kind}"
 
 
@@ -311,7 +311,7 @@ class SentEmail(models.Model):
     sent_at = models.DateTimeField(help_text="When it was claimed (and, once sent, sent).")
     state = models.CharField(max_length=10, choices=State.choices, default=State.SENT)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.key
 
 
@@ -349,7 +349,7 @@ class FollowUp(models.Model):
         verbose_name = _("tarea pendiente")
         verbose_name_plural = _("tareas pendientes")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.task}{tuple(self.args)}"
 
 
@@ -391,13 +391,14 @@ class GameAnalysis(models.Model):
         ]
         verbose_name_plural = "game analyses"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.game} analysis {self.status}"
 
     def pr_of(self, side: int) -> float | None:
         if self.status != self.Status.DONE or not self.summary:
             return None
-        return self.summary[side]["pr"]
+        pr: float | None = self.summary[side]["pr"]  # summary: a JSON list, one per side
+        return pr
 
 
 class TurnAnalysis(models.Model):
@@ -428,5 +429,5 @@ class TurnAnalysis(models.Model):
         ]
         ordering = ["analysis_id", "turn__number"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.turn} {self.kind} {self.loss:.3f}"
