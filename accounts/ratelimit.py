@@ -15,28 +15,29 @@ one machine trying many usernames.
 import hashlib
 
 from django.core.cache import cache
+from django.http import HttpRequest
 
 WINDOW_SECONDS = 15 * 60
 MAX_FAILURES_PER_USERNAME = 5
 MAX_FAILURES_PER_ADDRESS = 20
 
 
-def _keys(username, address):
+def _keys(username: str | None, address: str | None) -> tuple[str, str]:
     # Hash the username: it is user input and cache keys have a charset.
     name = hashlib.sha256((username or "").strip().lower().encode()).hexdigest()
     return f"mesa:login-fail:user:{name}", f"mesa:login-fail:addr:{address or '-'}"
 
 
-def login_is_blocked(*, username, address):
+def login_is_blocked(*, username: str | None, address: str | None) -> bool:
     user_key, addr_key = _keys(username, address)
-    counts = cache.get_many([user_key, addr_key])
+    counts: dict[str, int] = cache.get_many([user_key, addr_key])
     return (
         counts.get(user_key, 0) >= MAX_FAILURES_PER_USERNAME
         or counts.get(addr_key, 0) >= MAX_FAILURES_PER_ADDRESS
     )
 
 
-def _count(key, window):
+def _count(key: str, window: int) -> int:
     """Add one to a counter whose window starts at its first hit; the new count."""
     # add() starts the window only if it is not running yet.
     cache.add(key, 0, timeout=window)
@@ -47,7 +48,7 @@ def _count(key, window):
         return 1
 
 
-def _digest(text) -> str:
+def _digest(text: str | None) -> str:
     # Hash what identifies the client: it may be user input, and cache keys have a charset.
     return hashlib.sha256((text or "-").encode()).hexdigest()
 
@@ -57,12 +58,12 @@ def allow(scope: str, ident: str, *, limit: int, window: int) -> bool:
     return _count(f"mesa:rate:{scope}:{_digest(ident)}", window) <= limit
 
 
-def login_failed(*, username, address):
+def login_failed(*, username: str | None, address: str | None) -> None:
     for key in _keys(username, address):
         _count(key, WINDOW_SECONDS)
 
 
-def login_succeeded(*, username):
+def login_succeeded(*, username: str | None) -> None:
     # Only the username's count: an address count cleared by one good
     # log-in would let someone with an account guess for others freely.
     user_key, _ = _keys(username, None)
@@ -76,7 +77,7 @@ MAX_RESETS_PER_EMAIL = 3
 MAX_RESETS_PER_ADDRESS = 10
 
 
-def password_reset_allowed(*, email, address):
+def password_reset_allowed(*, email: str | None, address: str) -> bool:
     """Count one reset request; False once the address or the email asked too often."""
     email = (email or "").strip().lower()
     per_email = allow("reset:email", email, limit=MAX_RESETS_PER_EMAIL, window=RESET_WINDOW_SECONDS)
@@ -91,13 +92,14 @@ def password_reset_allowed(*, email, address):
 MAX_CONFIRMATIONS_PER_USER = 3
 
 
-def confirmation_resend_allowed(*, user_id):
+def confirmation_resend_allowed(*, user_id: int) -> bool:
     """Count one request to resend the confirmation; False past the hourly limit."""
     return allow(
         "confirm:user", str(user_id), limit=MAX_CONFIRMATIONS_PER_USER, window=RESET_WINDOW_SECONDS
     )
 
 
-def client_address(request):
+def client_address(request: HttpRequest) -> str:
     """The address the request came from, as the web server saw it."""
-    return request.META.get("REMOTE_ADDR", "")
+    address: str = request.META.get("REMOTE_ADDR", "")
+    return address

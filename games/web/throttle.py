@@ -11,10 +11,12 @@ nothing is written either way.
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from functools import wraps
+from typing import Concatenate, ParamSpec, TypedDict
 
 from django.conf import settings
-from django.http import JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from accounts.ratelimit import allow, client_address
@@ -23,8 +25,16 @@ from games.web.http_errors import error_payload, is_api
 
 SESSION_ID = "mesa_client"
 
+P = ParamSpec("P")
+View = Callable[Concatenate[HttpRequest, P], HttpResponse]
 
-def within_limits(request, kind: str) -> bool:
+
+class _Limit(TypedDict):
+    limit: int
+    window: int
+
+
+def within_limits(request: HttpRequest, kind: str) -> bool:
     """Count this request of `kind`; False when its address or its session is over a limit."""
     limits = settings.MESA_RATE_LIMITS[kind]
     by_address = allow(f"{kind}:address", client_address(request), **_limit(limits["address"]))
@@ -32,7 +42,7 @@ def within_limits(request, kind: str) -> bool:
     return by_address and by_session
 
 
-def session_id(request) -> str:
+def session_id(request: HttpRequest) -> str:
     """A name for this session that outlives its key: taking a seat cycles the
     session key (games.web.seats.remember_seat), and the count must go on."""
     ident = request.session.get(SESSION_ID)
@@ -49,14 +59,15 @@ def session_id(request) -> str:
     return ident
 
 
-def _limit(pair) -> dict:
+def _limit(pair: tuple[int, int]) -> _Limit:
     count, seconds = pair
     return {"limit": count, "window": seconds}
 
 
-def too_many_requests(request, kind: str):
+def too_many_requests(request: HttpRequest, kind: str) -> HttpResponse:
     retry_after = str(max(seconds for _count, seconds in settings.MESA_RATE_LIMITS[kind].values()))
     message = public_message(RequestError("too_many_requests", status=429))
+    response: HttpResponse
     if is_api(request):
         response = JsonResponse(error_payload("too_many_requests", message), status=429)
     else:
@@ -65,12 +76,12 @@ def too_many_requests(request, kind: str):
     return response
 
 
-def rate_limited(kind: str):
+def rate_limited(kind: str) -> Callable[[View[P]], View[P]]:
     """Refuse a POST of `kind` past its limits before the view reads or writes anything."""
 
-    def decorate(view):
+    def decorate(view: View[P]) -> View[P]:
         @wraps(view)
-        def wrapper(request, *args, **kwargs):
+        def wrapper(request: HttpRequest, /, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
             if request.method == "POST" and not within_limits(request, kind):
                 return too_many_requests(request, kind)
             return view(request, *args, **kwargs)
