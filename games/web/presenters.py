@@ -29,6 +29,25 @@ SHOWN_CHECKERS = 5  # a point draws at most this many checkers; the count says t
 Context = dict[str, object]
 
 
+class Owner(TypedDict):
+    """Whose checkers a stack is, for the board and its labels."""
+
+    side: int
+    style: str
+    name: str
+    is_you: bool
+
+
+class Stack(TypedDict):
+    """A point, the bar or a tray as the form board draws it."""
+
+    number: int | None
+    count: int
+    owner: Owner | None
+    shown: range
+    overflow: bool
+
+
 class PlayerEntry(TypedDict):
     """One seat in the players' panel (players() says what each key means)."""
 
@@ -142,7 +161,7 @@ def board_rows(state: RoomState) -> Context:
     mine = _owner(side, names, viewer_is_player)
     theirs = _owner(1 - side, names, viewer_is_player=False)
 
-    def point(number: int) -> Context:
+    def point(number: int) -> Stack:
         if me[number]:
             return _stack(number, me[number], mine)
         if them[25 - number]:
@@ -161,7 +180,7 @@ def board_rows(state: RoomState) -> Context:
     }
 
 
-def _owner(side: int, names: dict[int, str], viewer_is_player: bool) -> Context:
+def _owner(side: int, names: dict[int, str], viewer_is_player: bool) -> Owner:
     return {
         "side": side,
         "style": CHECKER_STYLES[side],
@@ -170,7 +189,7 @@ def _owner(side: int, names: dict[int, str], viewer_is_player: bool) -> Context:
     }
 
 
-def _stack(number: int | None, count: int, owner: Context | None) -> Context:
+def _stack(number: int | None, count: int, owner: Owner | None) -> Stack:
     return {
         "number": number,
         "count": count,
