@@ -16,6 +16,9 @@ import hashlib
 
 from django.core.cache import cache
 
+# Every limit counts per client address, decided once there; callers import it from here too.
+from .client import client_address  # noqa: F401
+
 WINDOW_SECONDS = 15 * 60
 MAX_FAILURES_PER_USERNAME = 5
 MAX_FAILURES_PER_ADDRESS = 20
@@ -97,7 +100,3 @@ def confirmation_resend_allowed(*, user_id):
         "confirm:user", str(user_id), limit=MAX_CONFIRMATIONS_PER_USER, window=RESET_WINDOW_SECONDS
     )
 
-
-def client_address(request):
-    """The address the request came from, as the web server saw it."""
-    return request.META.get("REMOTE_ADDR", "")

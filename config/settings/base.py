@@ -12,6 +12,8 @@ import environ
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
+from accounts.client import parse_trusted as parse_trusted_proxies
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
@@ -32,6 +34,15 @@ if not SECRET_KEY:
     SECRET_KEY = "insecure-dev-key-set-SECRET_KEY-in-production-0123456789abcdef"
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+# The proxies in front (nginx: deploy/nginx.conf), as addresses or networks,
+# comma-separated. Only their X-Forwarded-For entries are believed: the client
+# is the rightmost entry that is not one of them (accounts.client). Empty,
+# the default, believes no forwarding header: the peer is the client.
+TRUSTED_PROXIES = env.str("TRUSTED_PROXIES", default="")
+try:
+    parse_trusted_proxies(TRUSTED_PROXIES)
+except ValueError as error:
+    raise ImproperlyConfigured(f"TRUSTED_PROXIES is not a list of addresses: {error}") from None
 
 INSTALLED_APPS = [
     "django.contrib.admin",
