@@ -25,6 +25,12 @@ def production_env(**overrides):
         SECRET_KEY=secrets.token_urlsafe(64),
         DEBUG="false",
         ALLOWED_HOSTS="mesa.example.com",
+        # The production services of docs/DEPLOY.md (nothing connects to them
+        # unless a test says so): config/checks.py refuses the embedded ones.
+        DATABASE_URL="postgres://mesa:secret@127.0.0.1:5432/mesa",
+        CELERY_BROKER_URL="redis://127.0.0.1:6379/0",
+        CACHE_URL="redis://127.0.0.1:6379/1",
+        TRUSTED_PROXIES="127.0.0.1",
     )
     env.update(overrides)
     return {key: value for key, value in env.items() if value is not None}

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "games",
     "accounts",
+    "config.apps.MesaConfig",
 ]
 
 MIDDLEWARE = [
@@ -142,11 +143,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    # "Not Found: /mesa/…/asiento/<token>/" would hand a seat to whoever reads
+    # the log: private-link tokens are masked in every line (config.logmask).
+    "filters": {"mask_tokens": {"()": "config.logmask.MaskTokens"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "stream": "ext://sys.stderr",
             "formatter": "plain",
+            "filters": ["mask_tokens"],
         }
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
@@ -316,6 +321,9 @@ CELERY_BEAT_SCHEDULE = {
 # table (`manage.py createcachetable` after migrate; make run does it). Never
 # a per-process memory cache: each gunicorn worker would count alone.
 CACHES = {"default": env.cache("CACHE_URL", default="dbcache://mesa_cache")}
+# With DEBUG off, SQLite, the filesystem broker and the database cache are
+# system check errors (config/checks.py) unless this says the operator means it.
+MESA_ALLOW_EMBEDDED = env.bool("MESA_ALLOW_EMBEDDED", default=False)
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "games:my_rooms"
 LOGOUT_REDIRECT_URL = "games:home"
