@@ -5,11 +5,12 @@ games.throttle; a reset or confirmation mail here) per key in a fixed window.
 The cache must be one all web workers share (settings.CACHES: Redis or the
 database, never a per-process memory cache in production).
 
-Failed log-ins are counted per username and per address; a fixed window starts at
-the first failure. Past the limit every attempt is refused before the
-password is even checked, so guessing stops paying off. The per-address limit
-is higher: several people behind one router mistype too, and it still stops
-one machine trying many usernames.
+Failed log-ins are counted per username (by django-axes, with the numbers
+here: accounts.lockout) and per address (here); a fixed window starts at the
+first failure. Past the limit every attempt is refused before the password
+is even checked, so guessing stops paying off. The per-address limit is
+higher: several people behind one router mistype too, and it still stops one
+machine trying many usernames.
 """
 
 import hashlib
@@ -24,19 +25,13 @@ MAX_FAILURES_PER_USERNAME = 5
 MAX_FAILURES_PER_ADDRESS = 20
 
 
-def _keys(username, address):
-    # Hash the username: it is user input and cache keys have a charset.
-    name = hashlib.sha256((username or "").strip().lower().encode()).hexdigest()
-    return f"mesa:login-fail:user:{name}", f"mesa:login-fail:addr:{address or '-'}"
+def _address_key(address):
+    return f"mesa:login-fail:addr:{address or '-'}"
 
 
-def login_is_blocked(*, username, address):
-    user_key, addr_key = _keys(username, address)
-    counts = cache.get_many([user_key, addr_key])
-    return (
-        counts.get(user_key, 0) >= MAX_FAILURES_PER_USERNAME
-        or counts.get(addr_key, 0) >= MAX_FAILURES_PER_ADDRESS
-    )
+def address_is_blocked(address) -> bool:
+    """Whether this address failed too many log-ins (accounts.lockout counts them)."""
+    return cache.get(_address_key(address), 0) >= MAX_FAILURES_PER_ADDRESS
 
 
 def _count(key, window):
@@ -60,16 +55,9 @@ def allow(scope: str, ident: str, *, limit: int, window: int) -> bool:
     return _count(f"mesa:rate:{scope}:{_digest(ident)}", window) <= limit
 
 
-def login_failed(*, username, address):
-    for key in _keys(username, address):
-        _count(key, WINDOW_SECONDS)
-
-
-def login_succeeded(*, username):
-    # Only the username's count: an address count cleared by one good
-    # log-in would let someone with an account guess for others freely.
-    user_key, _ = _keys(username, None)
-    cache.delete(user_key)
+def login_failed(*, address):
+    """Count one failed log-in from `address` (the username's count is django-axes')."""
+    _count(_address_key(address), WINDOW_SECONDS)
 
 
 # Password reset mail: a few per hour, so the form cannot be used to flood
@@ -89,6 +77,17 @@ def password_reset_allowed(*, email, address):
     return per_email and per_address
 
 
+# Sign-up: every sign-up mails an address the form names (a confirmation, or
+# a note to the owner of an account it already has), so an address may sign
+# up a few times an hour, like the reset form.
+MAX_SIGNUPS_PER_ADDRESS = 5
+
+
+def signup_allowed(*, address) -> bool:
+    """Count one sign-up from `address`; False past the hourly limit."""
+    return allow("signup:addr", address, limit=MAX_SIGNUPS_PER_ADDRESS, window=RESET_WINDOW_SECONDS)
+
+
 # Confirmation mail on request, from the profile: the same few per hour, so an
 # account signed up with someone else's address cannot flood that inbox.
 MAX_CONFIRMATIONS_PER_USER = 3
@@ -99,4 +98,3 @@ def confirmation_resend_allowed(*, user_id):
     return allow(
         "confirm:user", str(user_id), limit=MAX_CONFIRMATIONS_PER_USER, window=RESET_WINDOW_SECONDS
     )
-

@@ -8,9 +8,8 @@ from django.contrib.auth.decorators import login_required
 from django.core import signing
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse_lazy
+from django.urls import reverse, reverse_lazy
 from django.utils import translation
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
@@ -71,33 +70,89 @@ def _send_confirmation(request, user):
     return True
 
 
+def _mail_signup(user, *, template_name, context):
+    """One sign-up mail; False when the mail server failed (logged)."""
+    profile = services.profile_for(user)
+    try:
+        send_templated_mail(
+            to=user.email,
+            template_name=template_name,
+            context={"name": profile.name, **context},
+            language=profile.language,
+        )
+    except Exception:
+        logger.exception("could not send the sign-up mail %s to user %s", template_name, user.pk)
+        return False
+    return True
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request):
-    next_url = request.POST.get("next") or request.GET.get("next") or ""
-    if not url_has_allowed_host_and_scheme(
-        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        next_url = ""
+    """Open an account; the answer is the same whether the email has one already.
+
+    1. A new email: the account is made inactive and its confirmation link
+       mailed; opening the link activates it and logs in (confirm_email).
+    2. An email with an account: nothing is made; its owner gets a note (or,
+       for an account still waiting for its link, the link again).
+    Either way the browser sees "check your mail", so the form cannot tell
+    anyone which addresses have an account. Each counts against the
+    address's sign-up limit, since each sends a mail.
+    """
     if request.user.is_authenticated:
-        return redirect(next_url or "accounts:profile")
+        return redirect("accounts:profile")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
-        profile = services.profile_for(user)
-        # The account starts in the language the person was reading.
-        profile.language = translation.get_language() or profile.language
-        profile.save(update_fields=["language"])
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        if _send_confirmation(request, user):
-            messages.success(
-                request,
+        if not ratelimit.signup_allowed(address=ratelimit.client_address(request)):
+            form.add_error(
+                None,
                 _(
-                    "Te damos la bienvenida a Mesa. "
-                    "Te mandamos un correo para confirmar tu dirección."
+                    "Demasiadas cuentas nuevas desde tu conexión. "
+                    "Prueba otra vez dentro de una hora."
                 ),
             )
-        return _after_login(request, user, redirect(next_url or "accounts:profile"))
-    return render(request, "accounts/signup.html", {"form": form, "next": next_url})
+            return render(request, "accounts/signup.html", {"form": form}, status=429)
+        existing = services.account_with_email(form.cleaned_data["email"])
+        if existing is None:
+            user = form.save(commit=False)
+            user.is_active = False
+            user.save()
+            profile = services.profile_for(user)
+            # The account starts in the language the person was reading.
+            profile.language = translation.get_language() or profile.language
+            profile.save(update_fields=["language"])
+            sent = _mail_signup(
+                user,
+                template_name="confirm_email",
+                context={"confirm_url": services.confirm_email_url(user)},
+            )
+        elif not existing.is_active and existing.last_login is None:
+            sent = _mail_signup(
+                existing,
+                template_name="confirm_email",
+                context={"confirm_url": services.confirm_email_url(existing)},
+            )
+        else:
+            sent = _mail_signup(
+                existing,
+                template_name="signup_existing",
+                context={
+                    "username": existing.get_username(),
+                    "login_url": settings.SITE_URL + reverse("accounts:login"),
+                    "reset_url": settings.SITE_URL + reverse("accounts:password_reset"),
+                },
+            )
+        if not sent:
+            messages.warning(
+                request,
+                _("No pudimos mandarte el correo. Prueba otra vez en unos minutos."),
+            )
+        return redirect("accounts:signup_sent")
+    return render(request, "accounts/signup.html", {"form": form})
+
+
+@require_http_methods(["GET"])
+def signup_sent(request):
+    return render(request, "accounts/signup_sent.html")
 
 
 class LoginView(auth_views.LoginView):
@@ -191,6 +246,12 @@ def resend_confirmation(request):
 @require_http_methods(["GET"])
 def confirm_email(request, token):
     user = services.email_confirm(token=token)
+    if user is not None and services.account_activate(user=user):
+        # The link of a new account: opening it proved the mailbox, and it
+        # is the account's first way in. A later link only confirms.
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, _("Te damos la bienvenida a Mesa. Tu cuenta está lista."))
+        return _after_login(request, user, redirect("accounts:profile"))
     return render(request, "accounts/confirm_email.html", {"confirmed": user is not None})
 
 

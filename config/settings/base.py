@@ -10,6 +10,7 @@ from pathlib import Path
 
 import environ
 from celery.schedules import crontab
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from accounts.client import parse_trusted as parse_trusted_proxies
@@ -55,10 +56,13 @@ INSTALLED_APPS = [
     "games",
     "accounts",
     "config.apps.MesaConfig",
+    "axes",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "games.session_middleware.SessionMiddleware",  # keeps a newer session cookie: see there
     "django.middleware.locale.LocaleMiddleware",
@@ -67,6 +71,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns the attempt that locked an account into its answer (accounts.lockout).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -158,6 +164,38 @@ LOGGING = {
     "loggers": {
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
     },
+}
+
+# Content-Security-Policy (django-csp): every script, style and request comes
+# from the site itself; the board's SVG is drawn by our own modules and the
+# page data travels in json_script blocks, so nothing inline needs allowing.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+# Permissions-Policy (django-permissions-policy): only what the room page uses,
+# copying its link and the phone's share sheet; the rest is off for everyone.
+PERMISSIONS_POLICY = {
+    "accelerometer": [],
+    "camera": [],
+    "clipboard-write": ["self"],
+    "geolocation": [],
+    "gyroscope": [],
+    "magnetometer": [],
+    "microphone": [],
+    "payment": [],
+    "usb": [],
+    "web-share": ["self"],
 }
 
 # Security: production turns these on through SITE_URL being https.
@@ -326,6 +364,25 @@ CACHES = {"default": env.cache("CACHE_URL", default="dbcache://mesa_cache")}
 # With DEBUG off, SQLite, the filesystem broker and the database cache are
 # system check errors (config/checks.py) unless this says the operator means it.
 MESA_ALLOW_EMBEDDED = env.bool("MESA_ALLOW_EMBEDDED", default=False)
+# Log-in lockouts on every way in (django-axes, accounts/lockout.py): its backend
+# first refuses a locked username before any password is checked. Failures are
+# rows (axes' admin lists them; `manage.py axes_reset` clears them) counted per
+# username, whatever its case, with accounts.ratelimit's numbers; the client
+# address is accounts.client's.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_USERNAME_CALLABLE = "accounts.lockout.username"
+AXES_FAILURE_LIMIT = "accounts.lockout.failure_limit"
+AXES_COOLOFF_TIME = "accounts.lockout.cool_off"
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "accounts.client.client_address"
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.locked_out"
+# No row per successful log-in: the failures are what the lockout needs.
+AXES_DISABLE_ACCESS_LOG = True
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "games:my_rooms"
 LOGOUT_REDIRECT_URL = "games:home"
@@ -353,3 +410,15 @@ CSRF_FAILURE_VIEW = "games.views.csrf_failure"
 
 # A chosen language outlives the browser session, like the seat it goes with.
 LANGUAGE_COOKIE_AGE = SESSION_COOKIE_AGE
+
+# Optional error tracking: with SENTRY_DSN, sentry-sdk reports the web's and
+# the workers' errors (Django and Celery integrations), tokens masked.
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+if SENTRY_DSN:
+    from config import sentry
+
+    sentry.init(
+        SENTRY_DSN,
+        environment=env.str("SENTRY_ENVIRONMENT", default="production"),
+        traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0),
+    )
