@@ -383,6 +383,10 @@ AXES_CLIENT_IP_CALLABLE = "accounts.client.client_address"
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.locked_out"
 # No row per successful log-in: the failures are what the lockout needs.
 AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False  # no banner on every command; lockouts still log warnings
+# axes.W006 asks for a per-address lockout in axes too: ours is
+# accounts.ratelimit's, with its own, higher limit (a shared router).
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "games:my_rooms"
 LOGOUT_REDIRECT_URL = "games:home"
