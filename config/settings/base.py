@@ -284,6 +284,7 @@ CELERY_TASK_ROUTES = {
     "games.tasks.opponent_joined_email": {"queue": "mail"},
     "games.tasks.match_ended_email": {"queue": "mail"},
     "games.tasks.send_*": {"queue": "mail"},
+    "accounts.tasks.clear_expired_sessions": {"queue": "sweeps"},
     "accounts.tasks.*": {"queue": "mail"},
     # The analysis of a game takes seconds of CPU: its own queue and worker
     # (docs/ANALYSIS.md), so it never delays a bot or a mail.
@@ -345,6 +346,12 @@ CELERY_BEAT_SCHEDULE = {
     "send-daily-digests": {
         "task": "games.tasks.send_daily_digests",
         "schedule": crontab(hour=12, minute=0),
+        "options": {"expires": 60 * 60},
+    },
+    # Expired sessions out of the database, once a day at a quiet hour.
+    "clear-expired-sessions": {
+        "task": "accounts.tasks.clear_expired_sessions",
+        "schedule": crontab(hour=4, minute=30),
         "options": {"expires": 60 * 60},
     },
     # Analysis after the game (docs/ANALYSIS.md): its task is owed through the
