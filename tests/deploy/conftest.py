@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import missing
 from tests.test_deploy import ROOT, production_env
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -39,7 +40,7 @@ def free_ports(count: int) -> list[int]:
         found.append(port)
         if len(found) == count:
             return found
-    pytest.skip("no free ports for nginx")
+    missing(f"no two free ports from {base} for nginx (MESA_NGINX_PORT_BASE)")
 
 
 def render(template: str, values: dict[str, str]) -> str:
@@ -105,7 +106,9 @@ def _wait_for(front: Front, processes: list[subprocess.Popen]) -> None:
 @pytest.fixture(scope="package")
 def front(tmp_path_factory):
     if not os.path.exists(NGINX):
-        pytest.skip("nginx is not installed (apt-get install nginx)")
+        missing("nginx is not installed (apt-get install nginx; .ci/run does)")
+    if not shutil.which("openssl"):
+        missing("openssl is not installed (the front's throwaway certificate)")
     folder = tmp_path_factory.mktemp("front")
     (folder / "logs").mkdir()
     static_root = folder / "static"

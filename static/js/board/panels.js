@@ -2,10 +2,10 @@
 // the match info with its IDs, the history and the dice proof. Each redraws
 // from the model; the history and the proof only when what they show changed.
 import { h } from "./dom.js";
-import { pips, positionId } from "./geometry.js";
+import { pips } from "./geometry.js";
 import { historyByMove } from "./history.js";
 import { pieceIcon } from "./pieces.js";
-import { bottomSide, isSpectator, match, nameOf } from "./table.js";
+import { bottomSide, isSpectator, match, nameOf, shownPositionId } from "./table.js";
 
 /**
  * `nodes` {top, bottom, info, history, proof}: the elements to fill; `texts`
@@ -54,7 +54,7 @@ export function createPanels(nodes, { t, since }, bot) {
     ]);
   }
 
-  function renderInfo(model, board) {
+  function renderInfo(model) {
     const m = match(model);
     const lines = [];
     if (m.format === "match") lines.push(t("match_to", { count: m.length }));
@@ -73,7 +73,7 @@ export function createPanels(nodes, { t, since }, bot) {
       ...lines.map((line) => h("p", { text: line })),
       h("p", {}, [
         `${t("position_id")} `,
-        h("span", { class: "code id", id: "board-position-id", text: positionId(board) }),
+        h("span", { class: "code id", id: "board-position-id", text: shownPositionId(model) }),
         // The Match ID is the match's own (score, cube, dice), not the viewer's; the title
         // holds the PositionID:MatchID pair GNU Backgammon reads, seen from the side on roll.
         ` · ${t("match_id")} `,
@@ -134,7 +134,7 @@ export function createPanels(nodes, { t, since }, bot) {
       const bottom = bottomSide(model);
       nodes.top.replaceChildren(playerCard(model, 1 - bottom, board));
       nodes.bottom.replaceChildren(playerCard(model, bottom, board));
-      renderInfo(model, board);
+      renderInfo(model);
       renderHistory(model);
       renderProof(model);
     },
