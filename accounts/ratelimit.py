@@ -51,8 +51,26 @@ def _digest(text) -> str:
 
 
 def allow(scope: str, ident: str, *, limit: int, window: int) -> bool:
-    """Count one hit of `ident` under `scope`; False once it passed `limit` in `window` s."""
-    return _count(f"mesa:rate:{scope}:{_digest(ident)}", window) <= limit
+    """Count one hit of `ident` under `scope`; False once it reached `limit` in `window` s."""
+    return allow_all([(scope, ident, limit, window)])
+
+
+def allow_all(counters: list[tuple[str, str, int, int]]) -> bool:
+    """Count one hit on every (scope, ident, limit, window) counter, or on none.
+
+    A refused hit writes nothing: every counter is read first, and only when
+    all are below their limits is each counted, so a client kept out cannot
+    keep its own window open or fill the cache. (Two requests at once may
+    both pass the read: a limit can be passed by the few in flight.)
+    """
+    keys = [
+        (f"mesa:rate:{scope}:{_digest(ident)}", limit, window)
+        for scope, ident, limit, window in counters
+    ]
+    counts = cache.get_many([key for key, _limit, _window in keys])
+    if any(counts.get(key, 0) >= limit for key, limit, _window in keys):
+        return False
+    return all([_count(key, window) <= limit for key, limit, window in keys])
 
 
 def login_failed(*, address):
