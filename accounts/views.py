@@ -10,6 +10,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
@@ -86,6 +87,18 @@ def _mail_signup(user, *, template_name, context):
     return True
 
 
+SIGNUP_NEXT = "mesa_signup_next"
+
+
+def _safe_next(request) -> str:
+    next_url = request.POST.get("next") or request.GET.get("next") or ""
+    if url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return next_url
+    return ""
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request):
     """Open an account; the answer is the same whether the email has one already.
@@ -98,8 +111,9 @@ def signup(request):
     anyone which addresses have an account. Each counts against the
     address's sign-up limit, since each sends a mail.
     """
+    next_url = _safe_next(request)
     if request.user.is_authenticated:
-        return redirect("accounts:profile")
+        return redirect(next_url or "accounts:profile")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         if not ratelimit.signup_allowed(address=ratelimit.client_address(request)):
@@ -110,7 +124,9 @@ def signup(request):
                     "Prueba otra vez dentro de una hora."
                 ),
             )
-            return render(request, "accounts/signup.html", {"form": form}, status=429)
+            return render(
+                request, "accounts/signup.html", {"form": form, "next": next_url}, status=429
+            )
         existing = services.account_with_email(form.cleaned_data["email"])
         if existing is None:
             user = form.save(commit=False)
@@ -141,13 +157,16 @@ def signup(request):
                     "reset_url": settings.SITE_URL + reverse("accounts:password_reset"),
                 },
             )
+        if next_url:
+            # Where the link brings this browser back to (confirm_email).
+            request.session[SIGNUP_NEXT] = next_url
         if not sent:
             messages.warning(
                 request,
                 _("No pudimos mandarte el correo. Prueba otra vez en unos minutos."),
             )
         return redirect("accounts:signup_sent")
-    return render(request, "accounts/signup.html", {"form": form})
+    return render(request, "accounts/signup.html", {"form": form, "next": next_url})
 
 
 @require_http_methods(["GET"])
@@ -251,7 +270,8 @@ def confirm_email(request, token):
         # is the account's first way in. A later link only confirms.
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("Te damos la bienvenida a Mesa. Tu cuenta está lista."))
-        return _after_login(request, user, redirect("accounts:profile"))
+        next_url = request.session.pop(SIGNUP_NEXT, "")
+        return _after_login(request, user, redirect(next_url or "accounts:profile"))
     return render(request, "accounts/confirm_email.html", {"confirmed": user is not None})
 
 

@@ -56,6 +56,20 @@ class SignupTests(AccountsTestCase):
         self.assertEqual(self.client.session["_auth_user_id"], str(bruno.pk))
         self.assertTrue(Profile.objects.get(user=bruno).email_confirmed)
 
+    def test_the_link_brings_this_browser_back_to_a_safe_next_page(self):
+        self.client.post("/cuenta/registro/", signup_data(next="/reglas/"))
+
+        response = self.client.get(self.confirmation_link())
+
+        self.assertRedirects(response, "/reglas/", fetch_redirect_response=False)
+
+    def test_an_unsafe_next_page_is_ignored(self):
+        self.client.post("/cuenta/registro/", signup_data(next="https://evil.example/"))
+
+        response = self.client.get(self.confirmation_link())
+
+        self.assertRedirects(response, "/cuenta/perfil/", fetch_redirect_response=False)
+
     def test_the_link_logs_in_only_the_first_time(self):
         self.client.post("/cuenta/registro/", signup_data())
         link = self.confirmation_link()
