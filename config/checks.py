@@ -32,7 +32,7 @@ def _embedded_allowed() -> bool:
     return settings.DEBUG or settings.MESA_ALLOW_EMBEDDED
 
 
-@register(Tags.compatibility, deploy=False)
+@register()
 def embedded_defaults(app_configs: Any = None, **kwargs: Any) -> list[Error]:
     if _embedded_allowed():
         return []
