@@ -75,12 +75,11 @@ class Front:
         )
 
     def request(
-        self, method: str, path: str, *, source: str = "127.0.0.1", headers=None, body=None
+        self, method: str, path: str, *, source="127.0.0.1", headers=None, body=None, timeout=20
     ):
-        connection = self.connection(source)
+        connection = self.connection(source, timeout=timeout)
         try:
             connection.request(method, path, body=body, headers={"Host": HOST, **(headers or {})})
-            # SNI and the certificate name: the connection goes to 127.0.0.1.
             response = connection.getresponse()
             return response.status, response.getheaders(), response.read()
         finally:

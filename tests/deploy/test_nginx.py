@@ -30,6 +30,10 @@ def csrf(front, source="127.0.0.1", forwarded_for=None):
 
 
 def create_room(front, *, source="127.0.0.1", forwarded_for=None):
+    return post_room(front, source=source, forwarded_for=forwarded_for)[0]
+
+
+def post_room(front, *, source="127.0.0.1", forwarded_for=None):
     token = csrf(front, source, forwarded_for)
     headers = {
         "Content-Type": "application/json",
@@ -41,10 +45,7 @@ def create_room(front, *, source="127.0.0.1", forwarded_for=None):
     if forwarded_for:
         headers["X-Forwarded-For"] = forwarded_for
     body = json.dumps({"nickname": "ana", "rules": {"format": "single"}})
-    status, _headers, _body = front.request(
-        "POST", "/api/rooms", source=source, headers=headers, body=body
-    )
-    return status
+    return front.request("POST", "/api/rooms", source=source, headers=headers, body=body)
 
 
 def test_two_clients_behind_the_proxy_are_limited_separately(front):
@@ -232,3 +233,21 @@ def test_without_the_front_the_same_slow_clients_starve_gunicorn(front, record_p
     record_property("direct_to_gunicorn", {"answered": bool(answered), "waited_s": waited})
     print("\ndirect to gunicorn:", {"answered": answered[:15], "waited_s": waited})
     assert answered == b"", "gunicorn answered despite 60 slow clients: the front's reason changed"
+
+
+def test_a_long_poll_is_held_its_whole_25_seconds_through_the_front(front):
+    status, headers, _body = post_room(front, forwarded_for="198.51.100.50")
+    assert status == 201
+    slug = dict(headers)["Location"].strip("/").split("/")[-1]
+    status, _headers, body = front.request("GET", f"/api/rooms/{slug}/")
+    version = json.loads(body)["version"]
+
+    started = time.monotonic()
+    status, _headers, body = front.request("GET", f"/api/rooms/{slug}/?wait={version}", timeout=60)
+    held = time.monotonic() - started
+
+    # Nobody moved: the app answers the unchanged state after its wait, and
+    # the front (proxy_read_timeout) did not cut it short with a 504.
+    assert status == 200, body[:200]
+    assert json.loads(body)["version"] == version
+    assert 24 < held < 35
