@@ -38,16 +38,14 @@ class SignupForm(UserCreationForm):
         return self.cleaned_data["email"].strip()
 
 
-class LockoutMixin:
+class LockoutAuthenticationForm(AuthenticationForm):
     """Refuse a log-in unchecked while its username or its address is locked out.
 
     The failure itself is counted where every log-in path meets it: django-axes
     for the username, accounts.lockout's receiver for the address.
     """
 
-    request: Any
-
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username") or ""
         if self.request is not None and lockout.is_blocked(self.request, username):
             raise forms.ValidationError(
@@ -56,7 +54,7 @@ class LockoutMixin:
         return super().clean()
 
 
-class RateLimitedAuthenticationForm(LockoutMixin, AuthenticationForm):
+class RateLimitedAuthenticationForm(LockoutAuthenticationForm):
     """Django's log-in form, refusing for a while after repeated failures."""
 
     error_messages = {
@@ -67,7 +65,7 @@ class RateLimitedAuthenticationForm(LockoutMixin, AuthenticationForm):
     }
 
 
-class AdminLoginForm(LockoutMixin, AdminAuthenticationForm):
+class AdminLoginForm(LockoutAuthenticationForm, AdminAuthenticationForm):
     """The admin's log-in form under the same lockouts as the site's (accounts.admin)."""
 
 

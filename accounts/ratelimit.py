@@ -18,18 +18,18 @@ import hashlib
 from django.core.cache import cache
 
 # Every limit counts per client address, decided once there; callers import it from here too.
-from .client import client_address  # noqa: F401
+from .client import client_address as client_address
 
 WINDOW_SECONDS = 15 * 60
 MAX_FAILURES_PER_USERNAME = 5
 MAX_FAILURES_PER_ADDRESS = 20
 
 
-def _address_key(address):
+def _address_key(address: str) -> str:
     return f"mesa:login-fail:addr:{address or '-'}"
 
 
-def address_is_blocked(address) -> bool:
+def address_is_blocked(address: str) -> bool:
     """Whether this address failed too many log-ins (accounts.lockout counts them)."""
     return cache.get(_address_key(address), 0) >= MAX_FAILURES_PER_ADDRESS
 
@@ -73,7 +73,7 @@ def allow_all(counters: list[tuple[str, str, int, int]]) -> bool:
     return all([_count(key, window) <= limit for key, limit, window in keys])
 
 
-def login_failed(*, address):
+def login_failed(*, address: str) -> None:
     """Count one failed log-in from `address` (the username's count is django-axes')."""
     _count(_address_key(address), WINDOW_SECONDS)
 
@@ -101,7 +101,7 @@ def password_reset_allowed(*, email, address):
 MAX_SIGNUPS_PER_ADDRESS = 5
 
 
-def signup_allowed(*, address) -> bool:
+def signup_allowed(*, address: str) -> bool:
     """Count one sign-up from `address`; False past the hourly limit."""
     return allow("signup:addr", address, limit=MAX_SIGNUPS_PER_ADDRESS, window=RESET_WINDOW_SECONDS)
 

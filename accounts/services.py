@@ -1,5 +1,7 @@
 """Account operations used by the views, the emails and the other apps."""
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
@@ -104,12 +106,12 @@ def email_mark_confirmed(*, user):
     Profile.objects.filter(user=user).update(email_confirmed=True)
 
 
-def account_with_email(email):
+def account_with_email(email: str) -> Any:
     """The account that has this address (whatever its case), or None."""
     return get_user_model().objects.filter(email__iexact=normalize_email(email)).first()
 
 
-def account_activate(*, user):
+def account_activate(*, user: Any) -> bool:
     """Activate an account waiting for its first confirmation; True if it was waiting.
 
     Only an account that never logged in: an account an admin turned off

@@ -27,7 +27,7 @@ def send_templated_mail_task(*, to, template_name, context, language, unsubscrib
 
 
 @shared_task
-def clear_expired_sessions():
+def clear_expired_sessions() -> None:
     """Delete the sessions past their expiry (Django's `clearsessions`), daily on beat.
 
     Sessions last a year (settings.SESSION_COOKIE_AGE) and the database

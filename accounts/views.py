@@ -1,4 +1,5 @@
 import logging
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
@@ -6,7 +7,7 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core import signing
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils import translation
@@ -71,7 +72,7 @@ def _send_confirmation(request, user):
     return True
 
 
-def _mail_signup(user, *, template_name, context):
+def _mail_signup(user: Any, *, template_name: str, context: dict[str, Any]) -> bool:
     """One sign-up mail; False when the mail server failed (logged)."""
     profile = services.profile_for(user)
     try:
@@ -90,7 +91,7 @@ def _mail_signup(user, *, template_name, context):
 SIGNUP_NEXT = "mesa_signup_next"
 
 
-def _safe_next(request) -> str:
+def _safe_next(request: HttpRequest) -> str:
     next_url = request.POST.get("next") or request.GET.get("next") or ""
     if url_has_allowed_host_and_scheme(
         next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
@@ -100,7 +101,7 @@ def _safe_next(request) -> str:
 
 
 @require_http_methods(["GET", "POST"])
-def signup(request):
+def signup(request: HttpRequest) -> HttpResponse:
     """Open an account; the answer is the same whether the email has one already.
 
     1. A new email: the account is made inactive and its confirmation link
@@ -170,7 +171,7 @@ def signup(request):
 
 
 @require_http_methods(["GET"])
-def signup_sent(request):
+def signup_sent(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/signup_sent.html")
 
 
@@ -263,7 +264,7 @@ def resend_confirmation(request):
 
 
 @require_http_methods(["GET"])
-def confirm_email(request, token):
+def confirm_email(request: HttpRequest, token: str) -> HttpResponse:
     user = services.email_confirm(token=token)
     if user is not None and services.account_activate(user=user):
         # The link of a new account: opening it proved the mailbox, and it

@@ -16,7 +16,7 @@ The cache table check talks to the database, so it is tagged `database`:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.core.checks import Error, Tags, register
@@ -84,7 +84,9 @@ def cache_table_exists(
         if cache["BACKEND"] != "django.core.cache.backends.db.DatabaseCache":
             continue
         table = cache["LOCATION"]
-        db = router.db_for_write(caches[alias].cache_model_class) or "default"
+        # The model-like class DatabaseCache hands the router (as createcachetable does).
+        model = cast(Any, caches[alias]).cache_model_class  # not in django-stubs
+        db = router.db_for_write(model) or "default"
         if db not in databases:
             continue
         try:

@@ -17,8 +17,10 @@ from accounts.client import client_address_of_meta
 from config.logmask import mask
 
 
-class AccessLogger(Logger):
-    def atoms(self, resp: Any, req: Any, environ: dict, request_time: Any) -> dict:
+class AccessLogger(Logger):  # type: ignore[misc]  # gunicorn ships no types
+    def atoms(
+        self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any
+    ) -> dict[str, Any]:
         atoms = super().atoms(resp, req, environ, request_time)
         atoms["h"] = client_address_of_meta(environ, os.environ.get("TRUSTED_PROXIES", "")) or "-"
         return {

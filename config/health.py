@@ -61,7 +61,7 @@ def _broker() -> str:
 
 
 def _outbox() -> str:
-    from games import clock
+    from games.lib import clock
     from games.models import FollowUp
 
     oldest = (

@@ -7,7 +7,9 @@ not end up in a third party's error tracker either. No personal data is sent.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
+
+from sentry_sdk.types import Event, Hint
 
 from config.logmask import mask
 
@@ -22,11 +24,12 @@ def _masked(value: Any) -> Any:
     return value
 
 
-def before_send(event: dict, hint: dict) -> dict:
+def before_send(event: Event, hint: Hint) -> Event | None:
     """Mask tokens in the request, the messages and the breadcrumbs of an event."""
+    data = cast(dict[str, Any], event)
     for key in ("request", "logentry", "message", "breadcrumbs", "transaction"):
-        if key in event:
-            event[key] = _masked(event[key])
+        if key in data:
+            data[key] = _masked(data[key])
     return event
 
 

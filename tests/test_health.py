@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from config.celery import app
-from games import clock
+from games.lib import clock
 from games.models import FollowUp
 from tests.test_deploy import django_script
 

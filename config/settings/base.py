@@ -433,5 +433,5 @@ if SENTRY_DSN:
     sentry.init(
         SENTRY_DSN,
         environment=env.str("SENTRY_ENVIRONMENT", default="production"),
-        traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0),
+        traces_sample_rate=float(env.str("SENTRY_TRACES_SAMPLE_RATE", default="0")),
     )
