@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.hashers import make_password
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -129,6 +130,10 @@ def signup(request: HttpRequest) -> HttpResponse:
                 request, "accounts/signup.html", {"form": form, "next": next_url}, status=429
             )
         existing = services.account_with_email(form.cleaned_data["email"])
+        if existing is not None:
+            # Hash the password all the same: a sign-up that skipped the
+            # hasher would answer a known email measurably sooner.
+            make_password(form.cleaned_data["password1"])
         if existing is None:
             user = form.save(commit=False)
             user.is_active = False

@@ -2,6 +2,7 @@ from smtplib import SMTPException
 from unittest import mock
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import MD5PasswordHasher
 from django.core import mail
 from django.test import Client
 
@@ -126,6 +127,23 @@ class SignupTests(AccountsTestCase):
         self.assertEqual(note.subject, "Ya tienes una cuenta en Mesa")
         self.assertIn("tu nombre de usuario es ana", note.body)
         self.assertIn("http://127.0.0.1:8000/cuenta/clave/olvidada/", note.body)
+
+    def test_both_answers_take_the_password_hasher_once(self):
+        # The slow part of a sign-up: skipping it would time the difference.
+        hashed = []
+        encode = MD5PasswordHasher.encode
+
+        def counting(hasher, password, salt):
+            hashed.append(password)
+            return encode(hasher, password, salt)
+
+        with mock.patch.object(MD5PasswordHasher, "encode", counting):
+            Client().post("/cuenta/registro/", signup_data(username="carla", email="c@example.com"))
+            fresh = len(hashed)
+            Client().post("/cuenta/registro/", signup_data(email="ana@example.com"))
+
+        self.assertEqual(fresh, 1)
+        self.assertEqual(len(hashed), 2)
 
     def test_signing_up_again_before_the_link_was_opened_mails_the_link_again(self):
         self.client.post("/cuenta/registro/", signup_data())
