@@ -1,6 +1,8 @@
 """django-axes: the admin's log-in under the site's lockouts, one count for
 every way in, and nothing recorded for an attempt refused unchecked."""
 
+import json
+
 from axes.models import AccessAttempt
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -65,3 +67,28 @@ class AdminLockoutTests(AccountsTestCase):
             list(AccessAttempt.objects.values_list("username", "failures_since_start")), attempts
         )
         self.assertEqual(attempts, [("jefa", ratelimit.MAX_FAILURES_PER_USERNAME)])
+
+
+class LockoutAnswerTests(AccountsTestCase):
+    def test_under_the_api_a_lockout_is_the_apis_json_429(self):
+        from django.test import RequestFactory
+
+        from accounts.lockout import locked_out
+
+        response = locked_out(RequestFactory().post("/api/rooms"), None, {"username": "ana"})
+
+        self.assertEqual(response.status_code, 429)
+        self.assertEqual(response["Retry-After"], str(ratelimit.WINDOW_SECONDS))
+        self.assertEqual(json.loads(response.content)["error"]["code"], "too_many_requests")
+
+    def test_without_a_form_to_answer_a_lockout_is_a_page_in_the_readers_language(self):
+        from django.test import RequestFactory
+        from django.utils import translation
+
+        from accounts.lockout import locked_out
+
+        with translation.override("en"):
+            response = locked_out(RequestFactory().get("/cuenta/entrar/"), None, None)
+
+        self.assertEqual(response.status_code, 429)
+        self.assertIn("Too many failed attempts", response.content.decode())
