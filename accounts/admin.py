@@ -3,7 +3,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.models import User
 
+from .forms import AdminLoginForm
 from .models import EmailOptOut, Profile
+
+# The admin's log-in under the site's lockouts (accounts.lockout).
+admin.site.login_form = AdminLoginForm
 
 
 class ProfileInline(admin.StackedInline[Profile, User]):
