@@ -1,7 +1,5 @@
 """Account operations used by the views, the emails and the other apps."""
 
-from typing import Any
-
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
@@ -108,12 +106,12 @@ def email_mark_confirmed(*, user: User) -> None:
     Profile.objects.filter(user=user).update(email_confirmed=True)
 
 
-def account_with_email(email: str) -> Any:
+def account_with_email(email: str) -> User | None:
     """The account that has this address (whatever its case), or None."""
     return get_user_model().objects.filter(email__iexact=normalize_email(email)).first()
 
 
-def account_activate(*, user: Any) -> bool:
+def account_activate(*, user: User) -> bool:
     """Activate an account waiting for its first confirmation; True if it was waiting.
 
     Only an account that never logged in: an account an admin turned off
@@ -127,4 +125,4 @@ def account_activate(*, user: Any) -> bool:
         .update(is_active=True)
     )
     user.is_active = bool(activated)
-    return bool(activated)
+    return user.is_active
