@@ -391,6 +391,8 @@ class GameAnalysis(models.Model):
     def pr_of(self, side: int) -> float | None:
         if self.status != self.Status.DONE or not self.summary:
             return None
+        if not self.summary[side].get("decisions"):
+            return None  # every move was forced: there is nothing to rate
         return self.summary[side]["pr"]
 
 
