@@ -91,7 +91,7 @@ export function createPanels(nodes, { t, since }, bot) {
     historyKey = key;
     const sections = [];
     const results = new Map(games.map((g) => [g.number, g.result]));
-    for (const { game, before, moves, after } of historyByMove(m.history)) {
+    for (const { game, before, moves, after, next } of historyByMove(m.history)) {
       sections.push(h("h3", { text: t("game_n", { number: game }) }));
       sections.push(...before.map((line) => h("p", { class: "history-note", text: line })));
       // One numbered line per move, both players' turns side by side, as in a score sheet.
@@ -102,6 +102,7 @@ export function createPanels(nodes, { t, since }, bot) {
       // The server's sentence for the game's end: "Dani gana 2 puntos (gammon)".
       const result = results.get(game);
       if (result) sections.push(h("p", { class: "history-result", text: `${result.text}. ${result.score_text}.` }));
+      sections.push(...next.map((line) => h("p", { class: "history-note", text: line })));
     }
     nodes.history.replaceChildren(h("h2", { text: t("history") }), ...sections);
     const list = nodes.history.querySelector("ol.moves:last-of-type");
