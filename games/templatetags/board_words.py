@@ -24,6 +24,15 @@ def board_plurals() -> dict[str, dict[str, str]]:
         "score": _forms(lambda n: ngettext("{count} punto", "{count} puntos", n)),
         "needed": _forms(lambda n: ngettext("le falta {count}", "le faltan {count}", n)),
         "pips": _forms(lambda n: ngettext("{count} pip", "{count} pips", n)),
+        "proof_ok": _forms(
+            lambda n: ngettext(
+                "Comprobado en tu navegador: la semilla da el compromiso publicado y la"
+                " tirada de la partida.",
+                "Comprobado en tu navegador: la semilla da el compromiso publicado y las"
+                " {count} tiradas de la partida, una por una.",
+                n,
+            )
+        ),
         "match_to": _forms(
             lambda n: ngettext("Match a {count} punto", "Match a {count} puntos", n)
         ),
