@@ -140,6 +140,8 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
         "position": {
             "side": side,
             "id": position.position_id(),
+            # The same checkers seen from the other side: a spectator's board turned round.
+            "other_side_id": position.flip().position_id(),
             "me": list(position.me),
             "them": list(position.them),
         },
@@ -513,6 +515,7 @@ def step_options(room: Room, seat: Seat, taken: list[tuple[int, int]]) -> dict:
     """The legal next steps for the seat on turn, after the steps already taken.
 
     The interactive board marks only what this returns; the engine decides it.
+    Each option carries the Position ID once it is taken, for the board to show.
     """
     match = current_match(room)
     if match is None:
@@ -521,7 +524,10 @@ def step_options(room: Room, seat: Seat, taken: list[tuple[int, int]]) -> dict:
     side = match.side_of(seat)
     if state.phase is not Phase.MOVE or state.turn != side:
         return {"version": match.version, "options": []}
-    options = legal_steps(state.position_for(side), state.dice, taken)
+    position = state.position_for(side)
+    options = legal_steps(position, state.dice, taken)
+    # legal_steps refused a `taken` that is not a legal beginning, so it applies.
+    here = position.apply(taken)
     return {
         "version": match.version,
         "taken": [list(step) for step in taken],
@@ -533,6 +539,7 @@ def step_options(room: Room, seat: Seat, taken: list[tuple[int, int]]) -> dict:
                 "label": option.label,
                 "path": [list(step) for step in option.path],
                 "hits": option.hits,
+                "position_id": here.apply(option.path).position_id(),
             }
             for option in options
         ],

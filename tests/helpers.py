@@ -273,20 +273,38 @@ def needs_postgresql(why: str) -> list:
     ]
 
 
+# -- what a test needs from the machine ---------------------------------------------
+
+
+def on_ci() -> bool:
+    """CI=true (or 1): .ci/run sets it, after installing and starting everything the tests use."""
+    return os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}
+
+
+def missing(what: str) -> None:
+    """Skip a test whose tool or service is not on this machine; on CI fail it
+    instead, since there a skipped check is a check that silently never ran."""
+    if on_ci():
+        pytest.fail(f"{what}, and on CI (CI=true) this test must run", pytrace=False)
+    pytest.skip(what)
+
+
 # -- a real worker, broker and mail server ------------------------------------------
 
-REDIS_URL = "redis://127.0.0.1:6379/11"  # the worker tests' broker
+# The worker tests' broker, which they flush: MESA_WORKER_REDIS_URL gives a
+# database of one's own where several checkouts share one Redis.
+REDIS_URL = os.environ.get("MESA_WORKER_REDIS_URL", "redis://127.0.0.1:6379/11")
 
 
 def redis_or_skip():
-    """A client of the worker tests' Redis, or skip the test when it does not answer."""
+    """A client of the worker tests' Redis; when it does not answer, skip (fail on CI)."""
     import redis
 
     client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
     try:
         client.ping()
     except redis.RedisError as error:
-        pytest.skip(f"Redis does not answer at {REDIS_URL} ({error}); .ci/run starts it")
+        missing(f"Redis does not answer at {REDIS_URL} ({error}); .ci/run starts it")
     return client
 
 

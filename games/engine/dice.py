@@ -37,7 +37,19 @@ class DiceSource(Protocol):
 
 
 class SeededDice:
-    """Reproducible dice: the same seed always gives the same sequence of pairs."""
+    """Reproducible dice: the same seed always gives the same sequence of pairs.
+
+    The stream of a seed never changes, as a published seed must re-derive
+    the rolls of games played long ago:
+
+    >>> dice = SeededDice(b"mesa")
+    >>> [dice.roll() for _ in range(3)]
+    [(5, 4), (3, 3), (4, 1)]
+    >>> dice.roll_at(1), dice.position
+    ((3, 3), 3)
+    >>> SeededDice(b"mesa", start=2).roll()
+    (4, 1)
+    """
 
     def __init__(self, seed: bytes, start: int = 0):
         if not isinstance(seed, bytes | bytearray) or not seed:
@@ -80,7 +92,11 @@ def commitment(seed: bytes) -> str:
 
 
 def opening_starter(pair: tuple[int, int]) -> int | None:
-    """Which side starts after an opening roll (die of side 0, die of side 1); None on a tie."""
+    """Which side starts after an opening roll (die of side 0, die of side 1); None on a tie.
+
+    >>> opening_starter((5, 2)), opening_starter((1, 6)), opening_starter((4, 4))
+    (0, 1, None)
+    """
     first, second = pair
     if first == second:
         return None

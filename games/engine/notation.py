@@ -33,6 +33,8 @@ def format_play(position: Position, play: Sequence[Step]) -> str:
     '24/18 13/10'
     >>> format_play(start, ((13, 7), (13, 7), (8, 2), (8, 2)))
     '13/7(2) 8/2(2)'
+    >>> format_play(start, ((6, 3), (8, 5), (6, 3), (8, 5)))
+    '8/5(2) 6/3(2)'
     >>> format_play(start, ((24, 18), (18, 13)))
     '24/13'
     >>> format_play(Position.from_points({25: 1, 6: 14}, {6: 15}), ((25, 22), (6, 3)))
@@ -97,10 +99,43 @@ def parse_play(position: Position, dice: Sequence[int], text: str) -> Play:
     the text cannot be read and IllegalMove("illegal_play") when no legal
     play matches it.
 
-    >>> parse_play(Position.initial(), (6, 5), "24/13")
+    >>> start = Position.initial()
+    >>> parse_play(start, (6, 5), "24/13")
     ((24, 18), (18, 13))
+    >>> parse_play(start, (6, 5), "24/18 18/13")
+    ((24, 18), (18, 13))
+
+    Doubles count identical moves, "8/5(2)" for two checkers from 8 to 5:
+
+    >>> parse_play(start, (3, 3), "8/5(2) 6/3(2)")
+    ((8, 5), (8, 5), (6, 3), (6, 3))
+
+    A star says where the route stops to hit; without it the same checkers
+    take the route that hits nothing:
+
+    >>> blot_on_8 = Position.from_points({13: 15}, {17: 1, 24: 14})
+    >>> parse_play(blot_on_8, (5, 3), "13/8*/5")
+    ((13, 8), (8, 5))
+    >>> parse_play(blot_on_8, (5, 3), "13/5")
+    ((13, 10), (10, 5))
+
+    The bar and bearing off, in either case:
+
+    >>> parse_play(Position.from_points({25: 1, 6: 14}, {6: 15}), (3, 3), "bar/22 6/3(3)")
+    ((25, 22), (6, 3), (6, 3), (6, 3))
+    >>> parse_play(Position.from_points({6: 2, 2: 1}, {6: 15}), (6, 2), "6/Off 2/off")
+    ((6, 0), (2, 0))
+
+    Nothing to move with a closed board, and the two ways to be refused:
+
     >>> parse_play(Position.from_points({25: 1}, {k: 2 for k in range(1, 7)}), (6, 6), "")
     ()
+    >>> parse_play(start, (6, 5), "24-13")
+    Traceback (most recent call last):
+    games.engine.errors.InvalidInput: cannot read '24-13' as a move like 24/18
+    >>> parse_play(start, (6, 5), "24/14")
+    Traceback (most recent call last):
+    games.engine.errors.IllegalMove: '24/14' is not a legal play with 6-5
     """
     wanted, starred = _moves_of(text)
     found = legal_plays(position, dice)

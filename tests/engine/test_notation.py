@@ -24,6 +24,7 @@ from .helpers import board
 )
 def test_the_docstring_examples_hold(module):
     result = doctest.testmod(module)
+    assert result.attempted > 0, f"{module.__name__} has no examples to check"
     assert result.failed == 0
 
 

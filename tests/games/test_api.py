@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from games import services
 from games.api import ACTIONS
+from games.engine import Position
 from games.models import Game, Match, Room, Turn
 from games.seats import SESSION_SEATS
 from tests.helpers import (
@@ -92,12 +93,22 @@ def test_the_steps_endpoint_lists_the_engines_next_steps(room, alice, bob):
     bind(bob, room)
     url = reverse("games:api_steps", args=[room.slug])
     options = alice.client.get(url).json()["options"]
-    assert {"from": 8, "to": 5, "dice": [3], "label": "3", "path": [[8, 5]], "hits": False} in (
-        options
-    )
+    eight_five = Position.initial().apply([(8, 5)]).position_id()
+    assert {
+        "from": 8,
+        "to": 5,
+        "dice": [3],
+        "label": "3",
+        "path": [[8, 5]],
+        "hits": False,
+        "position_id": eight_five,
+    } in options
     after = alice.client.get(url, {"taken": "8-5"}).json()["options"]
     assert {(o["from"], o["to"]) for o in after} >= {(6, 5), (24, 23)}
     assert all(o["dice"] == [1] for o in after)
+    # Each option's Position ID is of the checkers once the taken steps and it are played.
+    [six_five] = [o for o in after if (o["from"], o["to"]) == (6, 5)]
+    assert six_five["position_id"] == Position.initial().apply([(8, 5), (6, 5)]).position_id()
     assert bob.client.get(url).json()["options"] == []
     assert alice.client.get(url, {"taken": "24-18"}).status_code == 422  # not a 3 or a 1
     assert alice.client.get(url, {"taken": "8-five"}).status_code == 400

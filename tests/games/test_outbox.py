@@ -145,11 +145,22 @@ def test_the_sweep_publishes_each_row_once_and_forgets_old_ones(db, clock, broke
     assert not FollowUp.objects.filter(pk=row.pk).exists()
 
 
-def test_a_mail_retry_row_goes_through_the_real_publish(db, clock):
+def test_a_mail_retry_row_goes_through_the_real_publish(db, clock, settings):
     # Celery checks arguments against the task's function when publishing;
-    # `attempt` belongs to the mail task's machinery, not to the function.
-    tasks.match_ended_email.apply_async((1,), {"attempt": 3}, countdown=0)
-    tasks.turn_email.apply_async((1, 2), {"attempt": 1}, countdown=0)
+    # `attempt` belongs to the mail task's machinery, not to the function. A
+    # refused publish would turn the row into a dead letter (failed_at).
+    error = ConnectionRefusedError("the mail server is away")
+    rows = [
+        outbox.retry_later("games.tasks.match_ended_email", (1,), attempt=3, error=error),
+        outbox.retry_later("games.tasks.turn_email", (1, 2), attempt=1, error=error),
+    ]
+    assert [row.kwargs for row in rows] == [{"attempt": 3}, {"attempt": 1}]
+    assert outbox.publish_due() == 0  # not due before the backoff
+    clock.tick(timedelta(seconds=2 * settings.MAIL_RETRY_MAX_SECONDS) + outbox.sweep_every())
+    assert outbox.publish_due() == 2  # not the mocked broker: Celery's own apply_async
+    for row in rows:
+        row.refresh_from_db()
+        assert row.published_at is not None and row.failed_at is None, row.error
 
 
 def test_a_row_that_cannot_be_published_is_set_aside_not_blocking_the_rest(db, clock, broker):

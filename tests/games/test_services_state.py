@@ -164,6 +164,15 @@ class TestGnubgMatchId:
         assert position_id == selectors.room_state(room, alice.seat)["match"]["position"]["id"]
         assert Position.from_position_id(position_id).pips() == (167, 167)
 
+    def test_the_position_id_of_the_other_side_is_what_that_side_sees(self, room, alice, bob):
+        services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
+        spectator = selectors.room_state(room, None)["match"]["position"]
+        for_alice = selectors.room_state(room, alice.seat)["match"]["position"]
+        for_bob = selectors.room_state(room, bob.seat)["match"]["position"]
+        assert spectator["id"] == for_alice["id"] == for_bob["other_side_id"]
+        assert spectator["other_side_id"] == for_bob["id"] == for_alice["other_side_id"]
+        assert for_alice["id"] != for_bob["id"]
+
 
 class TestTheSeedStaysSecret:
     def test_a_running_game_never_shows_its_seed(self, room, alice, bob):

@@ -237,36 +237,6 @@ export function lastPlay(history, gameNumber, bottomSide) {
   return null;
 }
 
-// --- GNU Backgammon Position ID ---------------------------------------------------
-
-const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/**
- * The GNUbg Position ID of a viewer board, with the viewer (bottom side) as
- * the player on roll: the opponent's checkers are encoded first, then the
- * viewer's, each point 1..24 and the bar as a run of ones and a zero.
- */
-export function positionId(board) {
-  let bits = 0n;
-  let pos = 0n;
-  const theirsFromTheirSide = (n) => (n === BAR ? board.theirs[BAR] : board.theirs[25 - n]);
-  for (const count of [
-    ...Array.from({ length: 25 }, (_, i) => theirsFromTheirSide(i + 1)),
-    ...Array.from({ length: 25 }, (_, i) => board.mine[i + 1]),
-  ]) {
-    bits |= ((1n << BigInt(count)) - 1n) << pos;
-    pos += BigInt(count) + 1n;
-  }
-  const bytes = [];
-  for (let i = 0; i < 10; i += 1) bytes.push(Number((bits >> BigInt(8 * i)) & 0xffn));
-  let text = "";
-  for (let i = 0; i < bytes.length; i += 3) {
-    const chunk = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-    for (let j = 0; j < 4; j += 1) text += BASE64[(chunk >> (18 - 6 * j)) & 63];
-  }
-  return text.slice(0, 14);
-}
-
 // --- destination labels ----------------------------------------------------------
 
 export const LABEL_HEIGHT = 30;

@@ -4,10 +4,10 @@
 import { verifyGame } from "../dice.js";
 import { diceText } from "./texts.js";
 import { h } from "./dom.js";
-import { pips, positionId } from "./geometry.js";
+import { pips } from "./geometry.js";
 import { historyByMove } from "./history.js";
 import { pieceIcon } from "./pieces.js";
-import { bottomSide, isSpectator, match, nameOf } from "./table.js";
+import { bottomSide, isSpectator, match, nameOf, shownPositionId } from "./table.js";
 
 /**
  * `nodes` {top, bottom, info, history, proof, analysis}: the elements to fill;
@@ -60,7 +60,7 @@ export function createPanels(nodes, { t, since, number }, bot, reviewUrl) {
     ]);
   }
 
-  function renderInfo(model, board) {
+  function renderInfo(model) {
     const m = match(model);
     const lines = [];
     if (m.format === "match") lines.push(t("match_to", { count: m.length }));
@@ -79,7 +79,7 @@ export function createPanels(nodes, { t, since, number }, bot, reviewUrl) {
       ...lines.map((line) => h("p", { text: line })),
       h("p", {}, [
         `${t("position_id")} `,
-        h("span", { class: "code id", id: "board-position-id", text: positionId(board) }),
+        h("span", { class: "code id", id: "board-position-id", text: shownPositionId(model) }),
         // The Match ID is the match's own (score, cube, dice), not the viewer's; the title
         // holds the PositionID:MatchID pair GNU Backgammon reads, seen from the side on roll.
         ` · ${t("match_id")} `,
@@ -209,7 +209,7 @@ export function createPanels(nodes, { t, since, number }, bot, reviewUrl) {
       const bottom = bottomSide(model);
       nodes.top.replaceChildren(playerCard(model, 1 - bottom, board));
       nodes.bottom.replaceChildren(playerCard(model, bottom, board));
-      renderInfo(model, board);
+      renderInfo(model);
       renderHistory(model);
       renderProof(model);
       renderAnalysis(model);

@@ -63,6 +63,17 @@ export function shownBoard(model) {
   return myMove(model) ? applySteps(board, taken(model)) : board;
 }
 
+/**
+ * The GNU Backgammon Position ID of the checkers as drawn, as the server wrote
+ * it: with a play being built, the one its last option leads to (the steps
+ * endpoint says); otherwise the state's, for the side drawn at the bottom.
+ */
+export function shownPositionId(model) {
+  const { position } = match(model);
+  if (myMove(model) && model.chosen.length) return model.chosen[model.chosen.length - 1].position_id;
+  return bottomSide(model) === position.side ? position.id : position.other_side_id;
+}
+
 /** The last game with a winner, or null. */
 export function lastGame(model) {
   const finished = match(model).games.filter((g) => g.winner !== null && g.winner !== undefined);
