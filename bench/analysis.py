@@ -20,10 +20,11 @@ import resource
 import subprocess
 import sys
 import time
+from typing import TypedDict
 
 from games.analysis import DEFAULT_SETTINGS, analyse, match_decisions, summarise
 from games.analysis.ladder import bot_game, bot_prs
-from games.engine.match import Format, MatchRules
+from games.engine import Action, Format, MatchRules
 
 GAMES = {
     "partida simple": (MatchRules(), "3-ply"),
@@ -33,7 +34,19 @@ PLAYERS = ("carcelero", "chofer")
 TYPICAL = range(55, 66)  # decisions in a "typical 60-decision game"
 
 
-def typical_game(rules: MatchRules):
+class Measurement(TypedDict):
+    """What ``measure`` reports, as JSON from the child process."""
+
+    seed: int
+    decisions: int
+    cube: int
+    seconds: float
+    cpu_seconds: float
+    maxrss_mb: float
+    pr: list[float]
+
+
+def typical_game(rules: MatchRules) -> tuple[int, list[Action]]:
     """The first seeded bot game with 55 to 65 decisions, and its seed."""
     for seed in range(1, 200):
         actions = bot_game(rules, PLAYERS, seed)
@@ -42,7 +55,7 @@ def typical_game(rules: MatchRules):
     raise RuntimeError("no typical game in 200 seeds")
 
 
-def measure(label: str) -> dict:
+def measure(label: str) -> Measurement:
     """In this process: rate the typical game of ``label`` (run pinned, in a child)."""
     rules, _ = GAMES[label]
     seed, actions = typical_game(rules)
@@ -62,7 +75,7 @@ def measure(label: str) -> dict:
     }
 
 
-def _child(label: str) -> dict:
+def _child(label: str) -> Measurement:
     code = f"import json, bench.analysis as b; print(json.dumps(b.measure({label!r})))"
     env = {**os.environ, "BGBOT_MULTIPLY_THREADS": "1"}
     cpu = min(os.sched_getaffinity(0))
@@ -70,7 +83,8 @@ def _child(label: str) -> dict:
         ["taskset", "-c", str(cpu), sys.executable, "-c", code],
         capture_output=True, text=True, check=True, env=env,
     )  # fmt: skip
-    return json.loads(output.stdout.strip().splitlines()[-1])
+    found: Measurement = json.loads(output.stdout.strip().splitlines()[-1])
+    return found
 
 
 def run() -> dict[str, float]:

@@ -11,9 +11,12 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 
 from games.bots import BOT_NAMES, SINGLE_GAME, BotContext, get_bot, sage
-from games.engine import Position, legal_plays
+from games.engine import Play, Position, legal_plays
+
+Sample = list[tuple[Position, tuple[int, int]]]
 
 SAMPLE_SIZE = 60
 SAMPLE_SEED = 20261129
@@ -25,13 +28,13 @@ CONTEXTS = {
 
 
 def self_play_sample(
-    count: int, seed: int, keep: Callable[[random.Random, list], bool]
-) -> list[tuple[Position, tuple[int, int]]]:
+    count: int, seed: int, keep: Callable[[random.Random, list[Play]], bool]
+) -> Sample:
     """``count`` (position, dice) pairs that ``keep(rng, plays)`` accepts, from seeded
     random self-play (the bot tests draw theirs here too)."""
     rng = random.Random(seed)
     position = Position.initial()
-    sample = []
+    sample: Sample = []
     while len(sample) < count:
         dice = (rng.randint(1, 6), rng.randint(1, 6))
         plays = legal_plays(position, dice)
@@ -43,12 +46,12 @@ def self_play_sample(
     return sample
 
 
-def decision_sample(count: int = SAMPLE_SIZE, seed: int = SAMPLE_SEED):
+def decision_sample(count: int = SAMPLE_SIZE, seed: int = SAMPLE_SEED) -> Sample:
     """``count`` (position, dice) pairs with a real choice, from seeded random self-play."""
     return self_play_sample(count, seed, lambda rng, plays: len(plays) > 1 and rng.random() < 0.25)
 
 
-def _seconds(run, sample) -> list[float]:
+def _seconds(run: Callable[[Position, tuple[int, int]], object], sample: Sample) -> list[float]:
     times = []
     for position, dice in sample:
         started = time.perf_counter()
@@ -83,13 +86,13 @@ def run() -> dict[str, float]:
         print(f" {context_name}")
         for name in BOT_NAMES:
             bot = get_bot(name, seed=1)
-            times = _seconds(lambda p, d, b=bot, c=context: b.choose_play(p, d, c), sample)
+            times = _seconds(partial(bot.choose_play, context=context), sample)
             medians[f"{name} / {context_name}"] = statistics.median(times)
             print(_line(name, times))
     match = CONTEXTS["match to 5, cube in play"]
     empresario = get_bot("empresario")
 
-    def whole_turn(position, dice):
+    def whole_turn(position: Position, dice: tuple[int, int]) -> None:
         empresario.should_double(position, match)
         empresario.choose_play(position, dice, match)
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-from games.engine import BAR, OFF, Position, legal_plays
+from games.engine import BAR, OFF, Play, Position, legal_plays
 
 SAMPLE_SIZE = 10_000
 SAMPLE_SEED = 20260907
@@ -47,17 +47,20 @@ def self_play(count: int = SAMPLE_SIZE, seed: int = SAMPLE_SEED) -> Sample:
     return tuple(sample)
 
 
-def _choose(rng: random.Random, position: Position, plays: list) -> tuple:
+def _choose(rng: random.Random, position: Position, plays: list[Play]) -> Play:
     style = rng.random()
     if style < 0.1:
         return rng.choice(plays)
     results = [(position.apply(play), play) for play in plays]
-    if style < 0.4:
-        # Aggressive: send checkers to the bar, then keep points closed.
-        score = lambda after: (after.them[BAR], _home_points(after), _closed_points(after))  # noqa: E731
-    else:
+    aggressive = style < 0.4
+
+    def score(after: Position) -> tuple[int, int, int]:
+        if aggressive:
+            # Aggressive: send checkers to the bar, then keep points closed.
+            return (after.them[BAR], _home_points(after), _closed_points(after))
         # Solid: close points, especially in the home board, and leave few blots.
-        score = lambda after: (_home_points(after), _closed_points(after), -_blots(after))  # noqa: E731
+        return (_home_points(after), _closed_points(after), -_blots(after))
+
     best = max(score(after) for after, _ in results)
     return rng.choice([play for after, play in results if score(after) == best])
 

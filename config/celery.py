@@ -18,7 +18,7 @@ app.autodiscover_tasks()
 
 
 @app.on_after_configure.connect
-def _create_filesystem_broker_folders(sender, **kwargs):
+def _create_filesystem_broker_folders(sender: Celery, **kwargs: object) -> None:
     # kombu's filesystem transport (the embedded default) expects its folders
     # to exist; create them once the settings are read, in the web process and
     # in the worker alike, whichever publishes or consumes first.

@@ -113,13 +113,15 @@ STORAGES = {
 
 EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")
 vars().update(EMAIL_CONFIG)
+# Set by the line above; named here for the check below (and for mypy).
+EMAIL_BACKEND: str = EMAIL_CONFIG["EMAIL_BACKEND"]
 # State requests a web process holds open at once (long polling, games.longpoll):
 # keep it below the threads a process has (gunicorn --threads).
 LONG_POLL_WAITERS = env.int("LONG_POLL_WAITERS", default=16)
 # Over SMTP, games.smtp tells a refused message from one whose answer was lost
 # (which is never sent twice). A hung mail server gives up after EMAIL_TIMEOUT
 # seconds per read or write, well inside the mail tasks' time limit.
-if EMAIL_BACKEND == "django.core.mail.backends.smtp.EmailBackend":  # noqa: F821 - from EMAIL_CONFIG
+if EMAIL_BACKEND == "django.core.mail.backends.smtp.EmailBackend":
     EMAIL_BACKEND = "games.smtp.EmailBackend"
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Mesa <mesa@localhost>")
@@ -171,7 +173,7 @@ _CELERY_BROKER_DIR = Path(env.str("CELERY_BROKER_DIR", default=str(BASE_DIR / ".
 # time limit (the digest's 230 s). 300 s is five times the first and above the
 # second; a stuck bot is nudged sooner still, after BOT_STUCK_AFTER.
 CELERY_VISIBILITY_TIMEOUT = 300
-CELERY_BROKER_TRANSPORT_OPTIONS = (
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, str | int] = (
     {
         "data_folder_in": str(_CELERY_BROKER_DIR / "queue"),
         "data_folder_out": str(_CELERY_BROKER_DIR / "queue"),

@@ -10,19 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Final, Literal, TypeAlias
 
 from games.bots.context import BotContext
 from games.bots.runner import context_for
-from games.engine import Play, Position
-from games.engine.match import Action, MatchRules, MatchState, Phase
+from games.engine import Action, ActionKind, MatchRules, MatchState, Phase, Play, Position
 
-PLAY = "play"
-NO_DOUBLE = "no_double"
-DOUBLE = "double"
-TAKE = "take"
-DROP = "drop"
-BEAVER = "beaver"
-CUBE_KINDS = (NO_DOUBLE, DOUBLE, TAKE, DROP, BEAVER)
+# Rolling when the cube could have been turned: the one decision that is no
+# action of its own. Every other decision is named by the action taken.
+NO_DOUBLE: Final = "no_double"
+DecisionKind: TypeAlias = ActionKind | Literal["no_double"]
+CUBE_KINDS: tuple[DecisionKind, ...] = (
+    NO_DOUBLE,
+    ActionKind.DOUBLE,
+    ActionKind.TAKE,
+    ActionKind.DROP,
+    ActionKind.BEAVER,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +40,7 @@ class Decision:
 
     index: int
     side: int
-    kind: str
+    kind: DecisionKind
     position: Position
     context: BotContext
     dice: tuple[int, int] | None = None
@@ -70,19 +74,29 @@ def _decisions(rules: MatchRules, actions: Iterable[Action]) -> Iterator[Decisio
 
 def _decision(index: int, state: MatchState, action: Action) -> Decision | None:
     side, kind = action.side, action.kind
-    if state.phase is Phase.ROLL and kind in ("roll", DOUBLE) and state.may_double(side):
+    cube_kind: DecisionKind
+    if (
+        state.phase is Phase.ROLL
+        and kind in (ActionKind.ROLL, ActionKind.DOUBLE)
+        and state.may_double(side)
+    ):
         # Rolling when the cube could have been turned is a cube decision too.
-        cube_kind = DOUBLE if kind == DOUBLE else NO_DOUBLE
+        cube_kind = ActionKind.DOUBLE if kind == ActionKind.DOUBLE else NO_DOUBLE
         return Decision(index, side, cube_kind, state.position_for(side), context_for(state, side))
-    if state.phase is Phase.DOUBLED and kind in (TAKE, DROP, BEAVER) and not state.beaver_pending:
+    if (
+        state.phase is Phase.DOUBLED
+        and isinstance(kind, ActionKind)
+        and kind in (ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER)
+        and not state.beaver_pending
+    ):
         # The answer to a beaver (the doubler's) is not rated: bgsage rates
         # the double and the take, and the beaver as a take.
         return Decision(index, side, kind, state.position_for(side), context_for(state, side))
-    if state.phase is Phase.MOVE and kind == PLAY and state.dice is not None:
+    if state.phase is Phase.MOVE and kind == ActionKind.PLAY and state.dice is not None:
         return Decision(
             index,
             side,
-            PLAY,
+            ActionKind.PLAY,
             state.position_for(side),
             context_for(state, side),
             dice=state.dice,

@@ -15,12 +15,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
+from typing import TYPE_CHECKING, TypeAlias
 
 from games.bots import sage
 from games.bots.context import BotContext
-from games.engine import Play, Position, format_play
+from games.engine import ActionKind, Play, Position, format_play
 
-from .decisions import BEAVER, DOUBLE, DROP, NO_DOUBLE, PLAY, TAKE, Decision
+from .decisions import NO_DOUBLE, Decision, DecisionKind
+
+if TYPE_CHECKING:  # bgsage is imported on first use only (games.bots.sage)
+    from bgsage import CubeActionResult
+
+# One cube verdict per position and context: a double and its answer share it.
+_Verdicts: TypeAlias = "dict[tuple[Position, BotContext], CubeActionResult]"
 
 # Marks, by equity lost (the page states them): more than each bound.
 DOUBTFUL = 0.04
@@ -104,10 +111,10 @@ def mark_of(loss: float) -> str:
 
 def analyse(decisions: Iterable[Decision], settings: Settings = DEFAULT_SETTINGS) -> list[Rating]:
     """A rating for each decision, in order; a double and its answer share one cube verdict."""
-    verdicts: dict[tuple, object] = {}
+    verdicts: _Verdicts = {}
     ratings = []
     for decision in decisions:
-        if decision.kind == PLAY:
+        if decision.kind == ActionKind.PLAY:
             ratings.append(_rate_play(decision, settings))
         else:
             ratings.append(_rate_cube(decision, settings, verdicts))
@@ -128,6 +135,7 @@ def rank(
 
 def _rate_play(decision: Decision, settings: Settings) -> Rating:
     position, played = decision.position, decision.play or ()
+    assert decision.dice is not None, "a checker play is made with dice"
     ranked = rank(position, decision.dice, decision.context, (played,), settings)
     notation = format_play(position, played)
     # Different step orders can reach the same position: a choice is a result.
@@ -161,9 +169,9 @@ def _rate_play(decision: Decision, settings: Settings) -> Rating:
     )
 
 
-def _rate_cube(decision: Decision, settings: Settings, verdicts: dict) -> Rating:
+def _rate_cube(decision: Decision, settings: Settings, verdicts: _Verdicts) -> Rating:
     # Every verdict is the doubler's, before the roll.
-    if decision.kind in (NO_DOUBLE, DOUBLE):
+    if decision.kind in (NO_DOUBLE, ActionKind.DOUBLE):
         position, context = decision.position, decision.context
     else:
         position, context = decision.position.flip(), decision.context.flip()
@@ -174,18 +182,19 @@ def _rate_cube(decision: Decision, settings: Settings, verdicts: dict) -> Rating
     nd, dt, dp = verdict.equity_nd, verdict.equity_dt, verdict.equity_dp
     cube = {"nd": nd, "dt": dt, "dp": dp}
     doubled = min(dt, dp)  # the taker answers as well as they can
-    if decision.kind in (NO_DOUBLE, DOUBLE):
-        best_kind = DOUBLE if doubled > nd else NO_DOUBLE
-        played = doubled if decision.kind == DOUBLE else nd
+    best_kind: DecisionKind
+    if decision.kind in (NO_DOUBLE, ActionKind.DOUBLE):
+        best_kind = ActionKind.DOUBLE if doubled > nd else NO_DOUBLE
+        played = doubled if decision.kind == ActionKind.DOUBLE else nd
         best = max(nd, doubled)
-        counted = decision.kind == DOUBLE or doubled - nd > -CLOSE_CUBE
+        counted = decision.kind == ActionKind.DOUBLE or doubled - nd > -CLOSE_CUBE
         if decision.kind == NO_DOUBLE and not sage.cube_is_alive(decision.context):
             counted = False  # a dead cube: nothing to decide
         return Rating(decision, False, counted, played, best, best_kind, cube=cube)
     # The taker's side: the doubler's equities with the sign turned.
     take, drop = -dt, -dp
-    best_kind = TAKE if take >= drop else DROP
+    best_kind = ActionKind.TAKE if take >= drop else ActionKind.DROP
     if verdict.is_beaver and decision.context.beavers:
-        best_kind = BEAVER  # bgsage's take equity is then the beaver's
-    played = drop if decision.kind == DROP else take
+        best_kind = ActionKind.BEAVER  # bgsage's take equity is then the beaver's
+    played = drop if decision.kind == ActionKind.DROP else take
     return Rating(decision, False, True, played, max(take, drop), best_kind, cube=cube)

@@ -15,8 +15,17 @@ from dataclasses import dataclass
 
 from games.bots import BOT_NAMES, CUBELESS_MONEY, get_bot
 from games.bots.runner import next_action
-from games.engine import Position, SeededDice, legal_plays
-from games.engine.match import Action, MatchRules, MatchState, Phase, advance
+from games.engine import (
+    Action,
+    ActionKind,
+    MatchRules,
+    MatchState,
+    Phase,
+    Position,
+    SeededDice,
+    advance,
+    legal_plays,
+)
 
 from .evaluate import DEFAULT_SETTINGS, Settings, rank
 
@@ -90,9 +99,10 @@ def bot_game(rules: MatchRules, names: tuple[str, str], seed: int) -> list[Actio
         action = next_action(bots[side], state, side)
         if action is None:
             raise RuntimeError(f"no action for side {side} in {state.phase}")
-        if action.kind == "roll":
-            action = Action("roll", side, dice=dice.roll())
+        if action.kind == ActionKind.ROLL:
+            action = Action(ActionKind.ROLL, side, dice=dice.roll())
         state = state.apply(action)
+        assert state.last_action is not None
         actions.append(state.last_action)
         state, automatic = advance(state, dice)
         actions.extend(automatic)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from .evaluate import Rating
 
@@ -55,7 +56,7 @@ class PlayerSummary:
             self.errors += mark == "error"
             self.blunders += mark == "blunder"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data.update(
             error_rate=round(self.error_rate, 1),

@@ -10,12 +10,12 @@ from __future__ import annotations
 import random
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from games.engine import Position, legal_plays, opening_starter
 
-from .players import BOT_NAMES, Bot, Character, RandomPlayer, get_bot
+from .players import BOT_NAMES, Bot, Character, Player, RandomPlayer, get_bot
 
 # Noiseless bgsage at a fixed level, to measure the bots against.
 REFERENCES = {
@@ -28,7 +28,7 @@ PLAYER_NAMES = (*BOT_NAMES, "random", *REFERENCES)
 MAX_TURNS = 5000  # no real game comes near; stops a broken player from looping forever
 
 
-def make_player(name: str, rng: random.Random):
+def make_player(name: str, rng: random.Random) -> Player:
     """A bot, the random player or a bgsage reference, by name (any case)."""
     key = name.strip().lower()
     if key == "random":
@@ -55,16 +55,23 @@ class Timings:
         return statistics.median(self.seconds) if self.seconds else 0.0
 
 
-def play_game(players, dice: Iterator[tuple[int, int]], timings=None) -> int:
+def play_game(
+    players: Sequence[Player],
+    dice: Iterator[tuple[int, int]],
+    timings: Sequence[Timings] | None = None,
+) -> int:
     """Play one cubeless money game; return the points won by seat 0 (negative: lost).
 
     The opening roll is one die each, rolled again on a tie; the higher die
     starts and plays both numbers.
     """
+    turn = None
     for roll in dice:
         turn = opening_starter(roll)
         if turn is not None:
             break
+    if turn is None:
+        raise ValueError("the dice ran out before the opening roll decided who starts")
     position = Position.initial()  # from the side of the player on turn
     for _ in range(MAX_TURNS):
         plays = legal_plays(position, roll)

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import random
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from games.engine import Action, Format, MatchRules, MatchState, Phase
+from games.engine import Action, ActionKind, Format, MatchRules, MatchState, Phase, Position
 
 from . import sage
 from .arena import make_player
+from .context import BotContext
+from .players import Player
 from .runner import context_for, next_action
 
 MAX_ACTIONS = 20000  # a 5-point match takes a few hundred; stops a broken player
@@ -39,7 +42,7 @@ class MatchRecord:
     decisions: list[CubeDecision] = field(default_factory=list)
 
 
-def grade_double(position, context, doubled: bool, level: str) -> float:
+def grade_double(position: Position, context: BotContext, doubled: bool, level: str) -> float:
     """Equity lost by doubling (or not) in ``position``, the decider on roll."""
     verdict = sage.cube_decision(position, level, context)
     double = min(verdict.equity_dt, verdict.equity_dp)
@@ -47,7 +50,7 @@ def grade_double(position, context, doubled: bool, level: str) -> float:
     return best - (double if doubled else verdict.equity_nd)
 
 
-def grade_take(position, context, took: bool, level: str) -> float:
+def grade_take(position: Position, context: BotContext, took: bool, level: str) -> float:
     """Equity lost by taking (or dropping); ``position`` and ``context`` are the taker's."""
     verdict = sage.cube_decision(position.flip(), level, context.flip())
     take, drop = -verdict.equity_dt, -verdict.equity_dp  # the taker's equities
@@ -60,22 +63,24 @@ def _grade(state: MatchState, side: int, action: Action, level: str) -> CubeDeci
     if state.phase is Phase.ROLL:
         if not (state.may_double(side) and sage.cube_is_alive(context)):
             return None
-        doubled = action.kind == "double"
+        doubled = action.kind == ActionKind.DOUBLE
         error = grade_double(position, context, doubled, level)
         return CubeDecision("double", doubled, error, state.cube_value)
     if (
         state.phase is Phase.DOUBLED
         and not state.beaver_pending
-        and action.kind in ("take", "drop")
+        and action.kind in (ActionKind.TAKE, ActionKind.DROP)
     ):
-        took = action.kind == "take"
+        took = action.kind == ActionKind.TAKE
         return CubeDecision(
             "take", took, grade_take(position, context, took, level), state.cube_value
         )
     return None
 
 
-def play_match(players, length: int, seed: int, level: str = "1ply") -> MatchRecord:
+def play_match(
+    players: Sequence[Player], length: int, seed: int, level: str = "1ply"
+) -> MatchRecord:
     """One match to ``length`` between two bots, the dice from ``seed``."""
     dice = random.Random(f"mesa-botcube:{seed}")
     state = MatchState.new(MatchRules(format=Format.MATCH, length=length))
@@ -84,12 +89,12 @@ def play_match(players, length: int, seed: int, level: str = "1ply") -> MatchRec
         if state.phase is Phase.MATCH_OVER:
             break
         if state.phase is Phase.GAME_OVER:
-            state = state.apply(Action("next_game", 0))
+            state = state.apply(Action(ActionKind.NEXT_GAME, 0))
             continue
         roll = (dice.randint(1, 6), dice.randint(1, 6))
         if state.needs_auto_roll():
             side = 0 if state.phase is Phase.OPENING else state.turn
-            state = state.apply(Action("roll", side, roll))
+            state = state.apply(Action(ActionKind.ROLL, side, roll))
             continue
         side = state.turn
         action = next_action(players[side], state, side)
@@ -98,8 +103,8 @@ def play_match(players, length: int, seed: int, level: str = "1ply") -> MatchRec
         decision = _grade(state, side, action, level)
         if decision is not None:
             record.decisions.append(decision)
-        if action.kind == "roll":
-            action = Action("roll", side, roll)
+        if action.kind == ActionKind.ROLL:
+            action = Action(ActionKind.ROLL, side, roll)
         state = state.apply(action)
         record.highest_cube = max(record.highest_cube, state.cube_value)
     else:
@@ -119,7 +124,7 @@ class CubeReport:
     def decisions(self) -> list[CubeDecision]:
         return [d for match in self.matches for d in match.decisions]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "bot": self.bot,
             "length": self.length,
@@ -135,7 +140,7 @@ class CubeReport:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> CubeReport:
+    def from_json(cls, data: dict[str, Any]) -> CubeReport:
         report = cls(data["bot"], data["length"])
         for m in data["matches"]:
             decisions = [CubeDecision(*d) for d in m["decisions"]]
@@ -143,7 +148,7 @@ class CubeReport:
             report.matches.append(record)
         return report
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         decisions = self.decisions
         errors = [d.error for d in decisions]
         wrong = [e for e in errors if e > 1e-9]

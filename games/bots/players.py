@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from games.engine import BAR, Play, Position, legal_plays
 
@@ -76,6 +77,29 @@ EMPRESARIO = Character(
 
 CHARACTERS = {c.name.lower(): c for c in (DOMADOR, CHOFER, CARCELERO, EMPRESARIO)}
 BOT_NAMES = tuple(CHARACTERS)  # weakest to strongest
+
+
+class Player(Protocol):
+    """What a seat at a bot's table asks of its player: a ``Bot`` or the ``RandomPlayer``."""
+
+    @property
+    def name(self) -> str: ...
+
+    def choose_play(
+        self, position: Position, dice: tuple[int, int], context: BotContext | None = None
+    ) -> Play: ...
+
+    def should_double(self, position: Position, context: BotContext) -> bool: ...
+
+    def should_take(self, position: Position, context: BotContext) -> bool: ...
+
+    def should_beaver(self, position: Position, context: BotContext) -> bool: ...
+
+    def should_accept_beaver(self, position: Position, context: BotContext) -> bool: ...
+
+    def accept_resign(self, position: Position, value: int, context: BotContext) -> bool: ...
+
+    def accept_rematch(self) -> bool: ...
 
 
 class Bot:

@@ -10,9 +10,10 @@ turn, the table rolls by itself (the opening), or the game or match is over
 
 from __future__ import annotations
 
-from games.engine import Action, Format, MatchState, Phase
+from games.engine import Action, ActionKind, Format, MatchState, Phase
 
 from .context import SINGLE_GAME, BotContext
+from .players import Player
 
 
 def context_for(state: MatchState, side: int) -> BotContext:
@@ -42,7 +43,7 @@ def context_for(state: MatchState, side: int) -> BotContext:
     )
 
 
-def next_action(bot, state: MatchState, side: int) -> Action | None:
+def next_action(bot: Player, state: MatchState, side: int) -> Action | None:
     """What ``bot``, sitting on ``side``, does now; None when it is not the bot's move."""
     if state.turn != side or state.phase in (Phase.OPENING, Phase.GAME_OVER, Phase.MATCH_OVER):
         return None
@@ -51,22 +52,24 @@ def next_action(bot, state: MatchState, side: int) -> Action | None:
     phase = state.phase
     if phase is Phase.ROLL:
         if state.may_double(side) and bot.should_double(position, context):
-            return Action("double", side)
-        return Action("roll", side)
+            return Action(ActionKind.DOUBLE, side)
+        return Action(ActionKind.ROLL, side)
     if phase is Phase.MOVE:
         assert state.dice is not None
-        return Action("play", side, play=tuple(bot.choose_play(position, state.dice, context)))
+        return Action(
+            ActionKind.PLAY, side, play=tuple(bot.choose_play(position, state.dice, context))
+        )
     if phase is Phase.DOUBLED:
         if state.beaver_pending:
             # The bot doubled and was beavered; the stake now is the cube after the beaver.
             taken = bot.should_accept_beaver(position, context)
         else:
             if state.may_beaver() and bot.should_beaver(position, context):
-                return Action("beaver", side)
+                return Action(ActionKind.BEAVER, side)
             taken = bot.should_take(position, context)
-        return Action("take" if taken else "drop", side)
+        return Action(ActionKind.TAKE if taken else ActionKind.DROP, side)
     if phase is Phase.RESIGN_OFFERED:
         assert state.resign_value is not None
         accepted = bot.accept_resign(position, state.resign_value, context)
-        return Action("resign_accept" if accepted else "resign_decline", side)
+        return Action(ActionKind.RESIGN_ACCEPT if accepted else ActionKind.RESIGN_DECLINE, side)
     return None

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from games.engine import BAR, Play, Position, legal_plays
 
@@ -74,7 +74,19 @@ class Candidate:
     gammon_loss: float
 
 
-def _cube_args(context: BotContext) -> dict:
+class _CubeArgs(TypedDict):
+    """The cube and the score as bgsage's keyword arguments (its beaver flag apart:
+    ``post_move_analytics`` has none)."""
+
+    cube_value: int
+    cube_owner: str
+    away1: int
+    away2: int
+    is_crawford: bool
+    jacoby: bool
+
+
+def _cube_args(context: BotContext) -> _CubeArgs:
     away_me, away_them = context.away()
     owner = {"centered": "centered", "me": "player", "them": "opponent"}[context.cube_owner]
     return {
@@ -84,7 +96,6 @@ def _cube_args(context: BotContext) -> dict:
         "away2": away_them,
         "is_crawford": context.crawford,
         "jacoby": context.jacoby,
-        "beaver": context.beavers,
     }
 
 
@@ -119,10 +130,19 @@ def rank_plays(
         return []
     cubeful = uses_cube_equity(context)
     winning_only = context.away() == (1, 1)
-    args = _cube_args(context) if cubeful else {}
-    if force:
-        args["force_boards"] = [to_board(position.apply(play)) for play in force]
-    result = analyzer(level, cubeful).checker_play(to_board(position), dice[0], dice[1], **args)
+    board = to_board(position)
+    forced = [to_board(position.apply(play)) for play in force] if force else None
+    if cubeful:
+        result = analyzer(level, cubeful).checker_play(
+            board,
+            dice[0],
+            dice[1],
+            **_cube_args(context),
+            beaver=context.beavers,
+            force_boards=forced,
+        )
+    else:
+        result = analyzer(level, cubeful).checker_play(board, dice[0], dice[1], force_boards=forced)
     by_board = {tuple(move.board): move for move in result.moves}
     ranked: list[Candidate] = []
     for play in plays:
@@ -145,9 +165,11 @@ def rank_plays(
 
 
 def _judge_alone(play: Play, after: Position, cubeful: bool, context: BotContext) -> Candidate:
-    args = _cube_args(context) if cubeful else {}
-    args.pop("beaver", None)
-    analysis = analyzer("1ply", cubeful).post_move_analytics(to_board(after), **args)
+    board = to_board(after)
+    if cubeful:
+        analysis = analyzer("1ply", cubeful).post_move_analytics(board, **_cube_args(context))
+    else:
+        analysis = analyzer("1ply", cubeful).post_move_analytics(board)
     equity = analysis.cubeful_equity if cubeful else analysis.cubeless_equity
     probs = analysis.probs
     return Candidate(play, after, equity, probs.win, probs.gammon_win, probs.gammon_loss)
@@ -162,7 +184,9 @@ def cube_decision(position: Position, level: str, context: BotContext) -> CubeAc
 def _cube_decision(board: tuple[int, ...], level: str, context: BotContext) -> CubeActionResult:
     # A verdict takes tens of milliseconds and the same question comes twice
     # (the bot decides, botcube grades the decision): remember recent answers.
-    return analyzer(level, True).cube_action(list(board), **_cube_args(context))
+    return analyzer(level, True).cube_action(
+        list(board), **_cube_args(context), beaver=context.beavers
+    )
 
 
 def cube_is_alive(context: BotContext) -> bool:

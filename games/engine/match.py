@@ -205,7 +205,9 @@ class MatchState:
         """The state after `action`; raises InvalidInput (unreadable) or IllegalAction."""
         if self.phase is Phase.MATCH_OVER:
             raise IllegalAction("match_over", "the match is over")
-        if action.kind not in ACTION_KINDS:
+        # An Action makes every known kind an ActionKind; anything else is unknown
+        # (a list from JSON too, which a set lookup would refuse with a TypeError).
+        if not isinstance(action.kind, ActionKind):
             raise InvalidInput("unknown_action", f"there is no action {action.kind!r}")
         if action.side not in (0, 1) or isinstance(action.side, bool):
             raise InvalidInput("bad_action", f"sides are 0 and 1, got {action.side!r}")
@@ -635,7 +637,8 @@ def advance(
     actions: list[Action] = []
     while state.needs_auto_roll() and len(actions) < limit:
         side = 0 if state.phase is Phase.OPENING else state.turn
-        state = state.apply(Action(ActionKind.ROLL, side, tuple(dice.roll())))
+        d1, d2 = dice.roll()
+        state = state.apply(Action(ActionKind.ROLL, side, (d1, d2)))
         assert state.last_action is not None
         actions.append(state.last_action)
     return state, actions
@@ -648,9 +651,12 @@ def _legal_plays(position: Position, dice: tuple[int, int]) -> tuple[tuple[Step,
     return tuple(legal_plays(position, dice))
 
 
-def _checked_dice(dice: object) -> tuple[int, int]:
+def _checked_dice(dice: Iterable[int] | None) -> tuple[int, int]:
+    # The type is what a caller should send; an action read from JSON may hold anything.
     try:
-        d1, d2 = dice  # type: ignore[misc]
+        if dice is None:
+            raise TypeError
+        d1, d2 = dice
     except (TypeError, ValueError):
         raise InvalidInput("bad_action", "a roll needs its two dice") from None
     for die in (d1, d2):

@@ -109,12 +109,14 @@ def _walk(rules: MatchRules, actions: Iterable[Action]) -> list[_Game]:
             if before.phase is Phase.OPENING and state.phase is Phase.OPENING:
                 continue  # a tie is rolled again and not recorded
             if recorded.play == ():  # nothing could move: the roll is the whole turn
-                move = MatMove(recorded.side, "roll", _high_first(recorded.dice), ())
-                entries.append((move, _roll_text(move.dice, before.position, ())))
+                dice = _high_first(recorded.dice)
+                move = MatMove(recorded.side, "roll", dice, ())
+                entries.append((move, _roll_text(dice, before.position, ())))
         elif kind == ActionKind.PLAY:
             assert before.dice is not None and recorded.play is not None
-            move = MatMove(recorded.side, "roll", _high_first(before.dice), recorded.play)
-            entries.append((move, _roll_text(move.dice, before.position, recorded.play)))
+            dice = _high_first(before.dice)
+            move = MatMove(recorded.side, "roll", dice, recorded.play)
+            entries.append((move, _roll_text(dice, before.position, recorded.play)))
         elif kind == ActionKind.DOUBLE:
             move = MatMove(recorded.side, "double", value=before.cube_value * 2)
             entries.append((move, f" Doubles => {move.value}"))

@@ -8,7 +8,7 @@ removes a lone checker), so the landing squares are worked out once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -323,10 +323,14 @@ class _Turn:
         return _unique(states)
 
 
-def _steps_of(play: object) -> tuple[Step, ...]:
-    """Read a play as sent (lists from JSON are fine) into checked (src, dst) pairs."""
+def _steps_of(play: Iterable[Iterable[int]]) -> tuple[Step, ...]:
+    """Read a play as sent (lists from JSON are fine) into checked (src, dst) pairs.
+
+    The type is what a caller should pass; what a player sent may be anything,
+    hence the checks here and in ``_checked_step``.
+    """
     try:
-        steps = [tuple(step) for step in play]  # type: ignore[union-attr]
+        steps = [tuple(step) for step in play]
     except TypeError:
         raise InvalidInput(
             "bad_step", f"a play is a list of (from, to) steps, got {play!r}"

@@ -67,12 +67,12 @@ def format_play(position: Position, play: Sequence[Step]) -> str:
 
     # Highest source first; identical moves are counted: "13/7(2)".
     words.sort(key=lambda word: (-word[0], -word[1], word[2]))
-    counted: list[list] = []
+    counted: list[tuple[str, int]] = []
     for _src, _dst, text in words:
         if counted and counted[-1][0] == text:
-            counted[-1][1] += 1
+            counted[-1] = (text, counted[-1][1] + 1)
         else:
-            counted.append([text, 1])
+            counted.append((text, 1))
     return " ".join(text if n == 1 else f"{text}({n})" for text, n in counted)
 
 

@@ -240,7 +240,7 @@ def _pips(side: tuple[int, ...]) -> int:
     return sum(point * side[point] for point in range(1, 26))
 
 
-def _checked_step(step: Step) -> Step:
+def _checked_step(step: tuple[int, ...]) -> Step:
     try:
         src, dst = step
     except (TypeError, ValueError):

@@ -472,5 +472,12 @@ def test_actions_survive_a_json_round_trip():
 
 def test_unknown_actions_and_finished_matches_are_refused():
     assert unreadable(at(MATCH5), Action("castle", 0)).code == "unknown_action"
+    # A kind read from JSON may be a list or an object: refused, not a TypeError.
+    assert unreadable(at(MATCH5), Action.from_json({"kind": ["roll"], "side": 0})).code == (
+        "unknown_action"
+    )
+    assert unreadable(at(MATCH5), Action.from_json({"kind": {}, "side": 0})).code == (
+        "unknown_action"
+    )
     assert unreadable(at(MATCH5), Action("roll", 2, (1, 2))).code == "bad_action"
     assert unreadable(at(MATCH5), Action("roll", 0, (0, 7))).code == "bad_action"

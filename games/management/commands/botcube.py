@@ -9,9 +9,11 @@ themselves live in games.bots.cubebench.
 """
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.bots import BOT_NAMES
 from games.bots.arena import REFERENCES
@@ -24,7 +26,7 @@ NAMES = (*BOT_NAMES, *REFERENCES)
 class Command(BaseCommand):
     help = "Play bot-vs-bot matches with the cube and grade every cube decision."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--matches", type=int, default=200, help="matches per bot")
         parser.add_argument("--length", type=int, default=5, help="points to win a match")
         parser.add_argument("--seed", type=int, default=0, help="seed for the dice and the bots")
@@ -45,9 +47,10 @@ class Command(BaseCommand):
             help="report on saved records instead of playing (the parts of a split run)",
         )  # fmt: skip
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         if options["read"]:
-            return self.read(options["read"])
+            self.read(options["read"])
+            return
         bots = [name.strip().lower() for name in options["bots"].split(",") if name.strip()]
         unknown = [name for name in bots if name not in NAMES]
         if unknown or not bots:
@@ -56,7 +59,7 @@ class Command(BaseCommand):
             raise CommandError("--matches and --length must be at least 1")
         every = options["progress"]
 
-        def progress(report):
+        def progress(report: CubeReport) -> None:
             if every and len(report.matches) % every == 0:
                 self.stdout.write(self.line(report.summary()))
                 self.stdout.flush()
@@ -72,7 +75,7 @@ class Command(BaseCommand):
         if options["save"]:
             Path(options["save"]).write_text(json.dumps(saved))
 
-    def read(self, paths):
+    def read(self, paths: Iterable[str]) -> None:
         """One line per bot, over every saved part that holds its matches."""
         reports: dict[tuple[str, int], CubeReport] = {}
         for path in paths:
@@ -86,7 +89,7 @@ class Command(BaseCommand):
             self.stdout.write(self.line(report.summary()))
 
     @staticmethod
-    def line(s: dict) -> str:
+    def line(s: dict[str, Any]) -> str:
         return (
             f"{s['bot']}: {s['matches']} matches, {s['one_game_share']:.1%} decided in one game, "
             f"{s['games_per_match']:.2f} games per match, highest cube {s['highest_cube']} "

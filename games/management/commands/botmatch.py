@@ -7,9 +7,11 @@ median time each side took per move. The games themselves live in
 games.bots.arena, which bench and the tests reuse.
 """
 
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
 
-from games.bots.arena import PLAYER_NAMES, duplicate_match
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from games.bots.arena import PLAYER_NAMES, MatchResult, duplicate_match
 
 
 class Command(BaseCommand):
@@ -18,7 +20,7 @@ class Command(BaseCommand):
         "sequence from both seats) and report points per game and time per move."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         names = ", ".join(PLAYER_NAMES)
         parser.add_argument("a", help=f"first player: {names}")
         parser.add_argument("b", help="second player, same choices")
@@ -29,7 +31,7 @@ class Command(BaseCommand):
             help="print the running result every K games",
         )  # fmt: skip
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         a, b = options["a"].lower(), options["b"].lower()
         for name in (a, b):
             if name not in PLAYER_NAMES:
@@ -39,7 +41,7 @@ class Command(BaseCommand):
             raise CommandError("--games must be at least 1")
         every = options["progress"]
 
-        def report(result):
+        def report(result: MatchResult) -> None:
             if every and result.games % every == 0:
                 self.stdout.write(result.summary())
                 self.stdout.flush()
