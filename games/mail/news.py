@@ -228,9 +228,9 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
     if state.phase is Phase.DOUBLED:
         return TurnNews(DOUBLED, cube=state.cube_value * 2, **base)
     if state.phase is Phase.RESIGN_OFFERED:
-        kind = state.resign_value
-        points = kind * state.cube_value if rules.format != Format.SINGLE else 1
-        return TurnNews(RESIGN_OFFERED, resign_kind=kind, resign_points=points, **base)
+        offered = state.resign_value or 1
+        points = offered * state.cube_value if rules.format != Format.SINGLE else 1
+        return TurnNews(RESIGN_OFFERED, resign_kind=offered, resign_points=points, **base)
 
     opening = _opening_rolls(turns)
     # The dice already on the table for the reader (rolled for them, or the opening's).
@@ -261,12 +261,12 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
     last_opening = next((t.dice for t in reversed(turns) if t.pk in opening), None)
     pair = (last_opening[me], last_opening[them]) if last_opening else None
     if game is not None and game.number > 1:
-        kind = NEW_GAME
+        began = NEW_GAME
     elif match.number > 1:
-        kind = REMATCH
+        began = REMATCH
     else:
-        kind = FIRST_GAME
-    return TurnNews(kind, opening=pair, **base)
+        began = FIRST_GAME
+    return TurnNews(began, opening=pair, **base)
 
 
 def _opening_rolls(turns: list[Turn]) -> set[int]:
@@ -279,7 +279,8 @@ def _opening_rolls(turns: list[Turn]) -> set[int]:
         if turn.kind != "roll" or not turn.automatic:
             break
         found.add(turn.pk)
-        if turn.dice[0] != turn.dice[1]:
+        dice = turn.dice or ()
+        if len(dice) == 2 and dice[0] != dice[1]:
             break
     return found
 
