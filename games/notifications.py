@@ -41,6 +41,7 @@ from accounts.recipients import Recipient, recipient_for_seat
 from accounts.services import normalize_email
 from games import clock, deadlines, outbox, selectors
 from games.engine.match import Format, MatchRules, MatchState
+from games.mail.news import turn_news
 from games.models import Match, Room, Seat, SentEmail
 from games.smtp import ReplyLost
 
@@ -88,12 +89,14 @@ def _opponent(seat: Seat) -> Seat | None:
     return Seat.objects.filter(room_id=seat.room_id).exclude(pk=seat.pk).first()
 
 
-def _game_line(seat: Seat, match: Match) -> dict:
+def _game_line(seat: Seat, match: Match, time_zone: str | None = None) -> dict:
     opponent = _opponent(seat)
     return {
         "opponent": opponent.nickname if opponent else "",
         "link": board_link(seat),
         "since": match.turn_started_at,
+        # What happened since the reader last acted, read from the record (games.mail.news).
+        "news": turn_news(match, seat, zone_name=time_zone),
     }
 
 

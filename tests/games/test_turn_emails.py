@@ -1,0 +1,97 @@
+"""The "Es tu turno" email itself says what happened, in the reader's language:
+the subject names the opponent and the match, the body the news, the score and
+the deadline (the wording of each situation: tests/games/test_turn_news.py)."""
+
+from datetime import timedelta
+
+import pytest
+
+from games import services, tasks
+from games.engine.match import Format, MatchRules
+from games.models import Seat
+from tests.helpers import current_match, version_of
+
+pytestmark = pytest.mark.django_db
+
+
+def mail_to(seat, language="es"):
+    Seat.objects.filter(pk=seat.pk).update(
+        email=f"{seat.nickname}@example.com", email_consent=True, language=language
+    )
+
+
+def send(room):
+    match = current_match(room)
+    return tasks.turn_email(match.pk, match.version)
+
+
+def test_a_double_to_answer_is_the_subject_with_the_match_and_its_score(clock, dice, mailoutbox):
+    alice = services.room_create(rules=MatchRules(format=Format.MATCH, length=5), nickname="ana")
+    dice.push((3, 1))
+    bob = services.room_join(room=alice.room, nickname="beto")
+    mail_to(alice)
+    room = alice.room
+    services.game_play(seat=alice, version=version_of(room), play=[[8, 5], [6, 5]])
+    clock.tick(timedelta(hours=1))
+    services.game_double(seat=bob, version=version_of(room))
+    clock.tick(timedelta(hours=1))
+    assert send(room) is True
+    [email] = mailoutbox
+    assert email.subject == "beto te dobla a 2 en el match a 5 puntos (tú 0, beto 0)"
+    assert "beto te dobla: si aceptas, la partida pasa a valer 2." in email.body
+    assert "Te toca decidir: aceptar el cubo o rechazarlo" in email.body
+    assert "Marcador: tú 0, beto 0, en un match a 5 puntos." in email.body
+    assert "Tienes hasta el 4 de marzo de 2026 a las 10:00 (hora de UTC)" in email.body
+    html = email.alternatives[0][0]
+    assert "beto te dobla: si aceptas" in html and "Marcador: tú 0, beto 0" in html
+
+
+def test_a_rematch_that_only_had_its_opening_roll_never_says_the_opponent_moved(
+    clock, dice, mailoutbox
+):
+    host = services.room_create(rules=MatchRules(), nickname="ana")
+    dice.push((3, 1))
+    guest = services.room_join(room=host.room, nickname="beto")
+    room = host.room
+    services.game_play(seat=host, version=version_of(room), play=[[8, 5], [6, 5]])
+    services.match_resign(seat=guest, version=version_of(room))
+    services.rematch_offer(seat=host)
+    dice.push((2, 5))  # colours swap: beto is side 0 now, ana's 5 beats his 2
+    services.rematch_accept(seat=guest)
+    mail_to(host, language="en")
+    clock.tick(timedelta(hours=1))
+    assert current_match(room).turn_seat_id == host.pk
+    assert send(room) is True
+    [email] = mailoutbox
+    assert email.subject == "The rematch against beto begins: the single game"
+    assert "Opening roll: you rolled 5 and beto 2, so you start with 5-2." in email.body
+    assert "played" not in email.body  # the old "beto already moved" lie
+    assert "You have until March 4, 2026, 9 a.m. (UTC time)" in email.body
+
+
+def test_two_tables_in_one_email_each_say_their_own_news(clock, dice, mailoutbox):
+    first = services.room_create(rules=MatchRules(), nickname="ana")
+    dice.push((3, 1))
+    me = services.room_join(
+        room=first.room, nickname="beto", email="beto@example.com", email_consent=True
+    )
+    second = services.room_create(rules=MatchRules(format=Format.MATCH, length=3), nickname="dora")
+    dice.push((3, 1))
+    services.room_join(
+        room=second.room, nickname="beto", email="beto@example.com", email_consent=True
+    )
+    services.game_play(seat=first, version=1, play=[[8, 5], [6, 5]])
+    services.game_play(seat=second, version=1, play=[[24, 21], [21, 20]])
+    clock.tick(timedelta(hours=1))
+    assert send(first.room) is True
+    [email] = mailoutbox
+    assert email.subject == "Es tu turno en 2 partidas de Mesa"
+    assert (
+        "Contra ana, en la partida simple: ana jugó 3-1: 8/5 6/5. "
+        "La mesa ya tiró tus dados: te toca mover con 5-1."
+    ) in email.body
+    assert (
+        "Contra dora, en el match a 3 puntos (tú 0, dora 0): dora jugó 3-1: 24/20. "
+        "Te toca doblar o tirar."
+    ) in email.body
+    assert email.to == [me.email]
