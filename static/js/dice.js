@@ -69,3 +69,45 @@ export async function verifyGame({ seed, commitment, recorded }) {
   });
   return { commitment: (await commitmentOf(seed)) === commitment.toLowerCase(), rolls: recorded.length, mismatches };
 }
+
+/**
+ * The verdict in words, with `t(key, values)` from texts.js: "proof_ok" (a plural
+ * by count), or each problem found. `drawn` is how many rolls the table says it drew.
+ * Returns {ok, text}.
+ */
+export function verdictText(answer, recorded, drawn, t) {
+  const problems = [];
+  if (!answer.commitment) problems.push(t("proof_bad_commitment"));
+  if (recorded.length !== drawn) problems.push(t("proof_bad_count", { recorded: recorded.length, drawn }));
+  for (const { n, recorded: was, derived } of answer.mismatches) {
+    problems.push(t("proof_bad_roll", { n: n + 1, recorded: was.join("-"), derived: derived.join("-") }));
+  }
+  return problems.length
+    ? { ok: false, text: problems.join(" ") }
+    : { ok: true, text: t("proof_ok", { count: answer.rolls }) };
+}
+
+/**
+ * A button that checks one game's dice and writes the verdict in `verdict`.
+ * `game` {seed, commitment, rolls}; `recorded` the record's rolls in order.
+ */
+export function proofButton(h, game, recorded, t) {
+  const verdict = h("p", { class: "proof-verdict", role: "status" });
+  const button = h("button", { type: "button", class: "secondary proof-verify", text: t("proof_verify") });
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    verdict.className = "proof-verdict";
+    verdict.textContent = t("proof_checking");
+    let words;
+    try {
+      const answer = await verifyGame({ seed: game.seed, commitment: game.commitment, recorded });
+      words = verdictText(answer, recorded, game.rolls, t);
+    } catch {
+      words = { ok: false, text: t("proof_unavailable") };
+    }
+    verdict.classList.add(words.ok ? "good" : "bad");
+    verdict.textContent = words.text;
+    button.disabled = false;
+  });
+  return { button, verdict };
+}

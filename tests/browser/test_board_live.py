@@ -139,3 +139,20 @@ def test_the_winner_of_a_match_needs_nothing_more(live_server, dice, open_page):
     expect(card).not_to_contain_text("le falta")
     expect(page.locator(".player-card[data-side='1']")).to_contain_text("0 puntos")
     expect(page.locator(".player-card[data-side='1']")).not_to_contain_text("le falta")
+
+
+def test_a_past_matchs_dice_are_checked_in_its_page_too(live_server, dice, open_page):
+    alice, bob = seated(MatchRules())  # every roll from the seed
+    room = alice.room
+    play_turns(room, Persona("alice", seat=alice), Persona("bob", seat=bob), 3)
+    services.match_resign(seat=bob, version=latest_version())
+    services.rematch_offer(seat=alice)
+    services.rematch_accept(seat=bob)
+    first = room.matches.get(number=1).games.get()
+    page = open_page("carol", live_server.url + reverse("games:past_match", args=[room.slug, 1]))
+    page.get_by_role("button", name="Comprobar los dados aquí").click()
+    expect(page.locator(".proof-verdict")).to_have_text(
+        "Comprobado en tu navegador: la semilla da el compromiso publicado y las "
+        f"{first.turns.filter(kind='roll').count()} tiradas de la partida, una por una."
+    )
+    expect(page.locator(".dice-proof code")).to_contain_text("python -m games.engine.dice")

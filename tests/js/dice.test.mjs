@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
-import { commitmentOf, pairAt, rollsOf, verifyGame } from "../../static/js/dice.js";
+import { commitmentOf, pairAt, rollsOf, verdictText, verifyGame } from "../../static/js/dice.js";
 
 const vector = JSON.parse(readFileSync(new URL("./dice_vector.json", import.meta.url)));
 
@@ -37,4 +37,19 @@ test("a game's record is checked roll by roll and a changed roll is found", asyn
   assert.deepEqual(answer.mismatches[0].derived, vector.rolls[5]);
   const wrong = await verifyGame({ ...game, commitment: "00".repeat(32) });
   assert.equal(wrong.commitment, false);
+});
+
+test("the verdict says every problem found, or the count checked in the plural", () => {
+  const t = (key, values = {}) => `${key}${JSON.stringify(values)}`;
+  const fine = verdictText({ commitment: true, rolls: 3, mismatches: [] }, [[1, 2], [3, 4], [5, 6]], 3, t);
+  assert.deepEqual(fine, { ok: true, text: 'proof_ok{"count":3}' });
+  const bad = verdictText(
+    { commitment: false, rolls: 2, mismatches: [{ n: 1, recorded: [6, 1], derived: [5, 1] }] },
+    [[1, 2], [6, 1]], 3, t,
+  );
+  assert.equal(bad.ok, false);
+  assert.equal(
+    bad.text,
+    'proof_bad_commitment{} proof_bad_count{"recorded":2,"drawn":3} proof_bad_roll{"n":2,"recorded":"6-1","derived":"5-1"}',
+  );
 });

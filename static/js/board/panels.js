@@ -1,8 +1,7 @@
 // The panels around the board that only show things: the two player cards,
 // the match info with its IDs, the history and the dice proof. Each redraws
 // from the model; the history and the proof only when what they show changed.
-import { verifyGame } from "../dice.js";
-import { diceText } from "./texts.js";
+import { proofButton } from "../dice.js";
 import { h } from "./dom.js";
 import { pips } from "./geometry.js";
 import { historyByMove } from "./history.js";
@@ -135,15 +134,7 @@ export function createPanels(nodes, { t, since, number }, bot, reviewUrl) {
   function revealed(m, game) {
     // The record's rolls of this game, the opening roll(s) first, as the state lists them.
     const recorded = m.history.filter((turn) => turn.game === game.number && turn.kind === "roll").map((turn) => turn.dice);
-    const verdict = h("p", { class: "proof-verdict", role: "status" });
-    const button = h("button", { type: "button", class: "secondary proof-verify", text: t("proof_verify") });
-    button.addEventListener("click", async () => {
-      button.disabled = true;
-      verdict.className = "proof-verdict";
-      verdict.textContent = t("proof_checking");
-      verdict.textContent = await checkDice(game, recorded, verdict);
-      button.disabled = false;
-    });
+    const { button, verdict } = proofButton(h, game, recorded, t);
     return [
       h("p", {}, [`${t("proof_seed")} `, h("span", { class: "code", text: game.seed })]),
       h("p", { class: "proof-actions" }, [button]),
@@ -153,26 +144,6 @@ export function createPanels(nodes, { t, since, number }, bot, reviewUrl) {
         h("pre", { class: "code" }, [h("code", { text: `python -m games.engine.dice ${game.seed} ${game.rolls}` })]),
       ]),
     ];
-  }
-
-  async function checkDice(game, recorded, verdict) {
-    let answer;
-    try {
-      answer = await verifyGame({ seed: game.seed, commitment: game.commitment, recorded });
-    } catch {
-      verdict.classList.add("bad");
-      return t("proof_unavailable");
-    }
-    const problems = [];
-    if (!answer.commitment) problems.push(t("proof_bad_commitment"));
-    if (recorded.length !== game.rolls) {
-      problems.push(t("proof_bad_count", { recorded: recorded.length, drawn: game.rolls }));
-    }
-    for (const { n, recorded: was, derived } of answer.mismatches) {
-      problems.push(t("proof_bad_roll", { n: n + 1, recorded: was.join("-"), derived: derived.join("-") }));
-    }
-    verdict.classList.add(problems.length ? "bad" : "good");
-    return problems.length ? problems.join(" ") : t("proof_ok", { count: answer.rolls });
   }
 
   // Each finished game's analysis, live: its review link once the game ends, the
