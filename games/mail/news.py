@@ -17,8 +17,8 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games import deadlines
-from games.engine.match import Format, MatchRules, MatchState, Phase
+from games.engine import Format, MatchRules, MatchState, Phase
+from games.lib import deadlines
 from games.models import Game, Match, Seat, Turn
 
 # What happened, in the order of the checks in `turn_news`.

@@ -7,7 +7,7 @@ from django import template
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games import review
+from games.selectors import review
 
 register = template.Library()
 

@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from games import analysis_service, services, tasks
-from games.engine.match import Format, MatchRules
+from games import services, tasks
+from games.engine import Format, MatchRules
 from games.models import Game, GameAnalysis, Turn
 from games.selectors import verify_game_dice
 from tests.helpers import Persona, latest_version, play_turns, seat_url, seated
@@ -45,7 +45,7 @@ def test_the_analysis_link_appears_when_the_game_ends_and_goes_with_a_rematch(
     expect(link).to_have_attribute("href", review)
     expect(panel).to_contain_text("analizando…")
 
-    analysis_service.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
+    services.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
     expect(panel).to_contain_text("alice PR", timeout=30_000)  # a plain look every 10 s
     expect(panel).to_contain_text("bob: sin decisiones")  # he resigned before deciding anything
     expect(panel).not_to_contain_text("analizando")

@@ -7,7 +7,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from games import services
-from games.engine.match import Format, MatchRules
+from games.engine import Format, MatchRules
 from tests.helpers import (
     centre_of,
     seat_url,

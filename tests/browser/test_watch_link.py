@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games import services
-from games.engine.match import MatchRules
+from games.engine import MatchRules
 from games.models import Seat
 from tests.helpers import seat_url
 

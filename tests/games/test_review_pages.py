@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import translation
 
-from games import analysis_service, services, tasks
-from games.engine.match import Format, MatchRules
+from games import services, tasks
+from games.engine import Format, MatchRules
 from games.models import Game, GameAnalysis, Seat, Turn
 from games.templatetags.analysis import cube_errors_text
 from tests.helpers import Persona, bind, play_out, version_of
@@ -43,7 +43,7 @@ def finished(room, alice, bob):
 
 @pytest.fixture
 def analysed(finished):
-    analysis_service.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
+    services.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
     return finished
 
 
@@ -158,7 +158,7 @@ def doubled_and_analysed(db, clock, dice):
     services.game_take(seat=alice, version=version_of(room))
     play_out(room, Persona("alice", seat=alice), Persona("bob", seat=bob))
     for row in GameAnalysis.objects.filter(game__match__room=room, game__number=1):
-        analysis_service.game_analysis_run(analysis_id=row.pk)
+        services.game_analysis_run(analysis_id=row.pk)
     return room
 
 
@@ -215,7 +215,7 @@ def test_a_player_without_a_decision_has_no_pr_and_a_partida_simple_no_cube_colu
     # alice plays her opening 3-1, bob resigns the game: he never decided anything.
     services.game_play(seat=alice.seat, version=version_of(room), play=[[8, 5], [6, 5]])
     services.match_resign(seat=bob.seat, version=version_of(room))
-    analysis_service.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
+    services.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
     page = review_page(carol, room)
     bob_row = page.split('<tr data-side="1">')[1].split("</tr>")[0]
     assert "sin decisiones" in bob_row and "0,0" not in bob_row
@@ -236,7 +236,7 @@ def test_the_opening_roll_is_written_high_die_first(db, clock, dice, carol):
     room = alice.room
     services.game_play(seat=bob, version=version_of(room), play=[[13, 8], [6, 5]])
     services.match_resign(seat=alice, version=version_of(room))
-    analysis_service.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
+    services.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
     assert Turn.objects.filter(kind="roll").first().dice == [1, 5]  # who rolled what
     page = decision_list(review_page(carol, room))
     assert re.search(r"bob</strong>\s+5-1: 13/8 6/5", page)

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from games import services, tasks
-from games.engine.match import Format, MatchRules
+from games.engine import Format, MatchRules
 from games.models import Seat
 from tests.helpers import current_match, version_of
 

@@ -9,7 +9,7 @@ import pytest
 from django.utils import translation
 
 from games import services
-from games.engine.match import Format, MatchRules
+from games.engine import Format, MatchRules
 from games.mail.news import (
     BLOCKED,
     DOUBLED,
