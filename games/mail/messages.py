@@ -119,7 +119,7 @@ def send_your_turn(*, match_id: int, version: int) -> int:
     turns = claims.claim_waiting_turns(recipient)
     if not turns:
         return 0
-    games = [_game_line(turn.seat, turn.match) for turn in turns]
+    games = [_game_line(turn.seat, turn.match, recipient.time_zone) for turn in turns]
     context = {"games": games, "first": games[0]}
     return claims.send_claimed(
         [turn.claim for turn in turns], lambda: _send(recipient, "your_turn", context)
@@ -168,7 +168,7 @@ def _send_digest(recipient: Recipient, day: str) -> int:
     if not lines:
         return 0
     lines.sort(key=lambda line: line[0].turn_started_at)
-    games = [_game_line(seat, match) for match, seat in lines]
+    games = [_game_line(seat, match, recipient.time_zone) for match, seat in lines]
     sent = _send_once(key, recipient, "daily_digest", {"games": games, "now": clock.now()})
     if sent:
         Seat.objects.filter(pk__in=[seat.pk for _, seat in lines]).update(

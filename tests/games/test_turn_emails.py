@@ -5,7 +5,11 @@ the deadline (the wording of each situation: tests/games/test_turn_news.py)."""
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
 
+from accounts.models import Profile
+from accounts.recipients import recipient_for_seat
 from games import services, tasks
 from games.engine import Format, MatchRules
 from games.models import Seat
@@ -95,3 +99,62 @@ def test_two_tables_in_one_email_each_say_their_own_news(clock, dice, mailoutbox
         "Te toca doblar o tirar."
     ) in email.body
     assert email.to == [me.email]
+
+
+def test_the_deadline_is_in_the_time_zone_the_browser_gave_when_joining(
+    clock, dice, mailoutbox, client
+):
+    host = services.room_create(rules=MatchRules(), nickname="ana")
+    dice.push((3, 1))
+    response = client.post(
+        reverse("games:join", args=[host.room.slug]),
+        {
+            "nickname": "beto",
+            "email": "beto@example.com",
+            "email_consent": "on",
+            "time_zone": "Europe/Madrid",
+        },
+    )
+    assert response.status_code == 302
+    guest = Seat.objects.get(room=host.room, number=2)
+    assert guest.time_zone == "Europe/Madrid"
+    Seat.objects.filter(pk=guest.pk).update(last_seen_at=None)
+    services.game_play(seat=host, version=version_of(host.room), play=[[8, 5], [6, 5]])
+    clock.tick(timedelta(hours=1))
+    assert send(host.room) is True
+    [email] = mailoutbox
+    # 09:00 UTC plus two days is 10:00 in Madrid (winter time).
+    assert "Tienes hasta el 4 de marzo de 2026 a las 10:00 (hora de Europe/Madrid)" in email.body
+
+
+def test_an_unknown_time_zone_is_dropped_and_the_mail_says_utc(clock, dice):
+    host = services.room_create(rules=MatchRules(), nickname="ana", time_zone="Mars/Olympus")
+    assert host.time_zone == ""
+    dice.push((3, 1))
+    guest = services.room_join(room=host.room, nickname="beto", time_zone="Asia/Tokyo")
+    assert guest.time_zone == "Asia/Tokyo"
+
+
+def test_an_accounts_profile_zone_comes_before_the_seats(clock, dice, mailoutbox):
+    user = get_user_model().objects.create_user("carla", "carla@example.com", "x-Long-pass-1")
+    Profile.objects.filter(user=user).update(email_confirmed=True, time_zone="Asia/Tokyo")
+    host = services.room_create(rules=MatchRules(), nickname="ana")
+    dice.push((3, 1))
+    guest = services.room_join(room=host.room, nickname="carla", user=user, time_zone="UTC")
+    Seat.objects.filter(pk=guest.pk).update(last_seen_at=None)
+    assert recipient_for_seat(Seat.objects.get(pk=guest.pk)).time_zone == "Asia/Tokyo"
+    services.game_play(seat=host, version=version_of(host.room), play=[[8, 5], [6, 5]])
+    assert send(host.room) is True
+    [email] = mailoutbox
+    assert "4 de marzo de 2026 a las 18:00 (hora de Asia/Tokyo)" in email.body
+
+
+def test_the_profile_keeps_a_known_time_zone_and_refuses_an_unknown_one(db, client):
+    user = get_user_model().objects.create_user("dani", "dani@example.com", "x-Long-pass-1")
+    client.force_login(user)
+    fields = {"display_name": "", "language": "es", "notify": "turn"}
+    client.post(reverse("accounts:profile"), {**fields, "time_zone": "America/Lima"})
+    assert Profile.objects.get(user=user).time_zone == "America/Lima"
+    response = client.post(reverse("accounts:profile"), {**fields, "time_zone": "Nowhere/Here"})
+    assert response.status_code == 200
+    assert Profile.objects.get(user=user).time_zone == "America/Lima"
