@@ -6,6 +6,8 @@ keys move from decision to decision; both boards redraw, the step counter and
 the detail follow, and the list marks the current decision.
 """
 
+import re
+
 import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
@@ -123,3 +125,22 @@ def test_the_first_and_last_buttons_are_drawn_icons_not_font_glyphs(
         assert box["width"] >= 16 and box["height"] >= 16
         target = button.bounding_box()
         assert max(target["width"], target["height"]) >= 44
+
+
+@pytest.mark.parametrize(
+    ("locale", "decimal", "other"), [("es-ES", ",", "."), ("en-GB", ".", ",")], ids=["es", "en"]
+)
+def test_the_reviews_equities_are_written_as_the_pages_language_writes_numbers(
+    analysed_room, live_server, open_page, locale, decimal, other
+):
+    page = open_page("carol", review_url(live_server, analysed_room), locale=locale)
+    detail = page.locator("#review-detail")
+    for _ in range(40):  # to a decision with alternatives and a loss
+        if page.locator("#review-detail .alternatives").count() and "−" in detail.inner_text():
+            break
+        page.keyboard.press("ArrowRight")
+    text = detail.inner_text()
+    assert re.search(rf"\d\{decimal}\d{{3}}", text), text
+    assert not re.search(rf"\d\{other}\d{{3}}", text), text
+    listed = page.locator("#decision-list").inner_text()
+    assert not re.search(rf"\d\{other}\d{{3}}", listed)
