@@ -9,6 +9,7 @@ reader's time zone. Nothing here writes; the words are in the templates
 language active when they are called.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -185,7 +186,7 @@ class TurnNews:
         return _("Te toca contra %(name)s en %(where)s") % words
 
 
-def dice_text(dice) -> str:
+def dice_text(dice: Sequence[int]) -> str:
     """A roll as players write it, the higher die first: "5-1"."""
     high, low = sorted(dice, reverse=True)
     return f"{high}-{low}"

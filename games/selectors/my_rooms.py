@@ -83,7 +83,7 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
     return lines
 
 
-def _seat_score(room: Room, match: Match | None, seat: Seat) -> dict | None:
+def _seat_score(room: Room, match: Match | None, seat: Seat) -> dict[str, int | None] | None:
     """{mine, theirs, length} for a match or a sesión libre; None for a partida simple."""
     if match is None:
         return None

@@ -5,7 +5,8 @@ the writes: which analyses are current is games.lib.evaluator's. Positions for t
 are given from side 0's chair, like a spectator's board: `me` is side 0.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.db.models import JSONField, OuterRef, QuerySet, Subquery
 from django.utils.translation import gettext_lazy as _
@@ -34,13 +35,13 @@ def decision_text(code: str) -> str:
     return str(word) if word is not None else code
 
 
-def dice_text(dice) -> str:
+def dice_text(dice: Sequence[int]) -> str:
     """A roll as players write it, the higher die first: "5-1"."""
     high, low = sorted(dice, reverse=True)
     return f"{high}-{low}"
 
 
-def pr_shown(summary: dict) -> float | None:
+def pr_shown(summary: dict[str, Any]) -> float | None:
     """A player's PR, or None when they made no unforced decision (no "PR 0,0" then)."""
     return summary["pr"] if summary.get("decisions") else None
 
@@ -143,7 +144,7 @@ def review_steps(row: GameAnalysis) -> list[dict]:
     return steps
 
 
-def _step(rated: TurnAnalysis, dice: list[int] | None) -> dict:
+def _step(rated: TurnAnalysis, dice: list[int] | None) -> dict[str, Any]:
     turn = rated.turn
     before = Position.from_position_id(turn.position_before)  # the mover's chair
     step = {

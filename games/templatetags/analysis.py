@@ -20,7 +20,7 @@ def average_pr(user) -> dict:
 
 
 @register.simple_tag
-def cube_errors_text(summary: dict) -> str:
+def cube_errors_text(summary: dict[str, int]) -> str:
     """ "1 error y 2 graves en 3 decisiones": each count with its own plural."""
     errors = summary["cube_errors"]
     blunders = summary["cube_blunders"]

@@ -6,6 +6,8 @@ the catalogs' ngettext entries, so "1 punto" / "2 puntos" and "1 point" /
 these two categories; a language with more would need a form per category.)
 """
 
+from typing import Any
+
 from django import template
 from django.utils.translation import gettext, ngettext
 
@@ -40,7 +42,7 @@ def board_plurals() -> dict[str, dict[str, str]]:
 
 
 @register.filter
-def dice_records(history: list[dict]) -> list[dict]:
+def dice_records(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each game's rolls in order, the opening roll(s) first, from presenters.history_lines:
     what static/js/proof.js compares with the rolls a revealed seed gives."""
     return [
