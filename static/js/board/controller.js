@@ -23,7 +23,8 @@ const HOME_LEFT_KEY = "mesa.board.homeLeft";
 // The review URL comes with these numbers in place of the match and the game (_board_app.html).
 const REVIEW_MATCH = "/90001/";
 const REVIEW_GAME = "/90002/";
-const ANALYSIS_LOOK_MS = 10000; // an analysis in progress moves no version: look again this often
+const ANALYSIS_LOOK_MS = 10000; // an analysis in progress moves no version: look again after this
+const ANALYSIS_LOOK_MAX_MS = 300000; // ...and at the latest this often
 
 /**
  * Mount the board in `app` (hiding the form board) and keep it current.
@@ -181,20 +182,24 @@ export function startController(app, { state, config, texts, bot }) {
 
   // A finished game's analysis runs on a worker and changes no version, so no held
   // poll answers when it is done: look with a plain request now and then meanwhile.
+  // Slower and slower, so a board left open while no worker runs costs little.
   let analysisTimer = null;
+  let analysisDelay = ANALYSIS_LOOK_MS;
   function lookForAnalysis() {
     const m = match(model);
     const waiting = m && (m.analysis || []).some((line) => line.status === "pending" || line.status === "running");
+    if (!waiting) analysisDelay = ANALYSIS_LOOK_MS;
     if (!waiting || analysisTimer !== null) return;
     analysisTimer = window.setTimeout(async () => {
       analysisTimer = null;
+      analysisDelay = Math.min(analysisDelay * 1.5, ANALYSIS_LOOK_MAX_MS);
       try {
         await refresh();
       } catch {
         // offline for now: the next state brings it
       }
       lookForAnalysis();
-    }, ANALYSIS_LOOK_MS);
+    }, analysisDelay);
   }
 
   /** Fetch the state now, or with `wait` hold the request until the room moves (long polling). */
