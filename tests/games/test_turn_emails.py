@@ -158,3 +158,14 @@ def test_the_profile_keeps_a_known_time_zone_and_refuses_an_unknown_one(db, clie
     response = client.post(reverse("accounts:profile"), {**fields, "time_zone": "Nowhere/Here"})
     assert response.status_code == 200
     assert Profile.objects.get(user=user).time_zone == "America/Lima"
+
+
+def test_the_json_api_takes_the_time_zone_too_and_ignores_a_wrong_type(db, client):
+    body = {"rules": {"format": "single"}, "nickname": "ana", "time_zone": "Europe/Lisbon"}
+    response = client.post(reverse("games:api_create"), body, content_type="application/json")
+    assert response.status_code == 201
+    assert Seat.objects.get(nickname="ana").time_zone == "Europe/Lisbon"
+    body = {"rules": {"format": "single"}, "nickname": "eva", "time_zone": 7}
+    response = client.post(reverse("games:api_create"), body, content_type="application/json")
+    assert response.status_code == 201
+    assert Seat.objects.get(nickname="eva").time_zone == ""
