@@ -158,6 +158,7 @@ SLUG_PATHS = [
     "/api/rooms/{}/actions/roll",
     "/mesa/{}/",
     "/mesa/{}/sentarse/",
+    "/mesa/{}/mirar/",
     "/mesa/{}/asiento/sometoken/",
     "/mesa/{}/jugar/roll/",
     "/mesa/{}/encuentro.mat",
