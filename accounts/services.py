@@ -56,12 +56,15 @@ def email_is_opted_out(email: str) -> bool:
 
 
 @transaction.atomic
-def profile_update(*, profile: Profile, display_name: str, language: str, notify: str) -> Profile:
+def profile_update(
+    *, profile: Profile, display_name: str, language: str, notify: str, time_zone: str = ""
+) -> Profile:
     """Save the profile; choosing some mail again lifts an earlier opt-out."""
     profile.display_name = display_name
     profile.language = language
     profile.notify = notify
-    profile.save(update_fields=["display_name", "language", "notify"])
+    profile.time_zone = time_zone
+    profile.save(update_fields=["display_name", "language", "notify", "time_zone"])
     if notify != Notify.NONE and profile.user.email:
         EmailOptOut.objects.filter(email=normalize_email(profile.user.email)).delete()
     return profile

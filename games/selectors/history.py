@@ -57,7 +57,8 @@ def describe_turn(
                 "second": names.get(1, "?"),
                 "b": dice[1],
             }
-        words = {"name": name, "a": dice[0], "b": dice[1]}
+        high, low = sorted(dice, reverse=True)  # players say the higher die first
+        words = {"name": name, "a": high, "b": low}
         if turn.get("blocked"):
             return _("%(name)s saca %(a)s-%(b)s y no puede mover: pasa el turno") % words
         if turn.get("automatic"):

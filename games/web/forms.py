@@ -35,6 +35,7 @@ class PlayerKwargs(TypedDict):
     email: str
     email_consent: bool
     user: User | None
+    time_zone: str
 
 
 def account_name(user: User) -> str:
@@ -64,6 +65,8 @@ class PlayerFields(forms.Form):
         label=_("Sí, quiero recibir un correo cuando me toque jugar."),
         required=False,
     )
+    # Filled by static/js/zone.js: the deadlines in the emails use it.
+    time_zone = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, user: User | AnonymousUser | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -96,6 +99,7 @@ class PlayerFields(forms.Form):
             "email": data["email"],
             "email_consent": bool(data["email"]) and data["email_consent"],
             "user": self.user,
+            "time_zone": data.get("time_zone") or "",
         }
 
 
