@@ -1,89 +1,117 @@
 import logging
+import zoneinfo
+from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
+from django.contrib.auth.models import User
+from django.db.models import CharField
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from . import ratelimit
+from . import lockout
 from .emails import send_templated_mail
 from .models import Profile
 from .services import profile_for
 
 logger = logging.getLogger(__name__)
 
+
 # Django's EmailField accepts up to 320 characters; the column holds 254.
-EMAIL_MAX = get_user_model()._meta.get_field("email").max_length
+def _email_max() -> int:
+    column = get_user_model()._meta.get_field("email")
+    assert isinstance(column, CharField) and column.max_length is not None
+    return column.max_length
 
 
-class SignupForm(UserCreationForm):
+EMAIL_MAX = _email_max()
+
+
+class SignupForm(UserCreationForm[User]):
     email = forms.EmailField(
         label=_("Correo"),
         max_length=EMAIL_MAX,
         help_text=_("Para recuperar tu clave y, si quieres, avisarte de tu turno."),
     )
 
-    class Meta(UserCreationForm.Meta):
+    # django-stubs declares no UserCreationForm.Meta; Django's has the model and
+    # the username's field class, which this Meta keeps.
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]
         model = get_user_model()
         fields = ("username", "email")
         labels = {"username": _("Nombre de usuario")}
 
-    def clean_email(self):
-        email = self.cleaned_data["email"].strip()
-        if get_user_model().objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError(
-                _("Ya hay una cuenta con ese correo. ¿Olvidaste tu clave?"), code="email_taken"
-            )
+    def clean_email(self) -> str:
+        # Whether an account has this address is not the form's to say: the
+        # view answers the same either way and mails the owner (views.signup).
+        email: str = self.cleaned_data["email"].strip()
         return email
 
 
-class RateLimitedAuthenticationForm(AuthenticationForm):
-    """Django's login form, refusing for a while after repeated failures."""
+class LockoutAuthenticationForm(AuthenticationForm):
+    """Refuse a log-in unchecked while its username or its address is locked out.
+
+    The failure itself is counted where every log-in path meets it: django-axes
+    for the username, accounts.lockout's receiver for the address.
+    """
+
+    def clean(self) -> dict[str, Any]:
+        username = self.cleaned_data.get("username") or ""
+        if self.request is not None and lockout.is_blocked(self.request, username):
+            raise forms.ValidationError(
+                lockout.too_many_attempts_message(), code="too_many_attempts"
+            )
+        return super().clean()
+
+
+class RateLimitedAuthenticationForm(LockoutAuthenticationForm):
+    """Django's log-in form, refusing for a while after repeated failures."""
 
     error_messages = {
         **AuthenticationForm.error_messages,
         "invalid_login": _(
             "Ese nombre de usuario y esa clave no coinciden. Revisa las mayúsculas de la clave."
         ),
-        "too_many_attempts": _(
-            "Demasiados intentos fallidos. Espera 15 minutos y vuelve a probar, "
-            "o recupera tu clave por correo."
-        ),
     }
 
-    def clean(self):
-        username = self.cleaned_data.get("username") or ""
-        address = ratelimit.client_address(self.request) if self.request else ""
-        if ratelimit.login_is_blocked(username=username, address=address):
-            raise forms.ValidationError(
-                self.error_messages["too_many_attempts"], code="too_many_attempts"
-            )
-        try:
-            cleaned = super().clean()
-        except forms.ValidationError as error:
-            if any(e.code == "invalid_login" for e in error.error_list):
-                ratelimit.login_failed(username=username, address=address)
-            raise
-        ratelimit.login_succeeded(username=username)
-        return cleaned
+
+class AdminLoginForm(LockoutAuthenticationForm, AdminAuthenticationForm):
+    """The admin's log-in form under the same lockouts as the site's (accounts.admin)."""
 
 
-class ProfileForm(forms.ModelForm):
+class ProfileForm(forms.ModelForm[Profile]):
     class Meta:
         model = Profile
-        fields = ("display_name", "language", "notify")
+        fields = ("display_name", "language", "notify", "time_zone")
         labels = {
             "display_name": _("Nombre que ven los demás"),
             "language": _("Idioma de la web y de los correos"),
             "notify": _("Correos sobre tus partidas"),
+            "time_zone": _("Tu zona horaria"),
         }
         help_texts = {
             "display_name": _("Si lo dejas vacío, se muestra tu nombre de usuario."),
+            "time_zone": _("Los correos te dicen en esta hora hasta cuándo puedes jugar."),
         }
         # The radio buttons read Notify's own words.
         widgets = {"notify": forms.RadioSelect}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Every IANA zone this machine knows, the browser's first (static/js/zone.js).
+        zones = sorted(zoneinfo.available_timezones())
+        self.fields["time_zone"].widget = forms.Select(
+            choices=[("", _("UTC (sin zona horaria)"))] + [(zone, zone) for zone in zones]
+        )
+
+    def clean_time_zone(self) -> str:
+        zone = self.cleaned_data.get("time_zone") or ""
+        if zone and zone not in zoneinfo.available_timezones():
+            raise forms.ValidationError(_("No conocemos esa zona horaria."))
+        return zone
 
 
 class EmailChangeForm(forms.Form):
@@ -92,19 +120,19 @@ class EmailChangeForm(forms.Form):
     email = forms.EmailField(label=_("Correo nuevo"), max_length=EMAIL_MAX)
     password = forms.CharField(label=_("Tu clave actual"), strip=False, widget=forms.PasswordInput)
 
-    def __init__(self, user, *args, **kwargs):
+    def __init__(self, user: User, *args: Any, **kwargs: Any) -> None:
         self.user = user
         super().__init__(*args, **kwargs)
 
-    def clean_email(self):
-        email = self.cleaned_data["email"].strip()
+    def clean_email(self) -> str:
+        email: str = self.cleaned_data["email"].strip()
         taken = get_user_model().objects.filter(email__iexact=email).exclude(pk=self.user.pk)
         if taken.exists():
             raise forms.ValidationError(_("Ya hay una cuenta con ese correo."), code="email_taken")
         return email
 
-    def clean_password(self):
-        password = self.cleaned_data["password"]
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
         if not self.user.check_password(password):
             raise forms.ValidationError(_("Esa no es tu clave."), code="wrong_password")
         return password
@@ -115,13 +143,13 @@ class MesaPasswordResetForm(PasswordResetForm):
 
     def send_mail(
         self,
-        subject_template_name,
-        email_template_name,
-        context,
-        from_email,
-        to_email,
-        html_email_template_name=None,
-    ):
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
         user = context["user"]
         # SITE_URL, not the request's Host header: a forged Host must never
         # end up in a reset link.

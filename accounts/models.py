@@ -26,6 +26,8 @@ class Profile(models.Model):
     notify = models.CharField(
         _("correos"), max_length=8, choices=Notify.choices, default=Notify.EVERY_TURN
     )
+    # An IANA name ("Europe/Madrid"): the emails write deadlines in it; empty: UTC.
+    time_zone = models.CharField(_("zona horaria"), max_length=64, blank=True, default="")
     # Set when the person opened the confirmation link (or a password reset
     # link) sent to their address, so mail goes only to addresses proven theirs.
     email_confirmed = models.BooleanField(_("correo confirmado"), default=False)
@@ -34,11 +36,11 @@ class Profile(models.Model):
         verbose_name = _("perfil")
         verbose_name_plural = _("perfiles")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self.display_name or self.user.get_username()
 
 
@@ -52,5 +54,5 @@ class EmailOptOut(models.Model):
         verbose_name = _("baja de correo")
         verbose_name_plural = _("bajas de correo")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.email

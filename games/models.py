@@ -71,7 +71,7 @@ class Room(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.slug
 
     @property
@@ -97,6 +97,8 @@ class Seat(models.Model):
     email_consent = models.BooleanField(default=False)
     token_hash = models.CharField(max_length=64, unique=True, editable=False)
     language = models.CharField(max_length=8, default="es")
+    # The browser's IANA time zone, for the deadlines the emails name; empty: UTC.
+    time_zone = models.CharField(max_length=64, blank=True, default="")
     notify = models.CharField(max_length=5, choices=Notify.choices, default=Notify.EVERY_TURN)
     created_at = models.DateTimeField()
     last_seen_at = models.DateTimeField(null=True, blank=True)
@@ -112,7 +114,7 @@ class Seat(models.Model):
         ]
         ordering = ["room_id", "number"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.room.slug}#{self.number} {self.nickname}"
 
     @property
@@ -211,7 +213,7 @@ class Match(models.Model):
         ]
         verbose_name_plural = "matches"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.room.slug} match {self.number}"
 
     def side_of(self, seat: Seat) -> int:
@@ -246,7 +248,7 @@ class Game(models.Model):
             models.UniqueConstraint(fields=["match", "number"], name="game_unique_number"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.match} game {self.number}"
 
     @property
@@ -288,7 +290,7 @@ class Turn(models.Model):
         ]
         ordering = ["game_id", "number"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.game} #{self.number} {self.kind}"
 
 
@@ -311,7 +313,7 @@ class SentEmail(models.Model):
     sent_at = models.DateTimeField(help_text="When it was claimed (and, once sent, sent).")
     state = models.CharField(max_length=10, choices=State.choices, default=State.SENT)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.key
 
 
@@ -349,7 +351,7 @@ class FollowUp(models.Model):
         verbose_name = _("tarea pendiente")
         verbose_name_plural = _("tareas pendientes")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.task}{tuple(self.args)}"
 
 
@@ -391,13 +393,16 @@ class GameAnalysis(models.Model):
         ]
         verbose_name_plural = "game analyses"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.game} analysis {self.status}"
 
     def pr_of(self, side: int) -> float | None:
         if self.status != self.Status.DONE or not self.summary:
             return None
-        return self.summary[side]["pr"]
+        if not self.summary[side].get("decisions"):
+            return None  # every move was forced: there is nothing to rate
+        pr: float | None = self.summary[side]["pr"]  # summary: a JSON list, one per side
+        return pr
 
 
 class TurnAnalysis(models.Model):
@@ -428,5 +433,5 @@ class TurnAnalysis(models.Model):
         ]
         ordering = ["analysis_id", "turn__number"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.turn} {self.kind} {self.loss:.3f}"

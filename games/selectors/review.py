@@ -5,17 +5,46 @@ the writes: which analyses are current is games.lib.evaluator's. Positions for t
 are given from side 0's chair, like a spectator's board: `me` is side 0.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from django.contrib.auth.models import User
 from django.db.models import JSONField, OuterRef, QuerySet, Subquery
+from django.utils.translation import gettext_lazy as _
 
 from games import analysis
 from games.engine import Position
 from games.lib import evaluator
-from games.models import Game, GameAnalysis, Seat, TurnAnalysis
+from games.models import Game, GameAnalysis, Match, Room, Seat, Turn, TurnAnalysis
 
 THRESHOLDS = {"doubtful": analysis.DOUBTFUL, "error": analysis.ERROR, "blunder": analysis.BLUNDER}
 RECENT_GAMES = 50  # the profile's average PR covers this many analysed games
+
+# A cube decision in words: the analysis stores its kind ("no_double"), a player reads this.
+DECISION_WORDS = {
+    "no_double": _("no dobla"),
+    "double": _("dobla"),
+    "take": _("acepta"),
+    "drop": _("rechaza"),
+    "beaver": _("castor"),
+}
+
+
+def decision_text(code: str) -> str:
+    """A cube decision's kind in the request's language; a play's notation as it is."""
+    word = DECISION_WORDS.get(code)
+    return str(word) if word is not None else code
+
+
+def dice_text(dice: Sequence[int]) -> str:
+    """A roll as players write it, the higher die first: "5-1"."""
+    high, low = sorted(dice, reverse=True)
+    return f"{high}-{low}"
+
+
+def pr_shown(summary: dict[str, Any]) -> float | None:
+    """A player's PR, or None when they made no unforced decision (no "PR 0,0" then)."""
+    return summary["pr"] if summary.get("decisions") else None
 
 
 def current_analyses(games: Iterable[Game]) -> dict[int, GameAnalysis]:
@@ -24,7 +53,27 @@ def current_analyses(games: Iterable[Game]) -> dict[int, GameAnalysis]:
     return {row.game_id: row for row in rows}
 
 
-def with_analysis(games: QuerySet) -> QuerySet:
+class _AnalysisColumns(TypedDict):
+    analysis_status: str | None
+    analysis_summary: Any  # GameAnalysis.summary, a JSONField: [{"pr": ..., ...}, {...}]
+
+
+if TYPE_CHECKING:
+    # For mypy only: at run time WithAnnotations takes one type parameter, not two.
+    from django_stubs_ext import WithAnnotations
+
+    AnalysedGame = WithAnnotations[Game, _AnalysisColumns]
+
+
+class AnalysisLine(TypedDict):
+    """One finished game's analysis in the room state."""
+
+    game: int
+    status: str | None
+    pr: list[float | None]
+
+
+def with_analysis(games: QuerySet[Game]) -> "QuerySet[AnalysedGame]":
     """Games annotated with their current analysis's status and summary: no query of its own."""
     rows = GameAnalysis.objects.filter(game=OuterRef("pk"), version=evaluator.current_version())
     return games.annotate(
@@ -33,12 +82,12 @@ def with_analysis(games: QuerySet) -> QuerySet:
     )
 
 
-def games_analysis(games: list[Game]) -> list[dict]:
+def games_analysis(games: "Sequence[AnalysedGame]") -> list[AnalysisLine]:
     """For the room state: each finished game's analysis status and both players' PR.
 
     ``games`` come from ``with_analysis``.
     """
-    lines = []
+    lines: list[AnalysisLine] = []
     for game in games:
         if game.status != Game.Status.FINISHED:
             continue
@@ -48,20 +97,35 @@ def games_analysis(games: list[Game]) -> list[dict]:
             {
                 "game": game.number,
                 "status": status,
-                "pr": [summary[0]["pr"], summary[1]["pr"]] if done else [None, None],
+                "pr": [pr_shown(summary[0]), pr_shown(summary[1])] if done else [None, None],
             }
         )
     return lines
 
 
-def page_context(room, game: Game, seat: Seat | None) -> dict:
+def page_context(room: Room, game: Game, seat: Seat | None) -> dict[str, object]:
     """What templates/games/review.html shows of a finished game, for a seat or a spectator."""
     row = current_analyses([game]).get(game.pk)
     status = row.status if row is not None else None
-    done = status == GameAnalysis.Status.DONE
+    done_row = row if status == GameAnalysis.Status.DONE else None
+    done = done_row is not None
+    summary = done_row.summary if done_row is not None else None
     match = game.match
     names = {match.side_of(s): s.nickname for s in room.seats.all()}  # rematches swap sides
     waiting = (GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING)
+    summaries = (
+        [
+            {
+                "side": side,
+                "name": names.get(side, ""),
+                **summary[side],
+                "pr": pr_shown(summary[side]),
+            }
+            for side in (0, 1)
+        ]
+        if summary is not None
+        else []
+    )
     return {
         "room": room,
         "game": game,
@@ -71,13 +135,12 @@ def page_context(room, game: Game, seat: Seat | None) -> dict:
         "running": status in waiting,
         # A finished game is queued by itself; a seat may ask for a missing or failed one.
         "can_request": seat is not None and status in (None, GameAnalysis.Status.FAILED),
-        "summaries": [
-            {"side": side, "name": names.get(side, ""), **row.summary[side]} for side in (0, 1)
-        ]
-        if done
-        else [],
+        "summaries": summaries,
+        # A partida simple has no cube: no column of cube errors for it.
+        "has_cube": match.room.rules.get("format") != "single"
+        or any(s["cube_decisions"] for s in summaries),
         "review": {
-            "steps": review_steps(row) if done else [],
+            "steps": review_steps(done_row) if done_row is not None else [],
             "names": [names.get(0, ""), names.get(1, "")],
             "thresholds": THRESHOLDS,
         },
@@ -85,29 +148,38 @@ def page_context(room, game: Game, seat: Seat | None) -> dict:
     }
 
 
-def review_steps(row: GameAnalysis) -> list[dict]:
+def review_steps(row: GameAnalysis) -> list[dict[str, object]]:
     """The review's steps: each rated decision with the boards of the played and best choice."""
     turns = (
         TurnAnalysis.objects.filter(analysis=row).select_related("turn").order_by("turn__number")
     )
+    # A play's dice are on the roll turn before it (its own row keeps only the steps).
+    rolls = Turn.objects.filter(game_id=row.game_id, kind="roll").values_list("number", "dice")
+    dice_before = sorted(rolls)
     steps = []
     for rated in turns:
         if rated.kind == "no_double" and not rated.counted:
             continue  # a quiet roll: nothing was close to a double
-        steps.append(_step(rated))
+        dice = rated.turn.dice
+        if rated.kind == "play" and not dice:
+            dice = next((d for n, d in reversed(dice_before) if n < rated.turn.number), None)
+        steps.append(_step(rated, dice))
     return steps
 
 
-def _step(rated: TurnAnalysis) -> dict:
+def _step(rated: TurnAnalysis, dice: list[int] | None) -> dict[str, object]:
     turn = rated.turn
     before = Position.from_position_id(turn.position_before)  # the mover's chair
-    step = {
+    step: dict[str, object] = {
         "turn": turn.number,
         "side": rated.side,
         "kind": rated.kind,
-        "dice": turn.dice if rated.kind == "play" else None,
+        "dice": dice if rated.kind == "play" else None,
+        "dice_text": dice_text(dice) if rated.kind == "play" and dice else None,
         "played": turn.notation if rated.kind == "play" else rated.kind,
         "best": rated.best,
+        "played_text": decision_text(turn.notation if rated.kind == "play" else rated.kind),
+        "best_text": decision_text(rated.best),
         "played_equity": rated.played_equity,
         "best_equity": rated.best_equity,
         "loss": rated.loss,
@@ -130,12 +202,12 @@ def _step(rated: TurnAnalysis) -> dict:
     return step
 
 
-def _seen_by_side0(position: Position, mover: int) -> dict:
+def _seen_by_side0(position: Position, mover: int) -> dict[str, list[int]]:
     seen = position if mover == 0 else position.flip()
     return {"me": list(seen.me), "them": list(seen.them)}
 
 
-def _steps_for_side0(play, mover: int) -> list[list[int]]:
+def _steps_for_side0(play: Sequence[Sequence[int]], mover: int) -> list[list[int]]:
     if mover == 0:
         return [list(step) for step in play]
     return [[_other(src), _other(dst)] for src, dst in play]
@@ -145,7 +217,7 @@ def _other(point: int) -> int:
     return point if point in (0, 25) else 25 - point
 
 
-def average_pr(user, last: int = RECENT_GAMES) -> tuple[float | None, int]:
+def average_pr(user: User, last: int = RECENT_GAMES) -> tuple[float | None, int]:
     """The user's mean PR over their last ``last`` analysed games, and how many there were."""
     seats = Seat.objects.filter(user=user).values_list("room_id", "number")
     seat_number = dict(seats)
@@ -158,29 +230,38 @@ def average_pr(user, last: int = RECENT_GAMES) -> tuple[float | None, int]:
         .select_related("game__match")
         .order_by("-finished_at")[:last]
     )
-    prs = []
+    prs: list[float] = []
     for row in rows:
         match = row.game.match
         side = 0 if match.side0_seat_number == seat_number[match.room_id] else 1
-        if row.summary[side]["decisions"]:
-            prs.append(row.pr_of(side))
+        pr = row.pr_of(side)  # a number: the row is done, with a summary
+        if row.summary and row.summary[side]["decisions"] and pr is not None:
+            prs.append(pr)
     return (sum(prs) / len(prs) if prs else None), len(prs)
 
 
-def match_prs(matches) -> dict[int, dict[int, list]]:
+def match_prs(matches: Iterable[Match]) -> dict[int, dict[int, list[float | None]]]:
     """{match id: {game number: [PR side 0, PR side 1]}} for analysed games (one query)."""
     rows = GameAnalysis.objects.filter(
         game__match__in=[m.pk for m in matches],
         version=evaluator.current_version(),
         status=GameAnalysis.Status.DONE,
     ).select_related("game")
-    found: dict[int, dict[int, list]] = {}
+    found: dict[int, dict[int, list[float | None]]] = {}
     for row in rows:
         found.setdefault(row.game.match_id, {})[row.game.number] = [row.pr_of(0), row.pr_of(1)]
     return found
 
 
-def seat_prs(prs: dict[int, dict[int, list]], match, seat: Seat) -> list[dict]:
+class SeatPR(TypedDict):
+    game: int
+    mine: float | None
+    theirs: float | None
+
+
+def seat_prs(
+    prs: dict[int, dict[int, list[float | None]]], match: Match | None, seat: Seat
+) -> list[SeatPR]:
     """For Mis partidas: each analysed game of the match, the seat's PR and the opponent's."""
     if match is None:
         return []

@@ -5,8 +5,9 @@ Each function is a transaction; a room's first match starts here
 """
 
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from games.bots import BOT_NAMES
@@ -23,13 +24,14 @@ SEEN_EVERY = timedelta(seconds=30)
 
 def room_create(
     *,
-    rules: MatchRules | dict,
+    rules: MatchRules | dict[str, object],
     nickname: str,
     email: str = "",
     email_consent: bool = False,
-    user=None,
+    user: User | None = None,
     bot: str | None = None,
     language: str = "es",
+    time_zone: str = "",
 ) -> Seat:
     """Open a room and sit its host at seat 1; against a bot the match starts at once.
 
@@ -45,7 +47,9 @@ def room_create(
         room = Room.objects.create(
             rules=rules.to_json(), bot=bot or "", created_at=now, last_move_at=now
         )
-        host = _new_seat(room, 1, nickname, email, email_consent, user, language, now)
+        host = _new_seat(
+            room, 1, nickname, email, email_consent, user, language, now, time_zone=time_zone
+        )
         if bot:
             _new_seat(room, 2, bot.capitalize(), "", False, None, "es", now)
             room.status = Room.Status.PLAYING
@@ -60,8 +64,9 @@ def room_join(
     nickname: str,
     email: str = "",
     email_consent: bool = False,
-    user=None,
+    user: User | None = None,
     language: str = "es",
+    time_zone: str = "",
 ) -> Seat:
     """Take the free seat of a waiting room and start the match (opening roll included).
 
@@ -79,7 +84,9 @@ def room_join(
             raise Conflict("room_full", f"room is {room.status}")
         if user is not None and room.seats.filter(user=user).exists():
             raise Conflict("already_seated")
-        seat = _new_seat(room, 2, nickname, email, email_consent, user, language, now)
+        seat = _new_seat(
+            room, 2, nickname, email, email_consent, user, language, now, time_zone=time_zone
+        )
         room.status = Room.Status.PLAYING
         room.last_move_at = now
         room.save(update_fields=["status", "last_move_at"])
@@ -88,11 +95,12 @@ def room_join(
     return seat
 
 
-def seats_claim_for_user(*, user, seat_ids: Sequence[int]) -> int:
+def seats_claim_for_user(*, user: User, seat_ids: Sequence[object]) -> int:
     """Attach this browser's guest seats to an account; seats of another account stay put."""
     ids = [i for i in seat_ids if isinstance(i, int) and not isinstance(i, bool)]
     with transaction.atomic():
-        return Seat.objects.filter(pk__in=ids, user__isnull=True).update(user=user)
+        count: int = Seat.objects.filter(pk__in=ids, user__isnull=True).update(user=user)
+        return count
 
 
 def seat_seen(*, seat: Seat) -> None:
@@ -104,7 +112,18 @@ def seat_seen(*, seat: Seat) -> None:
     seat.last_seen_at = now
 
 
-def _new_seat(room, number, nickname, email, email_consent, user, language, now) -> Seat:
+def _new_seat(
+    room: Room,
+    number: int,
+    nickname: str,
+    email: str,
+    email_consent: bool,
+    user: User | None,
+    language: str,
+    now: datetime,
+    *,
+    time_zone: str = "",
+) -> Seat:
     seat = Seat(
         room=room,
         number=number,
@@ -113,6 +132,8 @@ def _new_seat(room, number, nickname, email, email_consent, user, language, now)
         email_consent=email_consent,
         user=user,
         language=language if language in ("es", "en") else "es",
+        # The browser's time zone, for the deadlines in this seat's emails (UTC without one).
+        time_zone=cleaning.clean_time_zone(time_zone),
         created_at=now,
         last_seen_at=now,  # the person is on the site right now: no email at once
     )
