@@ -43,7 +43,7 @@ from .gnubg_ref import Gnubg, find_gnubg  # noqa: E402
 WEAK = ("domador", "chofer", "carcelero")
 # The most a level may give away per cube decision on average, in mEMG, graded
 # by bgsage 3-ply; docs/BOTS.md states the same numbers.
-CUBE_BOUNDS = {"domador": 3.0, "chofer": 1.5, "carcelero": 0.6}
+CUBE_BOUNDS = {"domador": 1.5, "chofer": 0.8, "carcelero": 0.3}
 MAX_ACTIONS = 20000
 
 # A grader: (state before the decision, the deciding side, doubled or took) -> equity lost.
