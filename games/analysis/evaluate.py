@@ -46,7 +46,7 @@ class Settings:
 
     play_level: str = "3ply"  # checker play without a cube or score (partida simple)
     cubeful_play_level: str = "2ply"  # checker play with a cube or a match score
-    cube_level: str = "2ply"  # cube decisions
+    cube_level: str = "3ply"  # cube decisions: XG's 3-ply, GNU Backgammon's 2-ply
     revision: int = 1  # bump when the way decisions are rated changes
 
     @property

@@ -4,9 +4,11 @@ Each bot chooses at the same 200 positions with a real choice (seeded
 self-play, cubeless money, the context botmatch measures them in); the
 analysis rates every choice at the site's depth. The order must be
 Domador > Chofer > Carcelero > Empresario, the order of their strength in
-docs/BOTS.md. Empresario plays bgsage 3-ply cubeless, which is the
-analysis's own depth here: its PR is 0 by construction, so the test asks
-the three noisy bots to stand clearly apart from it and from each other.
+docs/BOTS.md. Empresario plays bgsage 3-ply cubeless, the analysis's own
+depth here, and looks again at 4-ply where the best plays are close: its
+PR is 0 but for the few plays where 4-ply disagrees with 3-ply (0.19
+measured), so the test asks the three noisy bots to stand clearly apart
+from it and from each other.
 """
 
 import pytest
@@ -23,5 +25,5 @@ def test_the_bots_prs_on_200_decisions_follow_their_strength():
     prs = [r.pr for r in ratings]
     print("PR per bot on 200 decisions:", dict(zip([r.name for r in ratings], prs, strict=True)))
     assert prs == sorted(prs, reverse=True)
-    # Steps well beyond noise: measured 25.9 / 16.6 / 8.7 / 0.0.
+    # Steps well beyond noise: measured 25.9 / 16.6 / 8.7 / 0.2.
     assert prs[0] - prs[1] > 3 and prs[1] - prs[2] > 3 and prs[2] - prs[3] > 3
