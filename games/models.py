@@ -54,6 +54,8 @@ class Room(models.Model):
     bot = models.CharField(
         max_length=20, blank=True, help_text="Seat 2 is this computer player when set."
     )
+    # Chosen at creation: its matches change the players' ratings (docs/RATINGS.md).
+    rated = models.BooleanField(default=True, help_text="Unticked: the players chose no rating.")
     created_at = models.DateTimeField()
     last_move_at = models.DateTimeField(help_text="Creation, a join or any recorded turn.")
     ended_at = models.DateTimeField(null=True, blank=True)
@@ -187,6 +189,13 @@ class Match(models.Model):
         null=True, blank=True, help_text="When the waiting player may close by absence."
     )
     absence_notice_sent_for = models.DateTimeField(null=True, blank=True)
+    # Written by the rating service in the transaction that ends the match: the
+    # points it was rated as, empty when it was not rated. The record the
+    # recompute (manage.py recompute_ratings) starts from, since seats may later
+    # change hands (a guest's seat claimed by an account after the match).
+    rated_length = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Rated as this many points; empty: not rated."
+    )
     created_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
 
