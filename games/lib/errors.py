@@ -26,8 +26,11 @@ MESSAGES = {
     "bad_email": _("La dirección de correo no parece válida."),
     "bad_rules": _("Ese formato de partida no existe."),
     "bad_bot": _("Ese jugador de la computadora no existe."),
+    "bad_vacation_days": _("Elige de 1 a 30 días de vacaciones."),
+    "bad_rated": _("Di si la partida puntúa con sí o no."),
     # 403
     "not_seat_holder": _("Ese asiento no es tuyo: solo puedes mirar."),
+    "login_required": _("Entra con tu cuenta para eso."),
     # 404
     "not_found": _("No encontramos esa mesa."),
     "no_match": _("En esta mesa todavía no se juega."),
@@ -40,6 +43,9 @@ MESSAGES = {
     "match_not_over": _("La revancha se ofrece cuando el encuentro ha terminado."),
     "already_seated": _("Ya estás sentado en esta mesa."),
     "game_not_over": _("Solo se analiza una partida terminada."),
+    "on_vacation": _("Ya estás de vacaciones."),
+    "not_on_vacation": _("No estás de vacaciones."),
+    "no_vacation_left": _("No te quedan tantos días de vacaciones este año."),
     # 422: rules
     "wrong_phase": _("Eso no se puede hacer en este momento de la partida."),
     "cannot_double": _("Ahora no puedes doblar."),

@@ -272,7 +272,11 @@ def _reminder(match_id: int, started: datetime):
     context = {
         "opponent": opponent.nickname if opponent else "",
         # The claimed turn's deadline (the match may have moved on since).
-        "deadline": deadlines.TurnClock(started).due_at,
+        "deadline": (
+            match.absence_due_at
+            if match.turn_started_at == started
+            else deadlines.TurnClock(started).due_at
+        ),
         "link": board_link(seat),
     }
     return recipient, "absence_reminder", context

@@ -8,10 +8,10 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from games.engine import ActionKind, MatchRules, MatchState, gnubg_id, match_id
-from games.lib import clock, deadlines
+from games.lib import clock
 from games.lib.actions import SiteAction
 from games.models import Game, Match, Room, Seat, Turn, hash_token
-from games.selectors import review
+from games.selectors import review, vacations
 from games.selectors.history import sheet_lines
 from games.selectors.results import game_results
 
@@ -223,7 +223,7 @@ def _absence(match: Match, view_side: int | None, owing: int | None) -> dict | N
     the board names that moment yet (show_deadline)."""
     if view_side is None or owing is None or owing == view_side:
         return None
-    turn = deadlines.TurnClock.of(match, against_bot=bool(match.room.bot))
+    turn = vacations.turn_clock(match)
     if turn.due_at is None:
         return None
     now = clock.now()

@@ -4,9 +4,9 @@ from collections.abc import Iterable
 
 from django.db.models import Q
 
-from games.lib import clock, deadlines
+from games.lib import clock
 from games.models import Match, Room, Seat
-from games.selectors import review
+from games.selectors import review, vacations
 
 YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
 
@@ -62,7 +62,7 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
         elif match and match.turn_seat_id == seat.pk:
             # The deadline is when the match closes by itself: none in a room
             # against the computer, or once the rival chose to keep waiting.
-            turn = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
+            turn = vacations.turn_clock(match)
             line.update(group=YOUR_TURN, your_turn=True, deadline=turn.closes_at)
             line["hours_left"] = turn.hours_left(now)  # whole hours, rounded down
         else:

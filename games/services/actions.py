@@ -18,10 +18,10 @@ Steps 4 and 5 are the unit of work, games.services.table.
 from django.db import transaction
 
 from games.engine import Action, ActionKind, EndReason, Format
-from games.lib import deadlines
 from games.lib.actions import SiteAction
 from games.lib.errors import BadInput, Conflict, IllegalMoveError
 from games.models import Match, Seat
+from games.selectors import vacations
 from games.services import cleaning
 from games.services.table import lock_current_match, open_table
 
@@ -94,7 +94,7 @@ def game_claim_absence(*, seat: Seat, version) -> Match:
             raise Conflict("not_your_turn", "the claimer is the one on turn")
         if table.is_bot_side(absent):
             raise IllegalMoveError("wrong_phase", "no absence against the computer")
-        turn = deadlines.TurnClock.of(match, against_bot=table.is_bot_side(absent))
+        turn = vacations.turn_clock(match)  # stands still while the absent one is away
         if not turn.claimable(table.now):
             raise IllegalMoveError("too_early")
         table.apply(Action(ActionKind.FORFEIT, absent, reason=EndReason.ABSENCE))

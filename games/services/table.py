@@ -12,6 +12,7 @@ Dice: each Game has a secret seed; roll n of a game is derived from it
 from games.engine import (
     Action,
     ActionKind,
+    EndReason,
     EngineError,
     Format,
     MatchRules,
@@ -23,7 +24,9 @@ from games.engine import (
 from games.lib import clock, deadlines
 from games.lib.errors import Conflict, IllegalMoveError, NotSeatHolder, from_engine
 from games.models import Game, Match, Room, Seat, Turn
-from games.services import analysis, dice, outbox
+from games.selectors import vacations
+from games.services import analysis, dice, outbox, ratings
+from games.services.vacations import vacation_end_on_move
 
 
 class Table:
@@ -155,10 +158,12 @@ class Table:
             match.ended_at = now
             match.turn_seat = None
             match.turn_started_at = None
-        # The absence deadline of the turn now running (None: none applies).
-        match.absence_due_at = deadlines.TurnClock.of(
-            match, against_bot=bool(match.room.bot)
-        ).due_at
+        # A player who acts is back from vacation: their clocks run again.
+        for user_id in self._acting_users():
+            vacation_end_on_move(user_id=user_id, now=now, match_id=match.pk)
+        # The absence deadline of the turn now running (None: none applies),
+        # standing still while its player is on vacation.
+        match.absence_due_at = vacations.turn_clock(match).due_at
         match.save()
         for game in self.games.values():
             game.save()
@@ -172,8 +177,22 @@ class Table:
             room.ended_at = now
             fields += ["status", "ended_at"]
         room.save(update_fields=fields)
+        if match.status == Match.Status.FINISHED:
+            # Rated in this same transaction: the match and its rating change together.
+            ratings.match_rate(match=match, seats=self.seats)
         _schedule_follow_up(match, turn_seat if match.turn_seat_id else None, turn_changed=passed)
         return match
+
+    def _acting_users(self) -> set[int]:
+        """The accounts that chose an action in this unit of work (not the table's
+        automatic rolls, nor a forfeit for absence, which is the opponent's doing)."""
+        return {
+            turn.seat.user_id
+            for turn in self.turns
+            if not turn.automatic
+            and turn.reason != EndReason.ABSENCE
+            and turn.seat.user_id is not None
+        }
 
 
 def _turn_row(*, action: Action, **fields) -> Turn:

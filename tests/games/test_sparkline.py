@@ -2,7 +2,7 @@
 
 from xml.etree import ElementTree
 
-from games.sparkline import points, sparkline
+from games.web.sparkline import points, sparkline
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -3,8 +3,8 @@
 from datetime import UTC, datetime, timedelta
 
 from accounts import vacation
-from games import deadlines
-from games.deadlines import TurnClock, run_clock
+from games.lib import deadlines
+from games.lib.deadlines import TurnClock, run_clock
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)

@@ -7,8 +7,8 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0001_initial"),
-        ("games", "0005_match_absence_due_at"),
+        ("accounts", "0002_notify_words"),
+        ("games", "0009_rated_rooms"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
