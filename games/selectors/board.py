@@ -38,9 +38,10 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     side (side 0 for spectators). Four queries: seats, current match, its
     games (with their analysis), its turns, however long the history.
 
-    Keys: room {slug, status, rules, bot, last_move_at}; version (of the
+    Keys: room {slug, status, rules, rated, bot, last_move_at}; version (of the
     current match, growing across rematches); viewer {seat, side}; seats
-    [{number, nickname, is_bot, is_you, side}]; match (None while waiting):
+    [{number, nickname, is_bot, is_you, side, away_until (the end of the
+    seat's vacation, for the two players only; None when not away)}]; match (None while waiting):
     number, status, format, length, score [side0, side1], away, end_reason,
     game_number, crawford, phase, turn (side owing an action or None),
     turn_seat, turn_started_at, dice, cube {value, owner}, resign_offered,
@@ -68,11 +69,14 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     match = current_match(room)
     if match is not None:
         match.room = room
+    # A player's vacation is for the table only, not for spectators (one query, when seated).
+    away = vacations.away_until(s.user_id for s in seats.values()) if viewer is not None else {}
     data = {
         "room": {
             "slug": room.slug,
             "status": room.status,
             "rules": room.rules,
+            "rated": room.rated,
             "bot": room.bot or None,
             "last_move_at": _iso(room.last_move_at),
         },
@@ -85,6 +89,7 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
                 "is_bot": seat.is_bot,
                 "is_you": viewer is not None and seat.pk == viewer.pk,
                 "side": match.side_of(seat) if match else None,
+                "away_until": _iso(away.get(seat.user_id)) if seat.user_id else None,
             }
             for seat in sorted(seats.values(), key=lambda s: s.number)
         ],

@@ -184,14 +184,21 @@ def parse_player(body: dict) -> dict:
 @rate_limited("create")
 def room_create(request):
     body = read_json_body(request)
-    rules, bot = body.get("rules", {}), body.get("bot")
+    rules, bot, rated = body.get("rules", {}), body.get("bot"), body.get("rated", True)
     if not isinstance(rules, dict):
         raise BadInput("bad_rules")
+    if not isinstance(rated, bool):
+        raise BadInput("bad_rated")
     if bot is not None and not isinstance(bot, str):
         raise BadInput("bad_bot")
     user = request.user if request.user.is_authenticated else None
     seat = services.room_create(
-        rules=rules, bot=bot, user=user, language=get_language(), **parse_player(body)
+        rules=rules,
+        bot=bot,
+        rated=rated,
+        user=user,
+        language=get_language(),
+        **parse_player(body),
     )
     remember_seat(request, seat.room, seat.token)
     response = state_response(request, load_room(seat.room.slug))

@@ -127,6 +127,8 @@ class NewRoomForm(PlayerFields):
     )
     beavers = forms.BooleanField(label=_("Castores"), required=False)
     jacoby = forms.BooleanField(label=_("Regla Jacoby"), required=False)
+    # Ticked to opt out, so a form sent without it is rated, like the API's default.
+    unrated = forms.BooleanField(label=_("Sin puntuar: no cambia la puntuación"), required=False)
 
     field_order = [
         "opponent",
@@ -136,6 +138,7 @@ class NewRoomForm(PlayerFields):
         "max_auto_doubles",
         "beavers",
         "jacoby",
+        "unrated",
         "nickname",
         "email",
         "email_consent",
@@ -147,6 +150,9 @@ class NewRoomForm(PlayerFields):
         if chosen == Format.MATCH and not cleaned.get("length"):
             self.add_error("length", _("Elige a cuántos puntos se juega el match."))
         return cleaned
+
+    def rated(self) -> bool:
+        return not self.cleaned_data.get("unrated")
 
     def bot(self) -> str | None:
         """The computer player's key, or None to play a person by link."""

@@ -87,6 +87,7 @@ def players(state: dict) -> list[dict]:
             "is_bot": seat["is_bot"],
             "side": side,
             "style": CHECKER_STYLES[side] if side is not None else None,
+            "away_until": seat.get("away_until"),  # their vacation (shown to the table only)
         }
         if match is not None and side is not None:
             entry.update(

@@ -7,7 +7,7 @@ appear in the private seat link, which redirects to the clean room URL.
 from django.urls import path, register_converter
 
 from games.models import ROOM_SLUG_PATTERN
-from games.web import api, archive, review, views
+from games.web import api, archive, players, review, views
 
 
 class RoomSlugConverter:
@@ -59,13 +59,23 @@ rooms = [
     ),
 ]
 
+# Players: public profiles by username, the leaderboard, one's vacation.
+people = [
+    path("jugador/<str:username>/", players.profile_page, name="player"),
+    path("clasificacion/", players.leaderboard_page, name="leaderboard"),
+    path("vacaciones/", players.vacation_page, name="vacation"),
+]
+
 json_api = [
     path("api/rooms", api.room_create, name="api_create"),
     path("api/rooms/<room:slug>/", api.room_state, name="api_state"),
     path("api/rooms/<room:slug>/join", api.room_join, name="api_join"),
     path("api/rooms/<room:slug>/steps", api.room_steps, name="api_steps"),
     path("api/rooms/<room:slug>/actions/<str:action>", api.room_action, name="api_action"),
+    path("api/players/<str:username>", players.profile_json, name="api_player"),
+    path("api/leaderboard", players.leaderboard_json, name="api_leaderboard"),
+    path("api/vacation", players.vacation_json, name="api_vacation"),
     path("api/<path:rest>", api.not_found, name="api_not_found"),
 ]
 
-urlpatterns = pages + rooms + json_api
+urlpatterns = pages + rooms + people + json_api

@@ -48,6 +48,7 @@ def home(request):
             seat = services.room_create(
                 rules=form.match_rules(),
                 bot=form.bot(),
+                rated=form.rated(),
                 language=get_language(),
                 **form.player_kwargs(),
             )
