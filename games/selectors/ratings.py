@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import Q
+from django.db.models import F, Min, Q
 
 from accounts import fibs
 from accounts.models import Rating, RatingChange
@@ -82,12 +82,20 @@ class Replayed:
 
 
 def rated_matches() -> Iterator[tuple[Match, PlayerKey, PlayerKey]]:
-    """Every match the service rated, in the order they ended, with its winner and loser."""
+    """Every match the service rated, in the order it rated them, with its winner and loser.
+
+    The order is the history's own sequence (the first RatingChange id of each
+    match): the service writes those rows while it holds both players' Rating
+    locks, so two matches sharing a player are numbered in the order they were
+    applied, even when they ended in the same instant. That is the end order
+    otherwise; a match whose rows are missing comes last, by its end.
+    """
     rows = (
         Match.objects.filter(rated_length__isnull=False, winner_side__isnull=False)
+        .annotate(rated_seq=Min("rating_changes__id"))
         .select_related("room")
         .prefetch_related("room__seats")
-        .order_by("ended_at", "pk")
+        .order_by(F("rated_seq").asc(nulls_last=True), "ended_at", "pk")
     )
     for match in rows.iterator(chunk_size=500):
         seats = {seat.number: seat for seat in match.room.seats.all()}
