@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
-from .models import EmailOptOut, Profile
+from .models import EmailOptOut, Profile, Rating, RatingChange, Vacation
 
 
 class ProfileInline(admin.StackedInline):
@@ -31,3 +31,34 @@ class ProfileAdmin(admin.ModelAdmin):
 class EmailOptOutAdmin(admin.ModelAdmin):
     list_display = ("email", "created_at")
     search_fields = ("email",)
+
+
+# Ratings are written only by games' rating service (the recompute checks
+# them against the records): the admin reads them, never edits them.
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Rating)
+class RatingAdmin(ReadOnlyAdmin):
+    list_display = ("__str__", "user", "bot", "rating", "experience", "matches", "updated_at")
+    search_fields = ("user__username", "bot")
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(ReadOnlyAdmin):
+    list_display = ("player", "opponent", "match", "won", "length", "delta", "created_at")
+    raw_id_fields = ("player", "opponent", "match")
+
+
+@admin.register(Vacation)
+class VacationAdmin(ReadOnlyAdmin):
+    list_display = ("user", "starts_at", "ends_at", "ended_at")
+    search_fields = ("user__username",)

@@ -1,3 +1,5 @@
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -100,7 +102,7 @@ class Rating(models.Model):
         verbose_name = _("puntuación")
         verbose_name_plural = _("puntuaciones")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.bot or self.user_id}: {self.rating:.2f}"
 
     @property
@@ -134,7 +136,7 @@ class RatingChange(models.Model):
         verbose_name = _("cambio de puntuación")
         verbose_name_plural = _("cambios de puntuación")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.player} {self.delta:+.2f} (match {self.match_id})"
 
 
@@ -166,14 +168,14 @@ class Vacation(models.Model):
         verbose_name = _("vacaciones")
         verbose_name_plural = _("vacaciones")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.user_id} {self.starts_at:%Y-%m-%d} → {self.until:%Y-%m-%d %H:%M}"
 
     @property
-    def until(self):
+    def until(self) -> datetime:
         """When it ends (or ended): the early return, else the planned end."""
         return self.ended_at or self.ends_at
 
     @property
-    def span(self):
+    def span(self) -> tuple[datetime, datetime]:
         return (self.starts_at, self.until)

@@ -24,7 +24,7 @@ from games.engine import Format, MatchRules, MatchState
 from games.lib import clock, deadlines
 from games.mail import claims
 from games.models import Match, Room, Seat
-from games.selectors import due
+from games.selectors import due, vacations
 from games.selectors.board import current_match
 
 
@@ -136,11 +136,13 @@ def send_daily_digests(*, batch: int = 200) -> int:
     now = clock.now()
     day = now.date().isoformat()
     sent, after = 0, 0
+    # No digest to a player on vacation: their games are waiting by their choice.
+    away = set(vacations.away_now().values_list("user_id", flat=True))
     while True:
         page = list(due.digest_page(after=after)[:batch])
         for match in page:
             seat = match.turn_seat
-            if seat is None or seat.is_bot:
+            if seat is None or seat.is_bot or seat.user_id in away:
                 continue
             recipient = recipient_for_seat(seat)
             if recipient is None or recipient.notify != Notify.DAILY:

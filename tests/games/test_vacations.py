@@ -244,3 +244,16 @@ class TestWhatTheTableSees:
         answer = client.get(reverse("games:api_vacation"))
         assert answer.status_code == 403
         assert answer.json()["error"]["code"] == "login_required"
+
+
+def test_no_daily_digest_goes_to_a_player_on_vacation(seated, ben, clock, mailoutbox):
+    from accounts.models import Notify, Profile
+    from games.mail import messages
+
+    Profile.objects.update_or_create(
+        user=ben, defaults={"notify": Notify.DAILY, "email_confirmed": True}
+    )
+    vacation_start(user=ben, days=2)
+    assert messages.send_daily_digests() == 0
+    clock.tick(3 * DAY)
+    assert messages.send_daily_digests() == 1
