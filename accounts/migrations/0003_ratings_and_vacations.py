@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("accounts", "0002_notify_words"),
-        ("games", "0009_rated_rooms"),
+        ("games", "0007_claims_one_release_shape"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -2,10 +2,21 @@
 
 from django.db import migrations, models
 
+# The computer players of this migration's time (games.bots.BOT_NAMES): each
+# gets its rating row at once, so a newcomer sees what beating one is worth.
+BOTS = ("domador", "chofer", "carcelero", "empresario")
+
+
+def bots_get_ratings(apps, schema_editor):
+    Rating = apps.get_model("accounts", "Rating")
+    for name in BOTS:
+        Rating.objects.get_or_create(bot=name)
+
 
 class Migration(migrations.Migration):
     dependencies = [
         ("games", "0007_claims_one_release_shape"),
+        ("accounts", "0003_ratings_and_vacations"),
     ]
 
     operations = [
@@ -23,4 +34,5 @@ class Migration(migrations.Migration):
                 default=True, help_text="Unticked: the players chose no rating."
             ),
         ),
+        migrations.RunPython(bots_get_ratings, migrations.RunPython.noop),
     ]

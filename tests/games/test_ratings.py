@@ -107,7 +107,7 @@ class TestWhatIsNotRated:
         a, b = table(ana, ben, dice, rated=False)
         match = resign(b)
         assert match.rated_length is None
-        assert not Rating.objects.exists() and not RatingChange.objects.exists()
+        assert not Rating.objects.filter(bot="").exists() and not RatingChange.objects.exists()
 
     def test_a_sesion_libre_is_never_rated(self, ana, ben, clock, dice):
         a, b = table(ana, ben, dice, rules=MatchRules(format=Format.SESSION))
@@ -120,7 +120,7 @@ class TestWhatIsNotRated:
         dice.push((3, 1))
         guest = services.room_join(room=seat.room, nickname="visita")
         resign(Persona("visita", seat=guest))
-        assert not Rating.objects.exists()
+        assert not Rating.objects.filter(bot="").exists()
 
     def test_an_expired_room_counts_for_no_one(self, ana, ben, clock, dice):
         a, b = table(ana, ben, dice)
@@ -132,6 +132,13 @@ class TestWhatIsNotRated:
 
 
 class TestTheComputerPlayers:
+    def test_each_computer_player_has_a_rating_row_from_the_start(self, db):
+        from games.bots import BOT_NAMES
+
+        rows = Rating.objects.filter(bot__in=BOT_NAMES)
+        assert sorted(rows.values_list("bot", flat=True)) == sorted(BOT_NAMES)
+        assert {(r.rating, r.experience, r.matches) for r in rows} == {(1500.0, 0, 0)}
+
     def test_a_bot_has_a_rating_of_its_own_so_a_newcomer_can_calibrate(self, ana, clock, dice):
         seat = services.room_create(rules=MatchRules(), nickname="ana", user=ana, bot="domador")
         resign(Persona("ana", seat=seat))
