@@ -49,3 +49,23 @@ def test_a_rated_match_played_in_the_browser_moves_both_ratings(live_server, dic
     expect(rows).to_have_count(2)
     expect(rows.nth(0)).to_contain_text("1510,00")
     expect(rows.nth(1)).to_contain_text("1490,00")
+
+
+def test_the_board_tells_the_opponent_until_when_a_player_is_on_vacation(
+    live_server, dice, open_page
+):
+    from games import services
+    from games.engine import MatchRules
+    from games.services.vacations import vacation_start
+    from tests.helpers import seat_url
+
+    ana = get_user_model().objects.create_user("ana", "ana@example.com", SECRET)
+    ben = get_user_model().objects.create_user("ben", "ben@example.com", SECRET)
+    host = services.room_create(rules=MatchRules(), nickname="ana", user=ana)
+    dice.push((1, 3))  # ben starts: ana waits for him
+    services.room_join(room=host.room, nickname="ben", user=ben)
+    vacation_start(user=ben, days=3)
+    page = open_page("ana", live_server.url + seat_url(host.room, host.token))
+    card = page.locator(".player-card", has_text="ben")
+    expect(card.locator(".badge.vacation")).to_contain_text("de vacaciones hasta el")
+    expect(page.locator(".player-card", has_text="ana").locator(".badge.vacation")).to_have_count(0)
