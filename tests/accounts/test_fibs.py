@@ -130,3 +130,26 @@ def test_a_match_without_a_length_of_one_or_more_is_refused(length):
 def test_negative_experience_is_refused():
     with pytest.raises(ValueError):
         experience_weight(-1)
+
+
+def test_the_formula_and_the_allowance_import_no_django():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import sys, accounts.fibs, accounts.vacation;"
+        "bad = sorted(m for m in sys.modules if m == 'django' or m.startswith('django.'));"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    # The SVG drawing is pure too (its package is not: it is read as text).
+    assert "django" not in (root / "games" / "web" / "sparkline.py").read_text()
