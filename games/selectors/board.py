@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from games.engine import ActionKind, MatchRules, MatchState, gnubg_id, match_id
-from games.lib import clock
+from games.lib import clock, deadlines
 from games.lib.actions import SiteAction
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.selectors import review, vacations
@@ -35,7 +35,8 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
 
     `viewer_seat` is the seat the request holds (None for a spectator; a seat
     of another room counts as None). The position is seen from the viewer's
-    side (side 0 for spectators). Four queries: seats, current match, its
+    side (side 0 for spectators). Four queries (five for a seated viewer:
+    the players' vacations): seats, current match, its
     games (with their analysis), its turns, however long the history.
 
     Keys: room {slug, status, rules, rated, bot, last_move_at}; version (of the
@@ -69,8 +70,18 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     match = current_match(room)
     if match is not None:
         match.room = room
-    # A player's vacation is for the table only, not for spectators (one query, when seated).
-    away = vacations.away_until(s.user_id for s in seats.values()) if viewer is not None else {}
+    # The players' vacations: for the table only, not for spectators (one query, when seated).
+    now = clock.now()
+    pauses: dict[int, tuple[deadlines.Pause, ...]] = {}
+    if viewer is not None:
+        since = match.turn_started_at if match and match.turn_started_at else now
+        pauses = vacations.pauses_by_user((s.user_id for s in seats.values()), min(since, now))
+    away = {
+        user_id: end
+        for user_id, spans in pauses.items()
+        for start, end in spans
+        if start <= now < end
+    }
     data = {
         "room": {
             "slug": room.slug,
@@ -99,11 +110,16 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
         return data
     view_side = match.side_of(viewer) if viewer else None
     data["viewer"]["side"] = view_side
-    data["match"] = _match_state(match, seats, view_side)
+    data["match"] = _match_state(match, seats, view_side, pauses)
     return data
 
 
-def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) -> dict:
+def _match_state(
+    match: Match,
+    seats: dict[int, Seat],
+    view_side: int | None,
+    pauses: dict[int, tuple[deadlines.Pause, ...]] | None = None,
+) -> dict:
     state = MatchState.from_json(match.state)
     rules = MatchRules.from_json(match.room.rules)
     games = list(review.with_analysis(Game.objects.filter(match=match)).order_by("number"))
@@ -150,8 +166,8 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
         "gnubg_id": gnubg_id(state),
         "pips": [mine, theirs] if side == 0 else [theirs, mine],
         "winner": match.winner_side,
-        "allowed": _allowed(match, state, seats, view_side, owing),
-        "absence": _absence(match, view_side, owing),
+        "allowed": _allowed(match, state, seats, view_side, owing, pauses or {}),
+        "absence": _absence(match, seats, view_side, owing, pauses or {}),
         "rematch_offered_by": _seat_number(seats, match.rematch_offered_by_id),
         "game": _game_info(current, results) if current else None,
         "games": [_game_info(game, results) for game in games],
@@ -204,7 +220,7 @@ def _history(games: list[Game], names: dict[int, str]) -> list[dict]:
     return history
 
 
-def _allowed(match, state, seats, view_side, owing) -> list[str]:
+def _allowed(match, state, seats, view_side, owing, pauses) -> list[str]:
     """The actions the viewer may take now, engine actions and the site's own."""
     if view_side is None:
         return []
@@ -215,7 +231,7 @@ def _allowed(match, state, seats, view_side, owing) -> list[str]:
         viewer_id = seats[match.seat_number_of(view_side)].pk
         return [] if offered == viewer_id else [SiteAction.REMATCH_ACCEPT]
     allowed = set(state.allowed_actions(view_side))
-    absence = _absence(match, view_side, owing)
+    absence = _absence(match, seats, view_side, owing, pauses)
     if absence and absence["can_claim"]:
         allowed.add(SiteAction.CLAIM_ABSENCE)
     if absence and not absence["kept_waiting"]:
@@ -223,12 +239,20 @@ def _allowed(match, state, seats, view_side, owing) -> list[str]:
     return sorted(allowed)
 
 
-def _absence(match: Match, view_side: int | None, owing: int | None) -> dict | None:
+def _absence(
+    match: Match,
+    seats: dict[int, Seat],
+    view_side: int | None,
+    owing: int | None,
+    pauses: dict[int, tuple[deadlines.Pause, ...]],
+) -> dict | None:
     """For the waiting player: when the absent one may be closed out, and whether
     the board names that moment yet (show_deadline)."""
     if view_side is None or owing is None or owing == view_side:
         return None
-    turn = vacations.turn_clock(match)
+    absent = seats.get(match.seat_number_of(owing))
+    own = pauses.get(absent.user_id, ()) if absent and absent.user_id else ()
+    turn = vacations.turn_clock(match, pauses=own)
     if turn.due_at is None:
         return None
     now = clock.now()

@@ -12,7 +12,8 @@ YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
 
 
 def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
-    """One line per room of these seats, the most urgent first (four queries).
+    """One line per room of these seats, the most urgent first (four queries, and one
+    for the accounts' vacations when a seat owes a turn).
 
     First the rooms where the seat owes an action, the nearest absence
     deadline first (a table with a bot, or a turn the rival chose to wait
@@ -38,6 +39,9 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
     for seat in Seat.objects.filter(room_id__in=room_ids):
         by_room.setdefault(seat.room_id, {})[seat.number] = seat
     prs = review.match_prs(latest.values())
+    # The vacations of the seats' accounts, for the clocks of the turns they owe.
+    starts = [m.turn_started_at for m in latest.values() if m.turn_started_at is not None]
+    away = vacations.pauses_by_user((s.user_id for s in seats), min(starts, default=None))
     lines = []
     for seat in seats:
         room = rooms[seat.room_id]
@@ -62,7 +66,8 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
         elif match and match.turn_seat_id == seat.pk:
             # The deadline is when the match closes by itself: none in a room
             # against the computer, or once the rival chose to keep waiting.
-            turn = vacations.turn_clock(match)
+            match.room = room
+            turn = vacations.turn_clock(match, pauses=away.get(seat.user_id or 0, ()))
             line.update(group=YOUR_TURN, your_turn=True, deadline=turn.closes_at)
             line["hours_left"] = turn.hours_left(now)  # whole hours, rounded down
         else:

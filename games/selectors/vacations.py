@@ -39,10 +39,30 @@ def _turn_user_id(match: Match) -> int | None:
     return seat.user_id if seat is not None else None
 
 
-def turn_clock(match: Match) -> deadlines.TurnClock:
-    """The absence clock of the match's current turn, the vacations of its player included."""
-    pauses = pauses_of(_turn_user_id(match), match.turn_started_at)
+def turn_clock(
+    match: Match, *, pauses: Iterable[deadlines.Pause] | None = None
+) -> deadlines.TurnClock:
+    """The absence clock of the match's current turn, the vacations of its player included.
+
+    `pauses`: that player's vacations when the caller read them already
+    (pauses_by_user); otherwise one query here.
+    """
+    if pauses is None:
+        pauses = pauses_of(_turn_user_id(match), match.turn_started_at)
     return deadlines.TurnClock.of(match, against_bot=bool(match.room.bot), pauses=pauses)
+
+
+def pauses_by_user(
+    user_ids: Iterable[int | None], since: datetime | None
+) -> dict[int, tuple[deadlines.Pause, ...]]:
+    """{user id: their vacations reaching past `since`} for many players in one query."""
+    ids = {i for i in user_ids if i is not None}
+    if not ids or since is None:
+        return {}
+    found: dict[int, list[deadlines.Pause]] = {}
+    for row in Vacation.objects.filter(_overlapping(since), user_id__in=ids):
+        found.setdefault(row.user_id, []).append(row.span)
+    return {user_id: tuple(spans) for user_id, spans in found.items()}
 
 
 def room_pauses(room: Room, match: Match | None) -> tuple[deadlines.Pause, ...]:

@@ -257,3 +257,26 @@ def test_no_daily_digest_goes_to_a_player_on_vacation(seated, ben, clock, mailou
     assert messages.send_daily_digests() == 0
     clock.tick(3 * DAY)
     assert messages.send_daily_digests() == 1
+
+
+def test_mis_partidas_shows_the_deadline_moved_by_the_vacation(seated, ben, clock):
+    _, ben_p = seated
+    started = ben_turn_started(seated)
+    vacation_start(user=ben, days=4)
+    (line,) = selectors.rooms_for_seats([ben_p.seat])
+    assert line["your_turn"] and line["deadline"] == started + 2 * DAY + 4 * DAY
+    assert line["hours_left"] == 6 * 24
+
+
+def test_the_board_state_reads_the_vacations_in_one_query(
+    seated, ben, clock, django_assert_num_queries
+):
+    ana_p, _ = seated
+    vacation_start(user=ben, days=4)
+    room = ana_p.seat.room
+    with django_assert_num_queries(5):  # seats, match, games, turns, the vacations
+        state = selectors.room_state(room, ana_p.seat)
+    assert (
+        state["match"]["absence"]["claimable_at"]
+        == (ben_turn_started(seated) + 6 * DAY).isoformat()
+    )
