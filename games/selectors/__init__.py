@@ -10,9 +10,22 @@ tasks, web), directly or through another module (tests/test_layers.py).
 - review: the analysis after the game, read
 - archive: every match a room played
 - history, results: each turn and each game's result in words
+- ratings: which matches are rated, the recompute, profiles and the leaderboard
+- vacations: a player's pauses, the turn clock with them, who is away
 """
 
-from games.selectors import archive, board, due, history, my_rooms, records, results, review
+from games.selectors import (
+    archive,
+    board,
+    due,
+    history,
+    my_rooms,
+    ratings,
+    records,
+    results,
+    review,
+    vacations,
+)
 from games.selectors.board import current_match, game_infos, room_state, seat_by_token
 from games.selectors.due import (
     absence_claimable_due,
@@ -48,6 +61,7 @@ __all__ = [
     "match_actions",
     "match_mat",
     "my_rooms",
+    "ratings",
     "records",
     "reminder_due",
     "replay_match",
@@ -59,6 +73,7 @@ __all__ = [
     "step_options",
     "stuck_bot_turns",
     "turn_action",
+    "vacations",
     "verify_game_dice",
     "waiting_for_me",
 ]

@@ -7,9 +7,9 @@ everything: games.services.sweeps, games.mail.messages, games.tasks.
 
 from django.db.models import Exists, F, OuterRef, Q
 
-from accounts.models import Vacation
 from games.lib import clock, deadlines
 from games.models import Match, Room, SentEmail
+from games.selectors import vacations
 
 
 def absent_due(*, limit: int = 100) -> list[int]:
@@ -44,11 +44,7 @@ def idle_rooms_due(*, limit: int = 100) -> list[int]:
     """
     now = clock.now()
     cutoff = deadlines.idle_cutoff(now)
-    away = Vacation.objects.filter(
-        Q(ended_at__isnull=True, ends_at__gt=now) | Q(ended_at__gt=now),
-        starts_at__lte=now,
-        user_id=OuterRef("turn_seat__user_id"),
-    )
+    away = vacations.away_now().filter(user_id=OuterRef("turn_seat__user_id"))
     waiting_for_away = Match.objects.filter(status=Match.Status.PLAYING).filter(Exists(away))
     rooms = Room.objects.filter(status__in=Room.ACTIVE, last_move_at__lte=cutoff).exclude(
         pk__in=waiting_for_away.values("room_id")

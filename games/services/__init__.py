@@ -9,9 +9,11 @@
 - outbox: follow-up tasks recorded with the change that owes them; mail retries
 - dice: where each game's dice seed comes from
 - cleaning: the values a player sends, checked once
+- ratings: the FIBS rating of a match that has just ended (called by table)
+- vacations: start one, come back, end on a move; the deadlines they move
 """
 
-from games.services import analysis, cleaning, dice, outbox
+from games.services import analysis, cleaning, dice, outbox, ratings, vacations
 from games.services.actions import (
     ACTIONS,
     absence_keep_waiting,
@@ -34,6 +36,7 @@ from games.services.analysis import game_analysis_queue, game_analysis_run, requ
 from games.services.rematch import rematch_accept, rematch_offer
 from games.services.rooms import room_create, room_join, seat_seen, seats_claim_for_user
 from games.services.sweeps import absence_close, room_expire
+from games.services.vacations import vacation_end, vacation_start
 
 __all__ = [
     "ACTIONS",
@@ -58,6 +61,7 @@ __all__ = [
     "game_take",
     "match_resign",
     "outbox",
+    "ratings",
     "rematch_accept",
     "rematch_offer",
     "requeue_stuck",
@@ -67,4 +71,7 @@ __all__ = [
     "seat_seen",
     "seats_claim_for_user",
     "session_stop",
+    "vacation_end",
+    "vacation_start",
+    "vacations",
 ]
