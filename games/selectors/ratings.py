@@ -329,8 +329,9 @@ def profile(user: User, viewer: User | AnonymousUser) -> dict[str, Any]:
         "rated_matches": rating.matches if rating else 0,
         "history": [
             {
-                "match": change.match_id,
+                # The room's public slug and the match's number in it: no row ids.
                 "room": change.match.room.slug,
+                "match_number": change.match.number,
                 "opponent": rating_name(change.opponent),
                 "opponent_username": (
                     change.opponent.user.get_username() if change.opponent.user else None

@@ -168,8 +168,8 @@ class TestTheProfileJson:
         assert data["username"] == "ana" and data["rated_matches"] == 3
         assert [row["won"] for row in data["history"]] == [True, True, False]
         assert data["history"][0] == {
-            "match": data["history"][0]["match"],
             "room": data["history"][0]["room"],
+            "match_number": 1,
             "opponent": "ben",
             "opponent_username": "ben",
             "won": True,
