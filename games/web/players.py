@@ -23,6 +23,7 @@ from django.utils.formats import date_format
 from django.utils.safestring import mark_safe
 from django.utils.timezone import localtime
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.http import require_GET
@@ -62,7 +63,11 @@ def rating_picture(profile: dict[str, Any]) -> str:
     values = [history[0]["before"]] + [row["after"] for row in history] if history else []
     title = _("Puntuación de %(name)s") % {"name": profile["name"]}
     if history:
-        desc = _("De %(first).0f a %(last).0f en %(count)d partidas puntuadas.") % {
+        desc = ngettext(
+            "De %(first).0f a %(last).0f en una partida puntuada.",
+            "De %(first).0f a %(last).0f en %(count)d partidas puntuadas.",
+            len(history),
+        ) % {
             "first": values[0],
             "last": values[-1],
             "count": len(history),
