@@ -1,4 +1,4 @@
-"""Matches ending at the same moment, on a real PostgreSQL: each rated once, in one order.
+"""Ratings and vacations at the same moment, on a real PostgreSQL: each written once.
 
 ana resigns at three tables at once, against ben, carla and ben again: every
 thread locks the two Rating rows it moves (in id order), so the three
@@ -57,3 +57,16 @@ def test_three_matches_of_one_player_ending_at_once_are_each_rated_once(clock, d
     found = ratings.check_stored()
     assert found.agrees, found.differences
     assert found.matches == 3
+
+
+def test_two_vacations_asked_at_once_make_one(clock):
+    from accounts.models import Vacation
+    from games.lib.errors import Conflict
+    from games.services.vacations import vacation_start
+
+    ben = account("ben")
+    outcomes = race(
+        lambda: vacation_start(user=ben, days=20), lambda: vacation_start(user=ben, days=20)
+    )
+    assert sum(isinstance(o, Conflict) and o.code == "on_vacation" for o in outcomes) == 1
+    assert Vacation.objects.filter(user=ben).count() == 1
