@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0002_notify_words"),
+        ("accounts", "0005_profile_time_zone"),
         ("games", "0007_claims_one_release_shape"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

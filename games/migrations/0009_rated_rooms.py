@@ -15,7 +15,7 @@ def bots_get_ratings(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0007_claims_one_release_shape"),
+        ("games", "0011_seat_time_zone"),
         ("accounts", "0003_ratings_and_vacations"),
     ]
 

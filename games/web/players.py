@@ -157,7 +157,8 @@ def profile_json(request: HttpRequest, username: str) -> JsonResponse:
         row["at"] = _iso(row["at"])
     for room in profile["playing"]:
         room["last_move_at"] = _iso(room["last_move_at"])
-        room["url"] = request.build_absolute_uri(reverse("games:room", args=[room["slug"]]))
+        # The spectator's link: it never offers a seat, even to the player themselves.
+        room["url"] = request.build_absolute_uri(reverse("games:watch", args=[room["slug"]]))
     return JsonResponse(profile)
 
 

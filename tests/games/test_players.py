@@ -84,7 +84,7 @@ class TestTheProfilePage:
         ]
         assert "Partida simple" in html and "Match a 3" in html
         playing = season[0].room
-        assert reverse("games:room", args=[playing.slug]) in html
+        assert reverse("games:watch", args=[playing.slug]) in html
         assert "Mirar la partida contra ben" in html
 
     def test_the_rating_history_is_an_accessible_svg_line(self, season, client):
@@ -181,7 +181,7 @@ class TestTheProfileJson:
         }
         assert data["head_to_head"] == {"won": 1, "lost": 2}
         (room,) = data["playing"]
-        assert room["url"].endswith(reverse("games:room", args=[season[0].room.slug]))
+        assert room["url"].endswith(reverse("games:watch", args=[season[0].room.slug]))
         assert data["rating"] == data["history"][-1]["after"]
 
 
