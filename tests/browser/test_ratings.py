@@ -14,8 +14,8 @@ SECRET = "a long secret 1"
 def log_in(open_page, live_server, name):
     get_user_model().objects.create_user(name, f"{name}@example.com", SECRET)
     page = open_page(name, live_server.url + reverse("accounts:login"))
-    page.get_by_label("Nombre de usuario").fill(name)
-    page.get_by_label("Clave").fill(SECRET)
+    page.locator("input[name=username]").fill(name)
+    page.locator("input[name=password]").fill(SECRET)
     page.locator("form.account-form button[type=submit]").click()
     expect(page.locator(".site-header")).to_contain_text(name)
     return page
