@@ -21,6 +21,10 @@ else asks a TurnClock. Pure: no queries, no Django.
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from games.models import Match
 
 # A time the clock stands still: (start, end), the end excluded.
 Pause = tuple[datetime, datetime]
@@ -59,7 +63,7 @@ class TurnClock:
     pauses: tuple[Pause, ...] = ()
 
     @classmethod
-    def of(cls, match, *, against_bot: bool, pauses: Iterable[Pause] = ()) -> "TurnClock":
+    def of(cls, match: "Match", *, against_bot: bool, pauses: Iterable[Pause] = ()) -> "TurnClock":
         """The clock of a Match's current turn (reads its fields, nothing else)."""
         started = match.turn_started_at
         waived = started is not None and match.absence_waived_for == started
@@ -102,7 +106,8 @@ class TurnClock:
     def show_deadline(self, now: datetime) -> bool:
         """The board says "you may close by absence at <due_at>" to the waiting player."""
         return (
-            self.due_at is not None
+            self.turn_started_at is not None
+            and self.due_at is not None
             and not self.claimable(now)
             and now - self.turn_started_at > SHOW_DEADLINE_AFTER
         )

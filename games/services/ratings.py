@@ -59,9 +59,11 @@ def match_rate(*, match: Match, seats: dict[int, Seat]) -> list[RatingChange]:
 
 def _rating_for(key: PlayerKey) -> Rating:
     kind, who = key
-    lookup = {"user_id": who} if kind == "user" else {"bot": who}
     # get_or_create retries the read when another transaction created it first.
-    rating, _ = Rating.objects.get_or_create(**lookup)
+    if kind == "user":
+        rating, _ = Rating.objects.get_or_create(user_id=who)
+    else:
+        rating, _ = Rating.objects.get_or_create(bot=who)
     return rating
 
 
