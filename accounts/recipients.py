@@ -24,17 +24,24 @@ class Recipient:
     unsubscribe_url: str
 
 
+def recipient_for_user(user):
+    """The Recipient of mail to an account (an invitation by name), or None."""
+    profile = profile_for(user)
+    if not profile.email_confirmed:
+        return None
+    return _recipient(user.email, profile.language, profile.notify)
+
+
 def recipient_for_seat(seat):
     """The Recipient of mail about `seat`, or None when nobody is to be mailed."""
     if seat.user_id is not None:
-        profile = profile_for(seat.user)
-        if not profile.email_confirmed:
-            return None
-        email, language, notify = seat.user.email, profile.language, profile.notify
-    else:
-        if not seat.email_consent:
-            return None
-        email, language, notify = seat.email, seat.language, seat.notify
+        return recipient_for_user(seat.user)
+    if not seat.email_consent:
+        return None
+    return _recipient(seat.email, seat.language, seat.notify)
+
+
+def _recipient(email, language, notify):
     if not email or notify == Notify.NONE or email_is_opted_out(email):
         return None
     return Recipient(

@@ -11,10 +11,13 @@ from django.core.validators import validate_email
 
 from games.engine.match import MatchRules
 from games.errors import BadInput
-from games.models import Seat
+from games.models import Message, Seat
 
 NICKNAME_MAX = Seat._meta.get_field("nickname").max_length
 EMAIL_MAX = Seat._meta.get_field("email").max_length  # Django's validator would allow 320
+MESSAGE_MAX = Message._meta.get_field("text").max_length  # a word with a move: 200
+# The ratings a challenge's range may name (FIBS ratings live well inside).
+RATING_LOWEST, RATING_HIGHEST = 0, 3000
 
 
 def clean_rules(rules) -> MatchRules:
@@ -47,6 +50,14 @@ def clean_nickname(nickname) -> str:
     if not 1 <= len(nickname) <= NICKNAME_MAX:
         raise BadInput("bad_nickname")
     return nickname
+
+
+def account_name(user) -> str:
+    """The name an account plays under: the profile's "Nombre que ven los demás", else
+    the username (a user without a profile has no display name yet)."""
+    profile = getattr(user, "profile", None)
+    name = (profile.display_name if profile else "") or user.get_username()
+    return " ".join(name.split())[:NICKNAME_MAX]
 
 
 def clean_email(email, consent) -> tuple[str, bool]:
@@ -96,3 +107,33 @@ def clean_play(play) -> tuple[tuple[int, int], ...]:
             raise BadInput("bad_play")
         steps.append((step[0], step[1]))
     return tuple(steps)
+
+
+def clean_message(text) -> str:
+    """A word to the opponent: 1 to MESSAGE_MAX characters once trimmed, storable."""
+    if not isinstance(text, str) or not storable_text(text):
+        raise BadInput("bad_message")
+    text = text.strip()
+    if not 1 <= len(text) <= MESSAGE_MAX:
+        raise BadInput("bad_message")
+    return text
+
+
+def clean_rating_range(low, high) -> tuple[int | None, int | None]:
+    """A challenge's optional rating range: whole numbers in the scale, the lower first."""
+    bounds = []
+    for value in (low, high):
+        if value in (None, ""):
+            bounds.append(None)
+            continue
+        if isinstance(value, str):
+            value = int_from_text(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise BadInput("bad_rating_range")
+        if not RATING_LOWEST <= value <= RATING_HIGHEST:
+            raise BadInput("bad_rating_range")
+        bounds.append(value)
+    low, high = bounds
+    if low is not None and high is not None and low > high:
+        raise BadInput("bad_rating_range")
+    return low, high

@@ -26,11 +26,20 @@ MESSAGES = {
     "bad_email": _("La dirección de correo no parece válida."),
     "bad_rules": _("Ese formato de partida no existe."),
     "bad_bot": _("Ese jugador de la computadora no existe."),
+    "bad_rating_range": _("El rango de puntuación va de 0 a 3000, el número menor primero."),
+    "bad_message": _("Escribe un mensaje de 1 a 200 caracteres."),
+    "invite_yourself": _("No puedes invitarte a ti mismo."),
     # 403
     "not_seat_holder": _("Ese asiento no es tuyo: solo puedes mirar."),
+    "login_required": _("Entra con tu cuenta para hacer eso."),
+    "not_invitee": _("Esta invitación es para otra persona."),
+    "not_author": _("Solo quien publicó el desafío puede retirarlo."),
+    "rating_out_of_range": _("Tu puntuación no entra en el rango que pide este desafío."),
     # 404
     "not_found": _("No encontramos esa mesa."),
     "no_match": _("En esta mesa todavía no se juega."),
+    "challenge_not_found": _("No encontramos ese desafío."),
+    "no_such_player": _("No encontramos a ese jugador."),
     # 409
     "stale_version": _("La partida cambió mientras tanto. Recarga para ver la última jugada."),
     "not_your_turn": _("Ahora no te toca."),
@@ -40,6 +49,12 @@ MESSAGES = {
     "match_not_over": _("La revancha se ofrece cuando el encuentro ha terminado."),
     "already_seated": _("Ya estás sentado en esta mesa."),
     "game_not_over": _("Solo se analiza una partida terminada."),
+    "own_challenge": _("Es tu propio desafío: espera a que lo acepte otra persona."),
+    "challenge_taken": _("Otra persona aceptó este desafío antes que tú."),
+    "challenge_withdrawn": _("Este desafío ya no está: lo retiraron."),
+    "challenge_declined": _("Esta invitación ya fue rechazada."),
+    "challenge_expired": _("Este desafío caducó: pasaron siete días sin que nadie lo aceptara."),
+    "too_many_challenges": _("Ya tienes el máximo de desafíos abiertos. Retira uno para publicar otro."),
     # 422: rules
     "wrong_phase": _("Eso no se puede hacer en este momento de la partida."),
     "cannot_double": _("Ahora no puedes doblar."),
@@ -123,6 +138,13 @@ class NotSeatHolder(ServiceError):
 class NotFound(ServiceError):
     status = 404
     default_code = "not_found"
+
+
+class Forbidden(ServiceError):
+    """Not this person's to do: someone else's challenge, an invitation to another."""
+
+    status = 403
+    default_code = "forbidden"
 
 
 class Conflict(ServiceError):

@@ -10,7 +10,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.bots import CHARACTERS
-from games.cleaning import EMAIL_MAX, NICKNAME_MAX, int_from_text
+from games.cleaning import EMAIL_MAX, NICKNAME_MAX, account_name, int_from_text
 from games.engine import EngineError, InvalidInput, parse_play
 from games.engine.match import Format, MatchRules, MatchState
 from games.errors import RequestError, from_engine
@@ -21,14 +21,6 @@ from games.selectors import current_match
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)
 MAX_AUTO_DOUBLES = (1, 2, 3)
 PERSON = "person"  # the opponent choice for "Jugar con alguien"
-
-
-def account_name(user) -> str:
-    """The name an account plays under: the profile's "Nombre que ven los demás", else
-    the username (a user without a profile has no display name yet)."""
-    profile = getattr(user, "profile", None)
-    name = (profile.display_name if profile else "") or user.get_username()
-    return " ".join(name.split())[:NICKNAME_MAX]
 
 
 class PlayerFields(forms.Form):

@@ -15,7 +15,16 @@ from celery import Task, shared_task
 from django.conf import settings as django_settings
 from django.db import OperationalError
 
-from games import analysis_service, bots, notifications, outbox, selectors, services
+from games import (
+    analysis_service,
+    bots,
+    challenges,
+    invitation_mail,
+    notifications,
+    outbox,
+    selectors,
+    services,
+)
 from games.bots.runner import next_action
 from games.engine.match import MatchState
 from games.errors import Conflict
@@ -149,6 +158,12 @@ def match_ended_email(match_id: int) -> int:
 
 
 @shared_task(base=MailTask)
+def invitation_email(challenge_id: int) -> int:
+    """Tell an invited player who challenges them (once per invitation)."""
+    return invitation_mail.send_invitation(challenge_id=challenge_id)
+
+
+@shared_task(base=MailTask)
 def send_absence_reminders(batch: int = 100) -> int:
     """The reminder to the player on turn, 24 h before the absence deadline."""
     return notifications.send_absence_reminders(batch=batch)
@@ -189,6 +204,12 @@ def expire_idle_rooms(batch: int = 100) -> int:
         services.room_expire(room_id=room_id) is not None
         for room_id in selectors.idle_rooms_due(limit=batch)
     )
+
+
+@shared_task(**RETRYING)
+def expire_challenges(batch: int = 500) -> int:
+    """Expire open challenges and invitations nobody accepted in seven days."""
+    return challenges.challenges_expire(batch=batch)
 
 
 # --- the follow-up machinery (beat, every minute) --------------------------------

@@ -6,7 +6,7 @@ appear in the private seat link, which redirects to the clean room URL.
 
 from django.urls import path, register_converter
 
-from games import api, review_views, views
+from games import api, lobby_views, review_views, views
 from games.models import ROOM_SLUG_PATTERN
 
 
@@ -55,6 +55,40 @@ rooms = [
     path("mesa/<room:slug>/encuentro-<int:number>.mat", views.match_file, name="match_file_number"),
 ]
 
+# Finding an opponent (the lobby, invitations by name) and the words between players.
+lobby = [
+    path("desafios/", lobby_views.lobby_page, name="lobby"),
+    path("desafios/<str:slug>/aceptar/", lobby_views.challenge_accept, name="challenge_accept"),
+    path("desafios/<str:slug>/retirar/", lobby_views.challenge_withdraw, name="challenge_withdraw"),
+    path("desafios/<str:slug>/rechazar/", lobby_views.invitation_decline, name="invitation_decline"),
+    path("jugadores/<str:username>/desafiar/", lobby_views.invite, name="invite"),
+    path("mesa/<room:slug>/mensaje/", lobby_views.message_post, name="message"),
+    path("mesa/<room:slug>/silenciar/", lobby_views.mute, name="mute"),
+]
+
+lobby_api = [
+    path("api/challenges", lobby_views.api_challenges, name="api_challenges"),
+    path("api/challenges/<str:slug>", lobby_views.api_challenge, name="api_challenge"),
+    path(
+        "api/challenges/<str:slug>/accept",
+        lobby_views.api_challenge_accept,
+        name="api_challenge_accept",
+    ),
+    path(
+        "api/challenges/<str:slug>/withdraw",
+        lobby_views.api_challenge_withdraw,
+        name="api_challenge_withdraw",
+    ),
+    path(
+        "api/challenges/<str:slug>/decline",
+        lobby_views.api_invitation_decline,
+        name="api_invitation_decline",
+    ),
+    path("api/invitations", lobby_views.api_invitations, name="api_invitations"),
+    path("api/rooms/<room:slug>/messages", lobby_views.api_message, name="api_message"),
+    path("api/rooms/<room:slug>/mute", lobby_views.api_mute, name="api_mute"),
+]
+
 json_api = [
     path("api/rooms", api.room_create, name="api_create"),
     path("api/rooms/<room:slug>/", api.room_state, name="api_state"),
@@ -64,4 +98,4 @@ json_api = [
     path("api/<path:rest>", api.not_found, name="api_not_found"),
 ]
 
-urlpatterns = pages + rooms + json_api
+urlpatterns = pages + rooms + lobby + lobby_api + json_api

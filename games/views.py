@@ -16,7 +16,7 @@ from django.views.csrf import csrf_failure as default_csrf_failure
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from games import archive, clock, presenters, selectors, services
+from games import archive, clock, lobby, presenters, selectors, services
 from games.api import ACTIONS, perform
 from games.bots import CHARACTERS
 from games.errors import NotFound, RequestError, ServiceError, public_message
@@ -208,6 +208,8 @@ def act(request, slug, action):
 def my_rooms(request):
     seats = list(session_seats(request))
     context = {"entries": selectors.rooms_for_seats(seats), "now": clock.now()}
+    if request.user.is_authenticated:
+        context["challenges"] = lobby.invitations_for(request.user)
     return render(request, "games/my_rooms.html", context)
 
 

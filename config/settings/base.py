@@ -229,6 +229,7 @@ CELERY_TASK_ROUTES = {
     "games.tasks.turn_email": {"queue": "mail"},
     "games.tasks.opponent_joined_email": {"queue": "mail"},
     "games.tasks.match_ended_email": {"queue": "mail"},
+    "games.tasks.invitation_email": {"queue": "mail"},
     "games.tasks.send_*": {"queue": "mail"},
     "accounts.tasks.*": {"queue": "mail"},
     # The analysis of a game takes seconds of CPU: its own queue and worker
@@ -271,6 +272,11 @@ CELERY_BEAT_SCHEDULE = {
     },
     "expire-idle-rooms": {
         "task": "games.tasks.expire_idle_rooms",
+        "schedule": 60 * 60,
+        "options": {"expires": 60 * 60},
+    },
+    "expire-challenges": {
+        "task": "games.tasks.expire_challenges",
         "schedule": 60 * 60,
         "options": {"expires": 60 * 60},
     },
@@ -324,6 +330,8 @@ MESA_RATE_LIMITS = {
         "create": {"address": (30, 10 * 60), "session": (10, 10 * 60)},
         "join": {"address": (60, 10 * 60), "session": (20, 10 * 60)},
         "action": {"address": (600, 60), "session": (180, 60)},
+        # Words to the opponent on their own (a word with a turn counts as the action).
+        "message": {"address": (120, 10 * 60), "session": (30, 10 * 60)},
     }.items()
 }
 # The seats one browser remembers in its session; past it the oldest drop out.

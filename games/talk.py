@@ -1,0 +1,85 @@
+"""A word with each move (issue 22): the writes. One function per action.
+
+A message goes with a turn (`act_with_message`: the action and the words in
+one transaction, so a refused action writes no message either) or on its own
+(`message_send`). Either way it locks the room's current match, as every
+action does, so a word sent on its own bumps the version and the other
+player's board (the long poll) shows it at once. Only the two players ever
+read messages (games.lobby.messages_for); `messages_mute` hides an
+opponent's words for good.
+"""
+
+from collections.abc import Callable
+
+from django.db import transaction
+
+from games import clock
+from games.cleaning import clean_message
+from games.errors import Conflict, NotSeatHolder
+from games.models import Match, Message, Mute, Seat
+
+
+def message_send(*, seat: Seat, text) -> Message:
+    """Send a word to the opponent, on its own (not with a turn)."""
+    text = clean_message(text)
+    with transaction.atomic():
+        match = _lock_current_match(seat)
+        match.version += 1
+        match.save(update_fields=["version"])
+        return _write(seat, match, text, with_turn=False)
+
+
+def act_with_message(*, seat: Seat, text, act: Callable[[], Match]) -> Match:
+    """Run one game action and keep the word that goes with it, both or neither.
+
+    `text` is checked before the action runs: a bad message changes nothing.
+    """
+    text = clean_message(text)
+    with transaction.atomic():
+        match = act()
+        _write(seat, match, text, with_turn=True)
+        return match
+
+
+def messages_mute(*, seat: Seat) -> Mute:
+    """Stop reading the opponent's messages: in this room, and when both players
+    have accounts, in every room they share. There is no undo."""
+    if not isinstance(seat, Seat) or seat.pk is None:
+        raise NotSeatHolder()
+    opponent = Seat.objects.filter(room_id=seat.room_id).exclude(pk=seat.pk).first()
+    if opponent is None:
+        raise Conflict("no_match", "nobody to mute yet")
+    both_accounts = seat.user_id is not None and opponent.user_id is not None
+    with transaction.atomic():
+        mute, _created = Mute.objects.get_or_create(
+            seat=seat,
+            defaults={
+                "user_id": seat.user_id if both_accounts else None,
+                "muted_user_id": opponent.user_id if both_accounts else None,
+                "created_at": clock.now(),
+            },
+        )
+    return mute
+
+
+def _lock_current_match(seat: Seat) -> Match:
+    if not isinstance(seat, Seat) or seat.pk is None:
+        raise NotSeatHolder()
+    match = (
+        Match.objects.select_for_update().filter(room_id=seat.room_id).order_by("-number").first()
+    )
+    if match is None:
+        raise Conflict("no_match", "the room is still waiting for a second player")
+    return match
+
+
+def _write(seat: Seat, match: Match, text: str, *, with_turn: bool) -> Message:
+    return Message.objects.create(
+        room_id=seat.room_id,
+        match=match,
+        seat=seat,
+        text=text,
+        version=match.version,
+        with_turn=with_turn,
+        created_at=clock.now(),
+    )

@@ -1,0 +1,13 @@
+"""Template tags of the lobby: the challenge form a public profile's button carries."""
+
+from django import template
+
+from games.lobby_views import ChallengeForm
+
+register = template.Library()
+
+
+@register.simple_tag
+def challenge_form(player) -> ChallengeForm:
+    """An unbound ChallengeForm whose field ids name the player (several on one page)."""
+    return ChallengeForm(auto_id=f"challenge-{player.pk}-%s")
