@@ -24,7 +24,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
 from django.views.decorators.csrf import csrf_protect
 
-from games import longpoll, selectors, services
+from games import longpoll, selectors, services, talk
 from games.cleaning import int_from_text
 from games.engine import ActionKind, EngineError
 from games.errors import (
@@ -176,6 +176,12 @@ def perform(action: str, seat, body: dict):
     kwargs = spec.parse(body)
     if spec.versioned:
         kwargs["version"] = parse_version(body)
+    message = body.get("message")
+    if message is not None and message != "":
+        # A word with the turn: the action and the message, both or neither.
+        return talk.act_with_message(
+            seat=seat, text=message, act=lambda: spec.service(seat=seat, **kwargs)
+        )
     return spec.service(seat=seat, **kwargs)
 
 

@@ -49,6 +49,7 @@ MESSAGES = {
     "match_not_over": _("La revancha se ofrece cuando el encuentro ha terminado."),
     "already_seated": _("Ya estás sentado en esta mesa."),
     "game_not_over": _("Solo se analiza una partida terminada."),
+    "bot_reads_nothing": _("La computadora no lee mensajes."),
     "own_challenge": _("Es tu propio desafío: espera a que lo acepte otra persona."),
     "challenge_taken": _("Otra persona aceptó este desafío antes que tú."),
     "challenge_withdrawn": _("Este desafío ya no está: lo retiraron."),

@@ -184,6 +184,8 @@ def form_body(request, room: Room, seat: Seat | None, action: str) -> dict:
     """
     post = request.POST
     body = {"version": _number_or_text(post.get("version"))}
+    if post.get("message", "").strip():
+        body["message"] = post.get("message")  # a word with the turn (games.talk)
     if "value" in post:
         body["value"] = _number_or_text(post.get("value"))
     if action == "play":

@@ -9,6 +9,7 @@ from datetime import datetime
 from django.db.models import Max, Q, QuerySet
 
 from games import clock
+from games.cleaning import MESSAGE_MAX
 from games.engine.match import Format, MatchRules
 from games.errors import NotFound
 from games.models import Challenge, Message, Mute, Seat, Turn
@@ -173,6 +174,7 @@ def messages_for(seat: Seat, seats: dict[int, Seat]) -> dict:
     latest = list(rows.order_by("-created_at", "-pk")[:MESSAGES_SHOWN])
     return {
         "muted": muted,
+        "max_length": MESSAGE_MAX,
         "messages": [
             {
                 "seat": names[m.seat_id][0],

@@ -39,7 +39,7 @@ from accounts.emails import send_templated_mail
 from accounts.models import Notify
 from accounts.recipients import Recipient, recipient_for_seat
 from accounts.services import normalize_email
-from games import clock, deadlines, outbox, selectors
+from games import clock, deadlines, lobby, outbox, selectors
 from games.engine.match import Format, MatchRules, MatchState
 from games.models import Match, Room, Seat, SentEmail
 from games.smtp import ReplyLost
@@ -94,6 +94,8 @@ def _game_line(seat: Seat, match: Match) -> dict:
         "opponent": opponent.nickname if opponent else "",
         "link": board_link(seat),
         "since": match.turn_started_at,
+        # The opponent's words since this player last moved (none when muted).
+        "messages": lobby.messages_for_email(seat, match),
     }
 
 

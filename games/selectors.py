@@ -10,7 +10,7 @@ from datetime import datetime
 from django.db.models import F, Q
 from django.utils import timezone
 
-from games import clock, deadlines, review
+from games import clock, deadlines, lobby, review
 from games.engine import SeededDice, commitment, legal_steps
 from games.engine.match import Action, MatchRules, MatchState, Phase
 from games.engine.matchid import gnubg_id, match_id
@@ -96,6 +96,9 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
         ],
         "match": None,
     }
+    if viewer is not None and not room.bot:
+        # The words between the two players: never in a spectator's state.
+        data["talk"] = lobby.messages_for(viewer, seats)
     if match is None:
         return data
     view_side = match.side_of(viewer) if viewer else None

@@ -3,8 +3,8 @@
 A message goes with a turn (`act_with_message`: the action and the words in
 one transaction, so a refused action writes no message either) or on its own
 (`message_send`). Either way it locks the room's current match, as every
-action does, so a word sent on its own bumps the version and the other
-player's board (the long poll) shows it at once. Only the two players ever
+action does; a word on its own leaves the version alone (the long poll
+notices the new message by itself, games.longpoll.pulse). Only the two players ever
 read messages (games.lobby.messages_for); `messages_mute` hides an
 opponent's words for good.
 """
@@ -16,16 +16,17 @@ from django.db import transaction
 from games import clock
 from games.cleaning import clean_message
 from games.errors import Conflict, NotSeatHolder
-from games.models import Match, Message, Mute, Seat
+from games.models import Match, Message, Mute, Room, Seat
 
 
 def message_send(*, seat: Seat, text) -> Message:
     """Send a word to the opponent, on its own (not with a turn)."""
     text = clean_message(text)
+    _require_person_opposite(seat)
     with transaction.atomic():
+        # Locked like an action, but the version stays: a word changes no game,
+        # and the turn email owed for this version must still go out.
         match = _lock_current_match(seat)
-        match.version += 1
-        match.save(update_fields=["version"])
         return _write(seat, match, text, with_turn=False)
 
 
@@ -35,6 +36,7 @@ def act_with_message(*, seat: Seat, text, act: Callable[[], Match]) -> Match:
     `text` is checked before the action runs: a bad message changes nothing.
     """
     text = clean_message(text)
+    _require_person_opposite(seat)
     with transaction.atomic():
         match = act()
         _write(seat, match, text, with_turn=True)
@@ -60,6 +62,13 @@ def messages_mute(*, seat: Seat) -> Mute:
             },
         )
     return mute
+
+
+def _require_person_opposite(seat: Seat) -> None:
+    if not isinstance(seat, Seat) or seat.pk is None:
+        raise NotSeatHolder()
+    if Room.objects.filter(pk=seat.room_id).exclude(bot="").exists():
+        raise Conflict("bot_reads_nothing", "no messages to the computer")
 
 
 def _lock_current_match(seat: Seat) -> Match:
