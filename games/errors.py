@@ -55,7 +55,9 @@ MESSAGES = {
     "challenge_withdrawn": _("Este desafío ya no está: lo retiraron."),
     "challenge_declined": _("Esta invitación ya fue rechazada."),
     "challenge_expired": _("Este desafío caducó: pasaron siete días sin que nadie lo aceptara."),
-    "too_many_challenges": _("Ya tienes el máximo de desafíos abiertos. Retira uno para publicar otro."),
+    "too_many_challenges": _(
+        "Ya tienes el máximo de desafíos abiertos. Retira uno para publicar otro."
+    ),
     # 422: rules
     "wrong_phase": _("Eso no se puede hacer en este momento de la partida."),
     "cannot_double": _("Ahora no puedes doblar."),

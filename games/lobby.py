@@ -63,7 +63,11 @@ def open_challenges(viewer=None) -> list[dict]:
         mine = signed_in and challenge.author_id == viewer.pk
         fits = rating is not None and rating_fits(challenge, rating)
         lines.append(
-            {**challenge_line(challenge), "mine": mine, "can_accept": signed_in and fits and not mine}
+            {
+                **challenge_line(challenge),
+                "mine": mine,
+                "can_accept": signed_in and fits and not mine,
+            }
         )
     return lines
 
@@ -202,5 +206,7 @@ def messages_for_email(seat: Seat, match) -> list[str]:
     rows = Message.objects.filter(room_id=seat.room_id, seat=opponent)
     if since is not None:
         rows = rows.filter(created_at__gte=since)
-    latest = list(rows.order_by("-created_at", "-pk").values_list("text", flat=True)[:MESSAGES_IN_EMAIL])
+    latest = list(
+        rows.order_by("-created_at", "-pk").values_list("text", flat=True)[:MESSAGES_IN_EMAIL]
+    )
     return list(reversed(latest))

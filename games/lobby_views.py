@@ -12,9 +12,8 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -106,7 +105,9 @@ def lobby_page(request):
                 form.add_error(None, public_message(error))
                 status = error.status
             else:
-                messages.success(request, _("Tu desafío está publicado. Te avisamos cuando alguien lo acepte."))
+                messages.success(
+                    request, _("Tu desafío está publicado. Te avisamos cuando alguien lo acepte.")
+                )
                 return redirect("games:lobby")
         else:
             status = 400
@@ -163,7 +164,9 @@ def _close(request, slug, service, done: str):
 
 
 def _back(request) -> str:
-    return reverse("games:lobby") if request.POST.get("from") == "lobby" else reverse("games:my_rooms")
+    return (
+        reverse("games:lobby") if request.POST.get("from") == "lobby" else reverse("games:my_rooms")
+    )
 
 
 def _refused(request, error: ServiceError):
@@ -245,7 +248,11 @@ def api_challenges(request):
     return JsonResponse(
         {
             "challenges": [
-                {**lobby.challenge_json(line), "mine": line["mine"], "can_accept": line["can_accept"]}
+                {
+                    **lobby.challenge_json(line),
+                    "mine": line["mine"],
+                    "can_accept": line["can_accept"],
+                }
                 for line in lines
             ]
         }

@@ -20,7 +20,6 @@ import threading
 import time
 
 from django.conf import settings
-
 from django.db.models import OuterRef, Subquery
 
 from games.models import Match, Message, Room

@@ -448,9 +448,7 @@ class Challenge(models.Model):
         WITHDRAWN = "withdrawn", _("retirado")
         EXPIRED = "expired", _("caducado")
 
-    slug = models.CharField(
-        max_length=32, unique=True, default=new_challenge_slug, editable=False
-    )
+    slug = models.CharField(max_length=32, unique=True, default=new_challenge_slug, editable=False)
     author = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges_made"
     )
@@ -467,7 +465,9 @@ class Challenge(models.Model):
     rating_max = models.PositiveSmallIntegerField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     created_at = models.DateTimeField()
-    expires_at = models.DateTimeField(help_text="games.deadlines.CHALLENGE_OPEN_FOR after creation.")
+    expires_at = models.DateTimeField(
+        help_text="games.deadlines.CHALLENGE_OPEN_FOR after creation."
+    )
     ended_at = models.DateTimeField(null=True, blank=True)
     accepted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -19,10 +19,10 @@ from games.errors import Conflict, NotSeatHolder
 from games.models import Match, Message, Mute, Room, Seat
 
 
-def message_send(*, seat: Seat, text) -> Message:
+def message_send(*, seat: Seat | None, text) -> Message:
     """Send a word to the opponent, on its own (not with a turn)."""
     text = clean_message(text)
-    _require_person_opposite(seat)
+    seat = _require_person_opposite(seat)
     with transaction.atomic():
         # Locked like an action, but the version stays: a word changes no game,
         # and the turn email owed for this version must still go out.
@@ -30,20 +30,20 @@ def message_send(*, seat: Seat, text) -> Message:
         return _write(seat, match, text, with_turn=False)
 
 
-def act_with_message(*, seat: Seat, text, act: Callable[[], Match]) -> Match:
+def act_with_message(*, seat: Seat | None, text, act: Callable[[], Match]) -> Match:
     """Run one game action and keep the word that goes with it, both or neither.
 
     `text` is checked before the action runs: a bad message changes nothing.
     """
     text = clean_message(text)
-    _require_person_opposite(seat)
+    seat = _require_person_opposite(seat)
     with transaction.atomic():
         match = act()
         _write(seat, match, text, with_turn=True)
         return match
 
 
-def messages_mute(*, seat: Seat) -> Mute:
+def messages_mute(*, seat: Seat | None) -> Mute:
     """Stop reading the opponent's messages: in this room, and when both players
     have accounts, in every room they share. There is no undo."""
     if not isinstance(seat, Seat) or seat.pk is None:
@@ -64,11 +64,12 @@ def messages_mute(*, seat: Seat) -> Mute:
     return mute
 
 
-def _require_person_opposite(seat: Seat) -> None:
+def _require_person_opposite(seat: Seat | None) -> Seat:
     if not isinstance(seat, Seat) or seat.pk is None:
         raise NotSeatHolder()
     if Room.objects.filter(pk=seat.room_id).exclude(bot="").exists():
         raise Conflict("bot_reads_nothing", "no messages to the computer")
+    return seat
 
 
 def _lock_current_match(seat: Seat) -> Match:

@@ -60,7 +60,9 @@ lobby = [
     path("desafios/", lobby_views.lobby_page, name="lobby"),
     path("desafios/<str:slug>/aceptar/", lobby_views.challenge_accept, name="challenge_accept"),
     path("desafios/<str:slug>/retirar/", lobby_views.challenge_withdraw, name="challenge_withdraw"),
-    path("desafios/<str:slug>/rechazar/", lobby_views.invitation_decline, name="invitation_decline"),
+    path(
+        "desafios/<str:slug>/rechazar/", lobby_views.invitation_decline, name="invitation_decline"
+    ),
     path("jugadores/<str:username>/desafiar/", lobby_views.invite, name="invite"),
     path("mesa/<room:slug>/mensaje/", lobby_views.message_post, name="message"),
     path("mesa/<room:slug>/silenciar/", lobby_views.mute, name="mute"),

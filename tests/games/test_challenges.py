@@ -180,7 +180,9 @@ def test_bad_rules_or_a_bad_range_write_nothing(ana):
     assert refused.value.code == "bad_rules"
     for low, high in ((1700, 1500), (-1, 1600), (1500, 9000), ("mil", None), (True, None)):
         with pytest.raises(BadInput) as refused:
-            challenges.challenge_post(author=ana, rules=MatchRules(), rating_min=low, rating_max=high)
+            challenges.challenge_post(
+                author=ana, rules=MatchRules(), rating_min=low, rating_max=high
+            )
         assert refused.value.code == "bad_rating_range"
     assert Challenge.objects.count() == 0
 

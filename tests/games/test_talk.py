@@ -212,18 +212,23 @@ def test_the_page_form_sends_a_message_and_mutes(room, alice, bob):
     assert "buenas" in alice.client.get(reverse("games:room", args=[room.slug])).content.decode()
     muted = alice.client.post(reverse("games:mute", args=[room.slug]))
     assert muted.status_code == 302
-    assert "buenas" not in alice.client.get(
-        reverse("games:room", args=[room.slug])
-    ).content.decode()
+    assert (
+        "buenas" not in alice.client.get(reverse("games:room", args=[room.slug])).content.decode()
+    )
 
 
 @override_settings(
-    MESA_RATE_LIMITS={**base.MESA_RATE_LIMITS, "message": {"address": (100, 600), "session": (2, 600)}}
+    MESA_RATE_LIMITS={
+        **base.MESA_RATE_LIMITS,
+        "message": {"address": (100, 600), "session": (2, 600)},
+    }
 )
 def test_messages_on_their_own_are_rate_limited(room, alice):
     cache.clear()
     bind(alice, room)
-    codes = [post_json(alice.client, message_url(room), {"text": "hola"}).status_code for _ in range(3)]
+    codes = [
+        post_json(alice.client, message_url(room), {"text": "hola"}).status_code for _ in range(3)
+    ]
     assert codes == [201, 201, 429]
     assert Message.objects.count() == 2
     cache.clear()
