@@ -50,34 +50,15 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from .actions import ACTION_KINDS, FORFEIT_REASONS, Action, GameResult
+from .actions import FORFEIT_REASONS, Action, GameResult
 from .dice import DiceSource, opening_starter
 from .enums import ActionKind, Ending, EndReason, Format, Phase
 from .errors import IllegalAction, IllegalMove, InvalidInput
 from .moves import check_play, legal_plays
 from .position import Position, Step, WinKind
-from .rules import CUBE_LIMIT, MAX_AUTO_DOUBLES, MAX_MATCH_LENGTH, MatchRules
+from .rules import CUBE_LIMIT, MatchRules
 
-# The value types live in .rules and .actions; they are named here too, as
-# the site, the bots and the tests have always imported them from here.
-__all__ = [
-    "ACTION_KINDS",
-    "CUBE_LIMIT",
-    "FORFEIT_REASONS",
-    "MAX_AUTO_DOUBLES",
-    "MAX_MATCH_LENGTH",
-    "Action",
-    "ActionKind",
-    "Ending",
-    "EndReason",
-    "Format",
-    "GameResult",
-    "IllegalAction",
-    "MatchRules",
-    "MatchState",
-    "Phase",
-    "advance",
-]
+__all__ = ["MatchState", "advance"]
 
 # Someone owes the next action in these phases; the opening is the table's
 # roll, GAME_OVER (a session between games) and MATCH_OVER wait for nobody.

@@ -2,7 +2,7 @@
 
 from django import template
 
-from games.lobby_views import ChallengeForm
+from games.web.lobby import ChallengeForm
 
 register = template.Library()
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from games.engine import Action, Format, IllegalAction, MatchRules, MatchState, Phase, advance
-from games.engine.match import ACTION_KINDS, CUBE_LIMIT
+from games.engine.actions import ACTION_KINDS
+from games.engine.rules import CUBE_LIMIT
 
 from .helpers import RandomDice, choose
 

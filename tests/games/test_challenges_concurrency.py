@@ -9,10 +9,11 @@ from datetime import timedelta
 
 import pytest
 
-from games import challenges
-from games.engine.match import MatchRules
-from games.errors import Conflict
+from games import services
+from games.engine import MatchRules
+from games.lib.errors import Conflict
 from games.models import Challenge, Match, Room
+from games.services.challenges import MAX_OPEN_CHALLENGES
 from tests.games.test_challenges import make_player
 from tests.helpers import needs_postgresql, race
 
@@ -30,10 +31,10 @@ def no_tasks(monkeypatch):
 
 def test_two_players_accepting_at_once_make_exactly_one_match(clock, dice):
     ana, beto, cris = make_player("ana"), make_player("beto"), make_player("cris")
-    challenge = challenges.challenge_post(author=ana, rules=MatchRules())
+    challenge = services.challenge_post(author=ana, rules=MatchRules())
     outcomes = race(
-        lambda: challenges.challenge_accept(challenge=challenge, user=beto),
-        lambda: challenges.challenge_accept(challenge=challenge, user=cris),
+        lambda: services.challenge_accept(challenge=challenge, user=beto),
+        lambda: services.challenge_accept(challenge=challenge, user=cris),
     )
     refused = [o for o in outcomes if isinstance(o, Exception)]
     seated = [o for o in outcomes if not isinstance(o, Exception)]
@@ -48,10 +49,10 @@ def test_two_players_accepting_at_once_make_exactly_one_match(clock, dice):
 
 def test_the_same_player_accepting_from_two_tabs_gets_one_match(clock, dice):
     ana, beto = make_player("ana"), make_player("beto")
-    challenge = challenges.challenge_post(author=ana, rules=MatchRules())
+    challenge = services.challenge_post(author=ana, rules=MatchRules())
     outcomes = race(
-        lambda: challenges.challenge_accept(challenge=challenge, user=beto),
-        lambda: challenges.challenge_accept(challenge=challenge, user=beto),
+        lambda: services.challenge_accept(challenge=challenge, user=beto),
+        lambda: services.challenge_accept(challenge=challenge, user=beto),
     )
     assert sum(isinstance(o, Conflict) for o in outcomes) == 1
     assert Room.objects.count() == 1
@@ -60,9 +61,9 @@ def test_the_same_player_accepting_from_two_tabs_gets_one_match(clock, dice):
 def test_two_beats_expire_each_challenge_once(clock):
     ana, beto = make_player("ana"), make_player("beto")
     for author in (ana, ana, beto):
-        challenges.challenge_post(author=author, rules=MatchRules())
+        services.challenge_post(author=author, rules=MatchRules())
     clock.tick(timedelta(days=7))
-    outcomes = race(challenges.challenges_expire, challenges.challenges_expire)
+    outcomes = race(services.challenges_expire, services.challenges_expire)
     assert not any(isinstance(o, Exception) for o in outcomes)
     assert sum(outcomes) == 3
     assert set(Challenge.objects.values_list("status", flat=True)) == {"expired"}
@@ -70,11 +71,11 @@ def test_two_beats_expire_each_challenge_once(clock):
 
 def test_an_accept_and_the_sweep_at_the_deadline_leave_one_story(clock, dice):
     ana, beto = make_player("ana"), make_player("beto")
-    challenge = challenges.challenge_post(author=ana, rules=MatchRules())
+    challenge = services.challenge_post(author=ana, rules=MatchRules())
     clock.tick(timedelta(days=7) - timedelta(seconds=1))
     outcomes = race(
-        lambda: challenges.challenge_accept(challenge=challenge, user=beto),
-        challenges.challenges_expire,
+        lambda: services.challenge_accept(challenge=challenge, user=beto),
+        services.challenges_expire,
     )
     challenge.refresh_from_db()
     # Not yet due: the sweep expires nothing and the accept wins.
@@ -83,11 +84,11 @@ def test_an_accept_and_the_sweep_at_the_deadline_leave_one_story(clock, dice):
 
 def test_two_posts_at_once_never_pass_the_cap(clock):
     ana = make_player("ana")
-    for _ in range(challenges.MAX_OPEN_CHALLENGES - 1):
-        challenges.challenge_post(author=ana, rules=MatchRules())
+    for _ in range(MAX_OPEN_CHALLENGES - 1):
+        services.challenge_post(author=ana, rules=MatchRules())
     outcomes = race(
-        lambda: challenges.challenge_post(author=ana, rules=MatchRules()),
-        lambda: challenges.challenge_post(author=ana, rules=MatchRules()),
+        lambda: services.challenge_post(author=ana, rules=MatchRules()),
+        lambda: services.challenge_post(author=ana, rules=MatchRules()),
     )
     assert sum(isinstance(o, Conflict) for o in outcomes) == 1
-    assert Challenge.objects.count() == challenges.MAX_OPEN_CHALLENGES
+    assert Challenge.objects.count() == MAX_OPEN_CHALLENGES

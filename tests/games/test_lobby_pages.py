@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import challenges
-from games.engine.match import Format, MatchRules
+from games import services
+from games.engine import Format, MatchRules
 from games.models import Challenge, Room
 from tests.games.test_challenges import make_player
 from tests.helpers import post_json
@@ -34,7 +34,7 @@ def beto(db):
 
 
 def test_the_lobby_lists_open_challenges_to_anyone(ana, client):
-    challenges.challenge_post(author=ana, rules=MatchRules(format=Format.MATCH, length=7))
+    services.challenge_post(author=ana, rules=MatchRules(format=Format.MATCH, length=7))
     page = client.get(reverse("games:lobby"))
     assert page.status_code == 200
     text = page.content.decode()
@@ -72,7 +72,7 @@ def test_the_fourth_open_challenge_is_refused_on_the_page_with_409(ana):
 
 
 def test_accepting_from_the_lobby_opens_the_room(ana, beto, dice):
-    challenge = challenges.challenge_post(author=ana, rules=MatchRules())
+    challenge = services.challenge_post(author=ana, rules=MatchRules())
     browser = signed_in(beto)
     assert "Aceptar y jugar" in browser.get(LOBBY).content.decode()
     response = browser.post(reverse("games:challenge_accept", args=[challenge.slug]))
@@ -84,12 +84,12 @@ def test_accepting_from_the_lobby_opens_the_room(ana, beto, dice):
 
 
 def test_accepting_your_own_challenge_is_a_409_in_your_language(ana, beto):
-    challenge = challenges.challenge_post(author=ana, rules=MatchRules())
+    challenge = services.challenge_post(author=ana, rules=MatchRules())
     refused = signed_in(ana).post(reverse("games:challenge_accept", args=[challenge.slug]))
     assert refused.status_code == 409
     assert "Es tu propio desafío" in refused.content.decode()
     english = signed_in(beto, "en")
-    challenges.challenge_withdraw(challenge=challenge, user=ana)
+    services.challenge_withdraw(challenge=challenge, user=ana)
     gone = english.post(reverse("games:challenge_accept", args=[challenge.slug]))
     assert gone.status_code == 409
     assert "This challenge is gone: it was withdrawn." in gone.content.decode()
@@ -116,7 +116,7 @@ def test_an_invitation_goes_from_the_profile_button_to_mis_partidas(ana, beto, d
 
 
 def test_declining_an_invitation_from_mis_partidas(ana, beto):
-    invitation = challenges.invitation_send(author=ana, invitee=beto, rules=MatchRules())
+    invitation = services.invitation_send(author=ana, invitee=beto, rules=MatchRules())
     response = signed_in(beto).post(reverse("games:invitation_decline", args=[invitation.slug]))
     assert response.status_code == 302
     invitation.refresh_from_db()
@@ -171,7 +171,7 @@ def test_the_api_posts_lists_and_accepts_a_challenge(ana, beto, dice):
 
 
 def test_the_api_refuses_in_json_and_in_the_players_language(ana, beto):
-    challenge = challenges.challenge_post(author=ana, rules=MatchRules())
+    challenge = services.challenge_post(author=ana, rules=MatchRules())
     own = post_json(signed_in(ana, "en"), f"/api/challenges/{challenge.slug}/accept", {})
     assert own.status_code == 409
     assert own.json()["error"] == {
@@ -188,7 +188,7 @@ def test_the_api_refuses_in_json_and_in_the_players_language(ana, beto):
 
 
 def test_the_api_withdraws_and_then_refuses_the_accept(ana, beto):
-    challenge = challenges.challenge_post(author=ana, rules=MatchRules())
+    challenge = services.challenge_post(author=ana, rules=MatchRules())
     assert (
         post_json(signed_in(beto), f"/api/challenges/{challenge.slug}/withdraw", {}).status_code
         == 403

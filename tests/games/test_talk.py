@@ -15,10 +15,12 @@ from django.test import override_settings
 from django.urls import reverse
 
 from config.settings import base
-from games import challenges, lobby, longpoll, notifications, selectors, services, talk
-from games.engine.match import MatchRules
-from games.errors import BadInput, Conflict, NotSeatHolder
+from games import mail, selectors, services
+from games.engine import MatchRules
+from games.lib.errors import BadInput, Conflict, NotSeatHolder
 from games.models import Message, Mute, Seat, Turn
+from games.selectors import talk as talk_reads
+from games.web import longpoll
 from tests.games.test_challenges import make_player
 from tests.helpers import action_url, bind, current_match, post_json, state_url, version_of
 
@@ -33,7 +35,7 @@ def message_url(room):
 
 def test_a_message_on_its_own_reaches_both_players_and_wakes_the_long_poll(room, alice, bob):
     before, beat = version_of(room), longpoll.pulse(room)
-    message = talk.message_send(seat=bob.seat, text="  ¡Suerte!  ")
+    message = services.message_send(seat=bob.seat, text="  ¡Suerte!  ")
     assert message.text == "¡Suerte!" and not message.with_turn
     # The version stays (the turn email owed for it still goes); the pulse moves.
     assert version_of(room) == before and longpoll.pulse(room) != beat
@@ -44,7 +46,7 @@ def test_a_message_on_its_own_reaches_both_players_and_wakes_the_long_poll(room,
 
 
 def test_a_spectators_state_never_holds_a_message(room, alice, bob, carol):
-    talk.message_send(seat=alice.seat, text="solo para bob")
+    services.message_send(seat=alice.seat, text="solo para bob")
     state = selectors.room_state(room, None)
     assert "talk" not in state
     assert "solo para bob" not in json.dumps(state)
@@ -86,13 +88,13 @@ def test_a_refused_play_keeps_no_message_and_a_bad_message_plays_nothing(room, a
 @pytest.mark.parametrize("text", ["", "   ", "x" * 201, "a\x00b", None, 12, ["hola"]])
 def test_a_message_must_be_1_to_200_characters_of_text(room, alice, text):
     with pytest.raises(BadInput) as refused:
-        talk.message_send(seat=alice.seat, text=text)
+        services.message_send(seat=alice.seat, text=text)
     assert refused.value.code == "bad_message"
     assert Message.objects.count() == 0
 
 
 def test_200_characters_is_still_a_message(room, alice):
-    assert len(talk.message_send(seat=alice.seat, text="y" * 200).text) == 200
+    assert len(services.message_send(seat=alice.seat, text="y" * 200).text) == 200
 
 
 def test_a_spectator_cannot_send_a_message(room, alice, carol):
@@ -100,7 +102,7 @@ def test_a_spectator_cannot_send_a_message(room, alice, carol):
     assert response.status_code == 403
     assert response.json()["error"]["code"] == "not_seat_holder"
     with pytest.raises(NotSeatHolder):
-        talk.message_send(seat=None, text="hola")
+        services.message_send(seat=None, text="hola")
     assert Message.objects.count() == 0
 
 
@@ -120,7 +122,7 @@ def test_the_json_endpoint_answers_the_new_state_in_the_players_language(room, a
 def test_nobody_writes_to_the_computer(db, clock, dice):
     seat = services.room_create(rules=MatchRules(), nickname="ana", bot="domador")
     with pytest.raises(Conflict) as refused:
-        talk.message_send(seat=seat, text="hola")
+        services.message_send(seat=seat, text="hola")
     assert refused.value.code == "bot_reads_nothing"
     assert "talk" not in selectors.room_state(seat.room, seat)
 
@@ -145,7 +147,7 @@ def test_a_script_is_escaped_on_the_page_and_in_the_emails(room, alice, bob, mai
     assert bob.client.get(state_url(room)).json()["talk"]["messages"][0]["text"] == SCRIPT
     clock.tick(timedelta(minutes=5))
     match = current_match(room)
-    assert notifications.send_your_turn(match_id=match.pk, version=match.version) == 1
+    assert mail.send_your_turn(match_id=match.pk, version=match.version) == 1
     [email] = mailoutbox
     html = email.alternatives[0][0]
     assert SCRIPT not in html and "&lt;script&gt;" in html
@@ -156,26 +158,26 @@ def test_the_turn_email_carries_the_opponents_words_since_the_last_move(
     room, alice, bob, mailoutbox, clock
 ):
     consent(bob)
-    talk.message_send(seat=bob.seat, text="de antes")  # bob wrote before alice's play
+    services.message_send(seat=bob.seat, text="de antes")  # bob wrote before alice's play
     clock.tick(timedelta(minutes=1))
     services.game_play(seat=alice.seat, version=version_of(room), play=[[8, 5], [6, 5]])
     clock.tick(timedelta(minutes=1))
-    talk.message_send(seat=alice.seat, text="te toca, bob")
+    services.message_send(seat=alice.seat, text="te toca, bob")
     clock.tick(timedelta(minutes=5))
     match = current_match(room)
-    assert notifications.send_your_turn(match_id=match.pk, version=match.version) == 1
+    assert mail.send_your_turn(match_id=match.pk, version=match.version) == 1
     [email] = mailoutbox
     assert email.to == ["bob@example.com"]
     assert "«te toca, bob»" in email.body and "de antes" not in email.body
 
 
 def test_muting_hides_the_opponents_words_for_good(room, alice, bob, mailoutbox, clock):
-    talk.message_send(seat=alice.seat, text="uno")
-    talk.messages_mute(seat=bob.seat)
-    talk.messages_mute(seat=bob.seat)  # twice is once
+    services.message_send(seat=alice.seat, text="uno")
+    services.messages_mute(seat=bob.seat)
+    services.messages_mute(seat=bob.seat)  # twice is once
     assert Mute.objects.count() == 1
-    talk.message_send(seat=alice.seat, text="dos")
-    talk.message_send(seat=bob.seat, text="de bob")
+    services.message_send(seat=alice.seat, text="dos")
+    services.message_send(seat=bob.seat, text="de bob")
     bobs = selectors.room_state(room, bob.seat)["talk"]
     assert bobs["muted"] is True
     assert [line["text"] for line in bobs["messages"]] == ["de bob"]
@@ -183,20 +185,20 @@ def test_muting_hides_the_opponents_words_for_good(room, alice, bob, mailoutbox,
     assert [line["text"] for line in alices["messages"]] == ["uno", "dos", "de bob"]
     assert alices["muted"] is False
     match = current_match(room)
-    assert lobby.messages_for_email(bob.seat, match) == []
+    assert talk_reads.messages_for_email(bob.seat, match) == []
 
 
 def test_between_accounts_a_mute_holds_in_every_room_they_share(db, clock, dice):
     ana, beto = make_player("ana"), make_player("beto")
-    first = challenges.challenge_accept(
-        challenge=challenges.challenge_post(author=ana, rules=MatchRules()), user=beto
+    first = services.challenge_accept(
+        challenge=services.challenge_post(author=ana, rules=MatchRules()), user=beto
     )
-    talk.messages_mute(seat=first)
-    second = challenges.challenge_accept(
-        challenge=challenges.challenge_post(author=ana, rules=MatchRules()), user=beto
+    services.messages_mute(seat=first)
+    second = services.challenge_accept(
+        challenge=services.challenge_post(author=ana, rules=MatchRules()), user=beto
     )
     anas_seat = second.room.seats.get(number=1)
-    talk.message_send(seat=anas_seat, text="otra vez yo")
+    services.message_send(seat=anas_seat, text="otra vez yo")
     state = selectors.room_state(second.room, second)
     assert state["talk"]["muted"] is True and state["talk"]["messages"] == []
 
