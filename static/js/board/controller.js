@@ -156,6 +156,8 @@ export function startController(app, { state, config, texts, bot }) {
     const lost = moved && !own && model.chosen.length > 0;
     model.state = next;
     if (etag) model.etag = etag;
+    // Other parts of the page (the players' messages, static/js/talk.js) follow the state too.
+    document.dispatchEvent(new CustomEvent("mesa:state", { detail: next }));
     if (moved) {
       resetPlay();
       model.message = lost ? { text: t("stale_tab"), alert: true } : null;
