@@ -3,6 +3,7 @@ the invitations of an account, the challenges the expiry sweep owes, and the
 one function that reads a player's rating. Nothing here writes.
 """
 
+import re
 from datetime import datetime
 
 from django.db.models import Q, QuerySet
@@ -10,7 +11,7 @@ from django.db.models import Q, QuerySet
 from games.engine import Format, MatchRules
 from games.lib import clock
 from games.lib.errors import NotFound
-from games.models import Challenge
+from games.models import ROOM_SLUG_PATTERN, Challenge
 
 # A player with no rating yet counts as a newcomer: FIBS starts everyone at 1500.
 DEFAULT_RATING = 1500
@@ -100,7 +101,9 @@ def player_name(user) -> str:
 
 
 def challenge_by_slug(slug) -> Challenge:
-    if not isinstance(slug, str) or not slug.isascii() or not 1 <= len(slug) <= 32:
+    """The challenge of this slug, or NotFound (404); a slug with characters no
+    slug has (a NUL byte, which PostgreSQL cannot compare) never reaches the database."""
+    if not isinstance(slug, str) or not re.fullmatch(ROOM_SLUG_PATTERN, slug):
         raise NotFound("challenge_not_found")
     challenge = (
         Challenge.objects.select_related("author__profile", "invitee__profile", "room")

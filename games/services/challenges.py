@@ -21,7 +21,12 @@ from games.lib.errors import BadInput, Conflict, Forbidden, NotFound
 from games.models import Challenge, Seat
 from games.selectors import lobby
 from games.services import outbox
-from games.services.cleaning import account_name, clean_rating_range, clean_rules
+from games.services.cleaning import (
+    account_name,
+    clean_rating_range,
+    clean_rules,
+    storable_text,
+)
 from games.services.rooms import room_create, room_join
 
 # Open challenges and invitations one account may have waiting at once.
@@ -59,6 +64,8 @@ def invitation_send_by_name(*, author, username, rules) -> Challenge:
     """invitation_send for the account called `username` (case as typed, exact name)."""
     user_model: Any = get_user_model()
     if not isinstance(username, str) or not 1 <= len(username) <= 150:
+        raise NotFound("no_such_player")
+    if not storable_text(username):  # a NUL byte: PostgreSQL cannot even compare it
         raise NotFound("no_such_player")
     invitee = user_model.objects.filter(username=username, is_active=True).first()
     return invitation_send(author=author, invitee=invitee, rules=rules)
