@@ -1,5 +1,7 @@
 """Account operations used by the views, the emails and the other apps."""
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
@@ -102,3 +104,25 @@ def email_confirm(*, token):
 def email_mark_confirmed(*, user):
     profile_for(user)
     Profile.objects.filter(user=user).update(email_confirmed=True)
+
+
+def account_with_email(email: str) -> Any:
+    """The account that has this address (whatever its case), or None."""
+    return get_user_model().objects.filter(email__iexact=normalize_email(email)).first()
+
+
+def account_activate(*, user: Any) -> bool:
+    """Activate an account waiting for its first confirmation; True if it was waiting.
+
+    Only an account that never logged in: an account an admin turned off
+    stays off, whatever links it still holds.
+    """
+    if user.is_active or user.last_login is not None:
+        return False
+    activated = (
+        get_user_model()
+        .objects.filter(pk=user.pk, is_active=False, last_login__isnull=True)
+        .update(is_active=True)
+    )
+    user.is_active = bool(activated)
+    return user.is_active

@@ -17,6 +17,7 @@ from functools import wraps
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, JsonResponse
+from django.http.request import RawPostDataException
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
@@ -83,6 +84,10 @@ def read_json_body(request) -> dict:
         raw = request.body
     except RequestDataTooBig:
         raise RequestError("too_large", "body too large", status=413) from None
+    except RawPostDataException:
+        # Sent as a form (multipart/form-data): the CSRF check has read it as
+        # one already, and it is not the JSON object every endpoint takes.
+        raise RequestError("bad_json", "a form body, not JSON") from None
     if len(raw) > MAX_BODY:
         raise RequestError("too_large", "body too large", status=413)
     try:
