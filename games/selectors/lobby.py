@@ -5,7 +5,9 @@ one function that reads a player's rating. Nothing here writes.
 
 import re
 from datetime import datetime
+from typing import Any
 
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q, QuerySet
 
 from games.engine import Format, MatchRules
@@ -17,7 +19,7 @@ from games.models import ROOM_SLUG_PATTERN, Challenge
 DEFAULT_RATING = 1500
 
 
-def rating_for(user) -> int:
+def rating_for(user: User) -> int:
     """The rating the lobby compares with a challenge's range.
 
     The one place that reads it: until accounts keeps FIBS ratings (the
@@ -38,7 +40,7 @@ def _live(now: datetime) -> Q:
     return Q(status=Challenge.Status.OPEN, expires_at__gt=now)
 
 
-def open_challenges(viewer=None) -> list[dict]:
+def open_challenges(viewer: User | AnonymousUser | None = None) -> list[dict[str, Any]]:
     """The lobby: every open challenge (invitations are private), the newest first.
 
     Each line: challenge, author name, rules in words (format, length), the
@@ -51,23 +53,17 @@ def open_challenges(viewer=None) -> list[dict]:
         .select_related("author__profile")
         .order_by("-created_at", "-pk")
     )
-    signed_in = viewer is not None and viewer.is_authenticated
-    rating = rating_for(viewer) if signed_in else None
+    account = viewer if isinstance(viewer, User) else None
+    rating = rating_for(account) if account is not None else None
     lines = []
     for challenge in rows:
-        mine = signed_in and challenge.author_id == viewer.pk
+        mine = account is not None and challenge.author_id == account.pk
         fits = rating is not None and rating_fits(challenge, rating)
-        lines.append(
-            {
-                **challenge_line(challenge),
-                "mine": mine,
-                "can_accept": signed_in and fits and not mine,
-            }
-        )
+        lines.append({**challenge_line(challenge), "mine": mine, "can_accept": fits and not mine})
     return lines
 
 
-def challenge_line(challenge: Challenge) -> dict:
+def challenge_line(challenge: Challenge) -> dict[str, Any]:
     """What a page and the API say about one challenge (no private data)."""
     rules = MatchRules.from_json(challenge.rules)
     return {
@@ -87,7 +83,7 @@ def challenge_line(challenge: Challenge) -> dict:
     }
 
 
-def challenge_json(line: dict) -> dict:
+def challenge_json(line: dict[str, Any]) -> dict[str, Any]:
     """A challenge line as the JSON API answers it."""
     data = {key: value for key, value in line.items() if key != "challenge"}
     for key in ("created_at", "expires_at"):
@@ -95,12 +91,12 @@ def challenge_json(line: dict) -> dict:
     return data
 
 
-def player_name(user) -> str:
+def player_name(user: User) -> str:
     profile = getattr(user, "profile", None)
     return (profile.display_name if profile else "") or user.get_username()
 
 
-def challenge_by_slug(slug) -> Challenge:
+def challenge_by_slug(slug: object) -> Challenge:
     """The challenge of this slug, or NotFound (404); a slug with characters no
     slug has (a NUL byte, which PostgreSQL cannot compare) never reaches the database."""
     if not isinstance(slug, str) or not re.fullmatch(ROOM_SLUG_PATTERN, slug):
@@ -115,12 +111,12 @@ def challenge_by_slug(slug) -> Challenge:
     return challenge
 
 
-def open_count(user) -> int:
+def open_count(user: User) -> int:
     """The challenges and invitations this account has open now (the cap counts these)."""
     return Challenge.objects.filter(_live(clock.now()), author=user).count()
 
 
-def invitations_for(user) -> dict[str, list[dict]]:
+def invitations_for(user: User) -> dict[str, list[dict[str, Any]]]:
     """For "Mis partidas": the invitations this account received and sent, still open,
     and its own open challenges in the lobby."""
     now = clock.now()
@@ -140,7 +136,7 @@ def invitations_for(user) -> dict[str, list[dict]]:
     }
 
 
-def challenges_due(*, limit: int = 500) -> QuerySet:
+def challenges_due(*, limit: int = 500) -> QuerySet[Challenge]:
     """Open challenges past their seven days (challenge_open_idx), the oldest first."""
     return Challenge.objects.filter(
         status=Challenge.Status.OPEN, expires_at__lte=clock.now()

@@ -4,9 +4,11 @@ Only ever for one of the two players: a spectator's state has no trace of the
 messages (games.selectors.board adds them for a seat holder only).
 """
 
+from typing import Any
+
 from django.db.models import Max, Q
 
-from games.models import MESSAGE_MAX, Message, Mute, Seat, Turn
+from games.models import MESSAGE_MAX, Match, Message, Mute, Seat, Turn
 
 # How many words of the room a board shows, and of the opponent an email, at most.
 MESSAGES_SHOWN = 50
@@ -23,7 +25,7 @@ def mutes_opponent(seat: Seat, opponent: Seat | None) -> bool:
     return Mute.objects.filter(muted).exists()
 
 
-def messages_for(seat: Seat, seats: dict[int, Seat]) -> dict:
+def messages_for(seat: Seat, seats: dict[int, Seat]) -> dict[str, Any]:
     """The words of the room as this player reads them: theirs, and the opponent's
     unless muted. Only ever called for a seat holder: a spectator reads none.
 
@@ -54,7 +56,7 @@ def messages_for(seat: Seat, seats: dict[int, Seat]) -> dict:
     }
 
 
-def messages_for_email(seat: Seat, match) -> list[str]:
+def messages_for_email(seat: Seat, match: Match) -> list[str]:
     """The opponent's words since this player last acted in the match, for their
     turn email (none when muted)."""
     opponent = Seat.objects.filter(room_id=seat.room_id).exclude(pk=seat.pk).first()

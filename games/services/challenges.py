@@ -13,7 +13,7 @@ turno" for whoever starts.
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 
 from games.lib import clock, deadlines
@@ -29,6 +29,9 @@ from games.services.cleaning import (
 )
 from games.services.rooms import room_create, room_join
 
+# Whoever is asking: an account, or a visitor who is not logged in.
+Someone = User | AnonymousUser | None
+
 # Open challenges and invitations one account may have waiting at once.
 MAX_OPEN_CHALLENGES = 3
 
@@ -41,59 +44,63 @@ CLOSED = {
 }
 
 
-def challenge_post(*, author, rules, rating_min=None, rating_max=None) -> Challenge:
+def challenge_post(
+    *, author: Someone, rules: object, rating_min: object = None, rating_max: object = None
+) -> Challenge:
     """Post an open challenge to the lobby; anyone signed in whose rating fits may accept."""
-    rules = clean_rules(rules)
+    match_rules = clean_rules(rules)
     low, high = clean_rating_range(rating_min, rating_max)
-    return _create(author=author, invitee=None, rules=rules.to_json(), low=low, high=high)
+    return _create(author=author, invitee=None, rules=match_rules.to_json(), low=low, high=high)
 
 
-def invitation_send(*, author, invitee, rules) -> Challenge:
+def invitation_send(*, author: Someone, invitee: User | None, rules: object) -> Challenge:
     """Challenge one named player; they get an email and see it in "Mis partidas"."""
-    rules = clean_rules(rules)
-    if invitee is None or not getattr(invitee, "is_active", False):
+    match_rules = clean_rules(rules)
+    account = _account(author)
+    if invitee is None or not invitee.is_active:
         raise NotFound("no_such_player")
-    if _signed_in(author) and invitee.pk == author.pk:
+    if invitee.pk == account.pk:
         raise BadInput("invite_yourself")
-    challenge = _create(author=author, invitee=invitee, rules=rules.to_json(), low=None, high=None)
+    challenge = _create(
+        author=account, invitee=invitee, rules=match_rules.to_json(), low=None, high=None
+    )
     outbox.schedule("games.tasks.invitation_email", challenge.pk)
     return challenge
 
 
-def invitation_send_by_name(*, author, username, rules) -> Challenge:
+def invitation_send_by_name(*, author: Someone, username: object, rules: object) -> Challenge:
     """invitation_send for the account called `username` (case as typed, exact name)."""
-    user_model: Any = get_user_model()
     if not isinstance(username, str) or not 1 <= len(username) <= 150:
         raise NotFound("no_such_player")
     if not storable_text(username):  # a NUL byte: PostgreSQL cannot even compare it
         raise NotFound("no_such_player")
-    invitee = user_model.objects.filter(username=username, is_active=True).first()
+    invitee = User.objects.filter(username=username, is_active=True).first()
     return invitation_send(author=author, invitee=invitee, rules=rules)
 
 
-def challenge_withdraw(*, challenge: Challenge, user) -> Challenge:
+def challenge_withdraw(*, challenge: Challenge, user: Someone) -> Challenge:
     """The author takes back an open challenge or invitation."""
-    _require_signed_in(user)
+    account = _account(user)
     with transaction.atomic():
         challenge = _lock(challenge)
-        if challenge.author_id != user.pk:
+        if challenge.author_id != account.pk:
             raise Forbidden("not_author")
         _require_open(challenge)
         return _close(challenge, Challenge.Status.WITHDRAWN)
 
 
-def invitation_decline(*, challenge: Challenge, user) -> Challenge:
+def invitation_decline(*, challenge: Challenge, user: Someone) -> Challenge:
     """The invitee says no to an invitation."""
-    _require_signed_in(user)
+    account = _account(user)
     with transaction.atomic():
         challenge = _lock(challenge)
-        if challenge.invitee_id != user.pk:
+        if challenge.invitee_id != account.pk:
             raise Forbidden("not_invitee")
         _require_open(challenge)
         return _close(challenge, Challenge.Status.DECLINED)
 
 
-def challenge_accept(*, challenge: Challenge, user, language: str = "es") -> Seat:
+def challenge_accept(*, challenge: Challenge, user: Someone, language: str = "es") -> Seat:
     """Accept an open challenge (or an invitation to you): the match starts at once.
 
     1. lock the challenge row; a second accept waits here, then finds it taken;
@@ -105,16 +112,16 @@ def challenge_accept(*, challenge: Challenge, user, language: str = "es") -> Sea
 
     Returns the accepting player's seat (its room is the new room).
     """
-    _require_signed_in(user)
+    account = _account(user)
     with transaction.atomic():
         challenge = _lock(challenge)
         _require_open(challenge)
-        if challenge.author_id == user.pk:
+        if challenge.author_id == account.pk:
             raise Conflict("own_challenge")
-        if challenge.invitee_id is not None and challenge.invitee_id != user.pk:
+        if challenge.invitee_id is not None and challenge.invitee_id != account.pk:
             raise Forbidden("not_invitee")
         if challenge.invitee_id is None and not lobby.rating_fits(
-            challenge, lobby.rating_for(user)
+            challenge, lobby.rating_for(account)
         ):
             raise Forbidden("rating_out_of_range")
         author = challenge.author
@@ -124,8 +131,10 @@ def challenge_accept(*, challenge: Challenge, user, language: str = "es") -> Sea
             user=author,
             language=_language_of(author),
         )
-        seat = room_join(room=host.room, nickname=account_name(user), user=user, language=language)
-        challenge.accepted_by = user
+        seat = room_join(
+            room=host.room, nickname=account_name(account), user=account, language=language
+        )
+        challenge.accepted_by = account
         challenge.room = host.room
         _close(challenge, Challenge.Status.ACCEPTED, extra=["accepted_by", "room"])
     return seat
@@ -152,26 +161,30 @@ def challenges_expire(*, batch: int = 500) -> int:
 # --- the parts ---------------------------------------------------------------------
 
 
-def _signed_in(user) -> bool:
-    return user is not None and getattr(user, "is_authenticated", False) and user.pk is not None
-
-
-def _require_signed_in(user) -> None:
-    if not _signed_in(user):
+def _account(user: Someone) -> User:
+    """The account asking, or 403 login_required for a visitor who is not logged in."""
+    if not isinstance(user, User) or user.pk is None:
         raise Forbidden("login_required")
+    return user
 
 
-def _create(*, author, invitee, rules: dict, low: int | None, high: int | None) -> Challenge:
-    _require_signed_in(author)
+def _create(
+    *,
+    author: Someone,
+    invitee: User | None,
+    rules: dict[str, Any],
+    low: int | None,
+    high: int | None,
+) -> Challenge:
+    account = _account(author)
     now = clock.now()
-    user_model: Any = get_user_model()
     with transaction.atomic():
         # One author's posts one at a time, so two at once cannot pass the cap together.
-        user_model.objects.select_for_update().filter(pk=author.pk).first()
-        if lobby.open_count(author) >= MAX_OPEN_CHALLENGES:
+        User.objects.select_for_update().filter(pk=account.pk).first()
+        if lobby.open_count(account) >= MAX_OPEN_CHALLENGES:
             raise Conflict("too_many_challenges")
         return Challenge.objects.create(
-            author=author,
+            author=account,
             invitee=invitee,
             rules=rules,
             rating_min=low,
@@ -209,6 +222,6 @@ def _close(challenge: Challenge, status: str, extra: list[str] | None = None) ->
     return challenge
 
 
-def _language_of(user) -> str:
+def _language_of(user: User) -> str:
     profile = getattr(user, "profile", None)
     return profile.language if profile is not None else "es"

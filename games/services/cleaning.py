@@ -108,7 +108,7 @@ def clean_play(play) -> tuple[tuple[int, int], ...]:
     return tuple(steps)
 
 
-def clean_message(text) -> str:
+def clean_message(text: object) -> str:
     """A word to the opponent: 1 to MESSAGE_MAX characters once trimmed, storable."""
     if not isinstance(text, str) or not storable_text(text):
         raise BadInput("bad_message")
@@ -118,21 +118,20 @@ def clean_message(text) -> str:
     return text
 
 
-def clean_rating_range(low, high) -> tuple[int | None, int | None]:
+def clean_rating_range(low: object, high: object) -> tuple[int | None, int | None]:
     """A challenge's optional rating range: whole numbers in the scale, the lower first."""
-    bounds = []
+    bounds: list[int | None] = []
     for value in (low, high):
-        if value in (None, ""):
+        if value is None or value == "":
             bounds.append(None)
             continue
-        if isinstance(value, str):
-            value = int_from_text(value)
-        if not isinstance(value, int) or isinstance(value, bool):
+        number = int_from_text(value) if isinstance(value, str) else value
+        if not isinstance(number, int) or isinstance(number, bool):
             raise BadInput("bad_rating_range")
-        if not RATING_LOWEST <= value <= RATING_HIGHEST:
+        if not RATING_LOWEST <= number <= RATING_HIGHEST:
             raise BadInput("bad_rating_range")
-        bounds.append(value)
-    low, high = bounds
-    if low is not None and high is not None and low > high:
+        bounds.append(number)
+    lowest, highest = bounds
+    if lowest is not None and highest is not None and lowest > highest:
         raise BadInput("bad_rating_range")
-    return low, high
+    return lowest, highest

@@ -20,7 +20,7 @@ from games.services.cleaning import clean_message
 from games.services.table import lock_current_match
 
 
-def message_send(*, seat: Seat | None, text) -> Message:
+def message_send(*, seat: Seat | None, text: object) -> Message:
     """Send a word to the opponent, on its own (not with a turn)."""
     text = clean_message(text)
     seat = _require_person_opposite(seat)
@@ -31,7 +31,7 @@ def message_send(*, seat: Seat | None, text) -> Message:
         return _write(seat, match, text, with_turn=False)
 
 
-def act_with_message(*, seat: Seat | None, text, act: Callable[[], Match]) -> Match:
+def act_with_message(*, seat: Seat | None, text: object, act: Callable[[], Match]) -> Match:
     """Run one game action and keep the word that goes with it, both or neither.
 
     `text` is checked before the action runs: a bad message changes nothing.

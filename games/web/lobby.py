@@ -6,10 +6,13 @@ expired, a message too long) is the service's error with its status, a
 sentence in the player's language, and nothing written.
 """
 
+from collections.abc import Callable
+
 from django import forms
 from django.contrib import messages
+from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language, gettext_lazy
@@ -27,6 +30,7 @@ from games.lib.errors import (
     ServiceError,
     public_message,
 )
+from games.models import Challenge, Room, Seat
 from games.selectors import lobby
 from games.services.challenges import MAX_OPEN_CHALLENGES
 from games.services.cleaning import RATING_HIGHEST, RATING_LOWEST
@@ -78,15 +82,15 @@ class LobbyForm(ChallengeForm):
     )
 
 
-def _challenge_or_404(slug):
+def _challenge_or_404(slug: str) -> Challenge:
     try:
         return lobby.challenge_by_slug(slug)
     except ServiceError:
         raise Http404 from None
 
 
-def _user(request):
-    return request.user if request.user.is_authenticated else None
+def _user(request: HttpRequest) -> User | None:
+    return request.user if isinstance(request.user, User) else None
 
 
 # --- pages -------------------------------------------------------------------------
@@ -95,7 +99,7 @@ def _user(request):
 @never_cache
 @require_http_methods(["GET", "POST"])
 @rate_limited("create")
-def lobby_page(request):
+def lobby_page(request: HttpRequest) -> HttpResponse:
     """The open challenges; a signed-in player posts one here."""
     form = LobbyForm(request.POST or None)
     status = 200
@@ -123,7 +127,9 @@ def lobby_page(request):
     return _render_lobby(request, form, status)
 
 
-def _render_lobby(request, form, status=200, error=None):
+def _render_lobby(
+    request: HttpRequest, form: LobbyForm, status: int = 200, error: str | None = None
+) -> HttpResponse:
     context = {
         "form": form,
         "challenges": lobby.open_challenges(_user(request)),
@@ -135,7 +141,7 @@ def _render_lobby(request, form, status=200, error=None):
 
 @require_POST
 @rate_limited("join")
-def challenge_accept(request, slug):
+def challenge_accept(request: HttpRequest, slug: str) -> HttpResponse:
     challenge = _challenge_or_404(slug)
     if not request.user.is_authenticated:
         return redirect_to_login(reverse("games:lobby"))
@@ -150,17 +156,19 @@ def challenge_accept(request, slug):
 
 @require_POST
 @rate_limited("join")
-def challenge_withdraw(request, slug):
+def challenge_withdraw(request: HttpRequest, slug: str) -> HttpResponse:
     return _close(request, slug, services.challenge_withdraw, _("Retiraste el desafío."))
 
 
 @require_POST
 @rate_limited("join")
-def invitation_decline(request, slug):
+def invitation_decline(request: HttpRequest, slug: str) -> HttpResponse:
     return _close(request, slug, services.invitation_decline, _("Rechazaste la invitación."))
 
 
-def _close(request, slug, service, done: str):
+def _close(
+    request: HttpRequest, slug: str, service: Callable[..., Challenge], done: str
+) -> HttpResponse:
     challenge = _challenge_or_404(slug)
     if not request.user.is_authenticated:
         return redirect_to_login(reverse("games:my_rooms"))
@@ -172,20 +180,20 @@ def _close(request, slug, service, done: str):
     return redirect(_back(request))
 
 
-def _back(request) -> str:
+def _back(request: HttpRequest) -> str:
     return (
         reverse("games:lobby") if request.POST.get("from") == "lobby" else reverse("games:my_rooms")
     )
 
 
-def _refused(request, error: ServiceError):
+def _refused(request: HttpRequest, error: ServiceError) -> HttpResponse:
     """The lobby again, with the refusal in words and its status (409, 403...)."""
     return _render_lobby(request, LobbyForm(), status=error.status, error=public_message(error))
 
 
 @require_POST
 @rate_limited("create")
-def invite(request, username):
+def invite(request: HttpRequest, username: str) -> HttpResponse:
     """The button of a public profile: challenge this player by name."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.path)
@@ -204,7 +212,7 @@ def invite(request, username):
 
 @require_POST
 @rate_limited("message")
-def message_post(request, slug):
+def message_post(request: HttpRequest, slug: str) -> HttpResponse:
     room = _room_or_404(slug)
     try:
         services.message_send(seat=_seat(request, room), text=request.POST.get("text", ""))
@@ -215,7 +223,7 @@ def message_post(request, slug):
 
 @require_POST
 @rate_limited("message")
-def mute(request, slug):
+def mute(request: HttpRequest, slug: str) -> HttpResponse:
     room = _room_or_404(slug)
     try:
         services.messages_mute(seat=_seat(request, room))
@@ -226,14 +234,14 @@ def mute(request, slug):
     return redirect("games:room", slug=slug)
 
 
-def _room_or_404(slug):
+def _room_or_404(slug: str) -> Room:
     try:
         return load_room(slug)
     except ServiceError:
         raise Http404 from None
 
 
-def _seat(request, room):
+def _seat(request: HttpRequest, room: Room) -> Seat:
     seat = viewer_seat(request, room)
     if seat is None:
         raise NotSeatHolder("not_seat_holder", "spectators send no messages")
@@ -243,14 +251,15 @@ def _seat(request, room):
 # --- JSON API ------------------------------------------------------------------------
 
 
-def _require_user(request):
-    if not request.user.is_authenticated:
+def _require_user(request: HttpRequest) -> User:
+    user = _user(request)
+    if user is None:
         raise Forbidden("login_required")
-    return request.user
+    return user
 
 
 @json_endpoint(("GET", "HEAD", "POST"))
-def api_challenges(request):
+def api_challenges(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         return _api_challenge_post(request)
     lines = lobby.open_challenges(_user(request))
@@ -269,7 +278,7 @@ def api_challenges(request):
 
 
 @rate_limited("create")
-def _api_challenge_post(request):
+def _api_challenge_post(request: HttpRequest) -> HttpResponse:
     body = read_json_body(request)
     rules = body.get("rules", {})
     if not isinstance(rules, dict):
@@ -283,7 +292,7 @@ def _api_challenge_post(request):
     return _challenge_response(challenge, status=201)
 
 
-def _challenge_response(challenge, status=200) -> JsonResponse:
+def _challenge_response(challenge: Challenge, status: int = 200) -> JsonResponse:
     line = lobby.challenge_line(lobby.challenge_by_slug(challenge.slug))
     response = JsonResponse({"challenge": lobby.challenge_json(line)}, status=status)
     if status == 201:
@@ -292,7 +301,7 @@ def _challenge_response(challenge, status=200) -> JsonResponse:
 
 
 @json_endpoint(("GET", "HEAD"))
-def api_challenge(request, slug):
+def api_challenge(request: HttpRequest, slug: str) -> HttpResponse:
     challenge = lobby.challenge_by_slug(slug)
     user = _user(request)
     # An invitation is private to its two players; an open challenge is public.
@@ -305,7 +314,7 @@ def api_challenge(request, slug):
 
 @json_endpoint(("POST",))
 @rate_limited("join")
-def api_challenge_accept(request, slug):
+def api_challenge_accept(request: HttpRequest, slug: str) -> HttpResponse:
     challenge = lobby.challenge_by_slug(slug)
     seat = services.challenge_accept(
         challenge=challenge, user=_require_user(request), language=get_language()
@@ -318,7 +327,7 @@ def api_challenge_accept(request, slug):
 
 @json_endpoint(("POST",))
 @rate_limited("join")
-def api_challenge_withdraw(request, slug):
+def api_challenge_withdraw(request: HttpRequest, slug: str) -> HttpResponse:
     challenge = services.challenge_withdraw(
         challenge=lobby.challenge_by_slug(slug), user=_require_user(request)
     )
@@ -327,7 +336,7 @@ def api_challenge_withdraw(request, slug):
 
 @json_endpoint(("POST",))
 @rate_limited("join")
-def api_invitation_decline(request, slug):
+def api_invitation_decline(request: HttpRequest, slug: str) -> HttpResponse:
     challenge = services.invitation_decline(
         challenge=lobby.challenge_by_slug(slug), user=_require_user(request)
     )
@@ -335,7 +344,7 @@ def api_invitation_decline(request, slug):
 
 
 @json_endpoint(("GET", "HEAD", "POST"))
-def api_invitations(request):
+def api_invitations(request: HttpRequest) -> HttpResponse:
     user = _require_user(request)
     if request.method == "POST":
         return _api_invite(request, user)
@@ -346,7 +355,7 @@ def api_invitations(request):
 
 
 @rate_limited("create")
-def _api_invite(request, user):
+def _api_invite(request: HttpRequest, user: User) -> HttpResponse:
     body = read_json_body(request)
     rules = body.get("rules", {})
     if not isinstance(rules, dict):
@@ -359,7 +368,7 @@ def _api_invite(request, user):
 
 @json_endpoint(("POST",))
 @rate_limited("message")
-def api_message(request, slug):
+def api_message(request: HttpRequest, slug: str) -> HttpResponse:
     body = read_json_body(request)
     room = load_room(slug)
     services.message_send(seat=viewer_seat(request, room), text=body.get("text"))
@@ -370,7 +379,7 @@ def api_message(request, slug):
 
 @json_endpoint(("POST",))
 @rate_limited("message")
-def api_mute(request, slug):
+def api_mute(request: HttpRequest, slug: str) -> HttpResponse:
     read_json_body(request)
     room = load_room(slug)
     services.messages_mute(seat=viewer_seat(request, room))
