@@ -15,6 +15,9 @@ function line(message, you) {
 }
 
 if (list) {
+  // With the interactive board, a word typed here goes with the next play (board/controller.js).
+  const help = document.getElementById("talk-help");
+  if (help && document.getElementById("board-app")) help.hidden = false;
   const you = panel.dataset.you || "";
   const empty = panel.dataset.empty || "";
   document.addEventListener("mesa:state", (event) => {

@@ -8,8 +8,9 @@ from django.test import Client
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from games.models import Challenge, Room
+from games.models import Challenge, Message, Room
 from tests.games.test_challenges import make_player
+from tests.helpers import finish_turn, tap_step
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -62,3 +63,13 @@ def test_a_challenge_posted_and_accepted_in_the_lobby_starts_a_board_that_talks(
     expect(board.locator("#talk .talk-lines li.theirs")).to_have_text(f"beto: {SCRIPT}")
     assert board.evaluate("window.hacked") is None
     assert board.locator("#talk b").count() == 0
+
+    # A word typed in the box goes with ana's next play on the board.
+    board.fill("#talk-text", "Ahí va")
+    tap_step(board, 8, 5)
+    tap_step(board, 6, 5)
+    finish_turn(board)
+    expect(accepting.locator("#talk .talk-lines li.theirs")).to_have_text("ana: Ahí va")
+    expect(board.locator("#talk-text")).to_have_value("")
+    word = Message.objects.get(text="Ahí va")
+    assert word.with_turn and word.version == room.matches.get().version

@@ -206,13 +206,22 @@ export function startController(app, { state, config, texts, bot }) {
     requestRender();
   }
 
+  // A word typed in the room's message box (templates/games/_talk.html) goes with the play.
+  function wordBox(action) {
+    const box = document.querySelector("#talk-text[data-with-play]");
+    return action === "play" && box && box.value.trim() ? box : null;
+  }
+
   async function act(action, body = {}) {
     if (model.busy) return;
     model.busy = true;
     model.message = null;
     requestRender();
     try {
-      const answer = await api.act(action, { version: model.state.version, ...body });
+      const box = wordBox(action);
+      const word = box ? { message: box.value } : {};
+      const answer = await api.act(action, { version: model.state.version, ...body, ...word });
+      if (box) box.value = "";
       takeState(answer.state, answer.etag, { own: true });
       poll.hurry();
     } catch (error) {
