@@ -213,3 +213,14 @@ def test_the_api_sends_lists_and_declines_invitations(ana, beto):
     assert declined.json()["challenge"]["status"] == "declined"
     stranger = post_json(signed_in(ana), "/api/invitations", {"username": "nadie", "rules": {}})
     assert stranger.status_code == 404 and stranger.json()["error"]["code"] == "no_such_player"
+
+
+def test_the_admin_lists_challenges_and_messages_read_only(ana, beto, admin_client):
+    challenge = services.challenge_post(author=ana, rules=MatchRules())
+    seat = services.challenge_accept(challenge=challenge, user=beto)
+    services.message_send(seat=seat, text="hola desde el admin")
+    for model in ("challenge", "message", "mute"):
+        assert admin_client.get(reverse(f"admin:games_{model}_changelist")).status_code == 200
+    page = admin_client.get(reverse("admin:games_message_changelist")).content.decode()
+    assert "hola desde el admin" in page
+    assert admin_client.get(reverse("admin:games_challenge_add")).status_code == 403
