@@ -1,4 +1,5 @@
 import logging
+import zoneinfo
 from typing import Any
 
 from django import forms
@@ -72,17 +73,33 @@ class AdminLoginForm(LockoutAuthenticationForm, AdminAuthenticationForm):
 class ProfileForm(forms.ModelForm):
     class Meta:
         model = Profile
-        fields = ("display_name", "language", "notify")
+        fields = ("display_name", "language", "notify", "time_zone")
         labels = {
             "display_name": _("Nombre que ven los demás"),
             "language": _("Idioma de la web y de los correos"),
             "notify": _("Correos sobre tus partidas"),
+            "time_zone": _("Tu zona horaria"),
         }
         help_texts = {
             "display_name": _("Si lo dejas vacío, se muestra tu nombre de usuario."),
+            "time_zone": _("Los correos te dicen en esta hora hasta cuándo puedes jugar."),
         }
         # The radio buttons read Notify's own words.
         widgets = {"notify": forms.RadioSelect}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Every IANA zone this machine knows, the browser's first (static/js/zone.js).
+        zones = sorted(zoneinfo.available_timezones())
+        self.fields["time_zone"].widget = forms.Select(
+            choices=[("", _("UTC (sin zona horaria)"))] + [(zone, zone) for zone in zones]
+        )
+
+    def clean_time_zone(self) -> str:
+        zone = self.cleaned_data.get("time_zone") or ""
+        if zone and zone not in zoneinfo.available_timezones():
+            raise forms.ValidationError(_("No conocemos esa zona horaria."))
+        return zone
 
 
 class EmailChangeForm(forms.Form):

@@ -22,28 +22,42 @@ class Recipient:
     language: str
     notify: str  # a Notify value, never Notify.NONE
     unsubscribe_url: str
+    time_zone: str = ""  # an IANA name for the deadlines the mail names; "" is UTC
 
 
 def recipient_for_user(user):
-    """The Recipient of mail to an account (an invitation by name), or None."""
+    """The Recipient of mail to an account itself (an invitation by name), or None:
+    the same rules as for an account's seat."""
     profile = profile_for(user)
     if not profile.email_confirmed:
         return None
-    return _recipient(user.email, profile.language, profile.notify)
+    return _recipient(user.email, profile.language, profile.notify, profile.time_zone)
 
 
 def recipient_for_seat(seat):
     """The Recipient of mail about `seat`, or None when nobody is to be mailed."""
     if seat.user_id is not None:
-        return recipient_for_user(seat.user)
-    if not seat.email_consent:
-        return None
-    return _recipient(seat.email, seat.language, seat.notify)
+        profile = profile_for(seat.user)
+        if not profile.email_confirmed:
+            return None
+        email, language, notify = seat.user.email, profile.language, profile.notify
+        # The profile's zone, else the one the browser gave when the seat was taken.
+        zone = profile.time_zone or seat.time_zone
+    else:
+        if not seat.email_consent:
+            return None
+        email, language, notify = seat.email, seat.language, seat.notify
+        zone = seat.time_zone
+    return _recipient(email, language, notify, zone)
 
 
-def _recipient(email, language, notify):
+def _recipient(email, language, notify, zone):
     if not email or notify == Notify.NONE or email_is_opted_out(email):
         return None
     return Recipient(
-        email=email, language=language, notify=notify, unsubscribe_url=unsubscribe_url(email)
+        email=email,
+        language=language,
+        notify=notify,
+        unsubscribe_url=unsubscribe_url(email),
+        time_zone=zone,
     )

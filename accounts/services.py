@@ -56,12 +56,13 @@ def email_is_opted_out(email):
 
 
 @transaction.atomic
-def profile_update(*, profile, display_name, language, notify):
+def profile_update(*, profile, display_name, language, notify, time_zone=""):
     """Save the profile; choosing some mail again lifts an earlier opt-out."""
     profile.display_name = display_name
     profile.language = language
     profile.notify = notify
-    profile.save(update_fields=["display_name", "language", "notify"])
+    profile.time_zone = time_zone
+    profile.save(update_fields=["display_name", "language", "notify", "time_zone"])
     if notify != Notify.NONE and profile.user.email:
         EmailOptOut.objects.filter(email=normalize_email(profile.user.email)).delete()
     return profile

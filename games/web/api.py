@@ -175,14 +175,21 @@ def room_action(request, slug, action):
 
 
 def parse_player(body: dict) -> dict:
-    """Nickname, email and consent, strictly typed; the service checks their content."""
+    """Nickname, email and consent, strictly typed; the service checks their content.
+    An optional time_zone (an IANA name) is kept when the server knows it."""
     nickname, email = body.get("nickname"), body.get("email", "")
     consent = body.get("email_consent", False)
     if not isinstance(nickname, str):
         raise BadInput("bad_nickname")
     if not isinstance(email, str) or not isinstance(consent, bool):
         raise BadInput("bad_email")
-    return {"nickname": nickname, "email": email, "email_consent": consent}
+    zone = body.get("time_zone", "")
+    return {
+        "nickname": nickname,
+        "email": email,
+        "email_consent": consent,
+        "time_zone": zone if isinstance(zone, str) else "",
+    }
 
 
 @json_endpoint(("POST",))
