@@ -83,7 +83,7 @@ def test_accepting_sends_the_usual_emails(ana, beto, dice, mailoutbox, clock):
     assert mail.send_your_turn(match_id=match.pk, version=match.version) == 1
     assert sent(mailoutbox) == {
         ("ana@example.com", "beto se sentó a tu mesa"): 1,
-        ("beto@example.com", "Your turn at Mesa"): 1,
+        ("beto@example.com", "Game 1 against ana begins: the single game"): 1,
     }
 
 
