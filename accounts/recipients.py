@@ -11,6 +11,9 @@ promises of the profile and the unsubscribe link hold everywhere:
 """
 
 from dataclasses import dataclass
+from typing import Protocol
+
+from django.contrib.auth.models import User
 
 from .models import Notify
 from .services import email_is_opted_out, profile_for, unsubscribe_url
@@ -25,7 +28,26 @@ class Recipient:
     time_zone: str = ""  # an IANA name for the deadlines the mail names; "" is UTC
 
 
-def recipient_for_user(user):
+class MailSeat(Protocol):
+    """What this module reads of a seat (games.models.Seat; accounts never imports games)."""
+
+    @property
+    def user_id(self) -> int | None: ...
+    @property
+    def user(self) -> User | None: ...
+    @property
+    def email(self) -> str: ...
+    @property
+    def email_consent(self) -> bool: ...
+    @property
+    def language(self) -> str: ...
+    @property
+    def notify(self) -> str: ...
+    @property
+    def time_zone(self) -> str: ...
+
+
+def recipient_for_user(user: User) -> Recipient | None:
     """The Recipient of mail to an account itself (an invitation by name), or None:
     the same rules as for an account's seat."""
     profile = profile_for(user)
@@ -34,9 +56,9 @@ def recipient_for_user(user):
     return _recipient(user.email, profile.language, profile.notify, profile.time_zone)
 
 
-def recipient_for_seat(seat):
+def recipient_for_seat(seat: MailSeat) -> Recipient | None:
     """The Recipient of mail about `seat`, or None when nobody is to be mailed."""
-    if seat.user_id is not None:
+    if seat.user is not None:
         profile = profile_for(seat.user)
         if not profile.email_confirmed:
             return None
@@ -51,7 +73,7 @@ def recipient_for_seat(seat):
     return _recipient(email, language, notify, zone)
 
 
-def _recipient(email, language, notify, zone):
+def _recipient(email: str, language: str, notify: str, zone: str) -> Recipient | None:
     if not email or notify == Notify.NONE or email_is_opted_out(email):
         return None
     return Recipient(

@@ -70,7 +70,7 @@ def challenge_line(challenge: Challenge) -> dict[str, Any]:
         "challenge": challenge,
         "slug": challenge.slug,
         "author": player_name(challenge.author),
-        "invitee": player_name(challenge.invitee) if challenge.invitee_id else None,
+        "invitee": player_name(challenge.invitee) if challenge.invitee is not None else None,
         "format": str(rules.format),
         "length": rules.length if rules.format == Format.MATCH else None,
         "rules": challenge.rules,

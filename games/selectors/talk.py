@@ -4,7 +4,7 @@ Only ever for one of the two players: a spectator's state has no trace of the
 messages (games.selectors.board adds them for a seat holder only).
 """
 
-from typing import Any
+from typing import TypedDict
 
 from django.db.models import Max, Q
 
@@ -13,6 +13,22 @@ from games.models import MESSAGE_MAX, Match, Message, Mute, Seat, Turn
 # How many words of the room a board shows, and of the opponent an email, at most.
 MESSAGES_SHOWN = 50
 MESSAGES_IN_EMAIL = 5
+
+
+class MessageLine(TypedDict):
+    seat: int
+    nickname: str
+    mine: bool
+    text: str
+    with_turn: bool
+    version: int
+    at: str
+
+
+class TalkView(TypedDict):
+    muted: bool
+    max_length: int
+    messages: list[MessageLine]
 
 
 def mutes_opponent(seat: Seat, opponent: Seat | None) -> bool:
@@ -25,7 +41,7 @@ def mutes_opponent(seat: Seat, opponent: Seat | None) -> bool:
     return Mute.objects.filter(muted).exists()
 
 
-def messages_for(seat: Seat, seats: dict[int, Seat]) -> dict[str, Any]:
+def messages_for(seat: Seat, seats: dict[int, Seat]) -> TalkView:
     """The words of the room as this player reads them: theirs, and the opponent's
     unless muted. Only ever called for a seat holder: a spectator reads none.
 

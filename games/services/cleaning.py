@@ -9,20 +9,29 @@ Each refusal is a BadInput whose code names the field.
 import functools
 import zoneinfo
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.db.models import CharField
 
 from games.engine import MatchRules
 from games.lib.errors import BadInput
 from games.models import MESSAGE_MAX, Seat
 
-NICKNAME_MAX = Seat._meta.get_field("nickname").max_length
-EMAIL_MAX = Seat._meta.get_field("email").max_length  # Django's validator would allow 320
+
+def _max_length(field: str) -> int:
+    column = Seat._meta.get_field(field)
+    assert isinstance(column, CharField) and column.max_length is not None
+    return column.max_length
+
+
+NICKNAME_MAX = _max_length("nickname")
+EMAIL_MAX = _max_length("email")  # Django's validator would allow 320
 # The ratings a challenge's range may name (FIBS ratings live well inside).
 RATING_LOWEST, RATING_HIGHEST = 0, 3000
 
 
-def clean_rules(rules) -> MatchRules:
+def clean_rules(rules: object) -> MatchRules:
     if isinstance(rules, MatchRules):
         return rules
     if not isinstance(rules, dict):
@@ -45,7 +54,7 @@ def storable_text(text: str) -> bool:
     return True
 
 
-def clean_nickname(nickname) -> str:
+def clean_nickname(nickname: object) -> str:
     if not isinstance(nickname, str) or not storable_text(nickname):
         raise BadInput("bad_nickname")
     nickname = " ".join(nickname.split())
@@ -54,15 +63,7 @@ def clean_nickname(nickname) -> str:
     return nickname
 
 
-def account_name(user) -> str:
-    """The name an account plays under: the profile's "Nombre que ven los demás", else
-    the username (a user without a profile has no display name yet)."""
-    profile = getattr(user, "profile", None)
-    name = (profile.display_name if profile else "") or user.get_username()
-    return " ".join(name.split())[:NICKNAME_MAX]
-
-
-def clean_email(email, consent) -> tuple[str, bool]:
+def clean_email(email: object, consent: object) -> tuple[str, bool]:
     if email in (None, ""):
         return "", False
     if not isinstance(email, str) or not storable_text(email):
@@ -106,7 +107,7 @@ def int_from_text(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
 
 
-def clean_version(version) -> int:
+def clean_version(version: object) -> int:
     if isinstance(version, bool):
         raise BadInput("bad_version")
     if isinstance(version, str) and int_from_text(version) is not None:
@@ -116,7 +117,7 @@ def clean_version(version) -> int:
     return version
 
 
-def clean_play(play) -> tuple[tuple[int, int], ...]:
+def clean_play(play: object) -> tuple[tuple[int, int], ...]:
     """A list of at most four [src, dst] pairs of point numbers 0..25."""
     if not isinstance(play, list | tuple) or len(play) > 4:
         raise BadInput("bad_play")
@@ -128,6 +129,14 @@ def clean_play(play) -> tuple[tuple[int, int], ...]:
             raise BadInput("bad_play")
         steps.append((step[0], step[1]))
     return tuple(steps)
+
+
+def account_name(user: User) -> str:
+    """The name an account plays under: the profile's "Nombre que ven los demás", else
+    the username (a user without a profile has no display name yet)."""
+    profile = getattr(user, "profile", None)
+    name = (profile.display_name if profile else "") or user.get_username()
+    return " ".join(name.split())[:NICKNAME_MAX]
 
 
 def clean_message(text: object) -> str:

@@ -1,12 +1,15 @@
 """What every page's header needs: how many matches wait for the visitor's move."""
 
+from collections.abc import Callable
 from functools import cache
+
+from django.http import HttpRequest
 
 from games import selectors
 from games.web.seats import session_tokens
 
 
-def waiting_games(request) -> dict:
+def waiting_games(request: HttpRequest) -> dict[str, Callable[[], int]]:
     """`waiting_count`: matches owing an action from this account or this browser's seats.
 
     Lazy: a template calls it, so the one query runs only on pages that show

@@ -33,7 +33,7 @@ monotonic = time.monotonic
 _slots = threading.BoundedSemaphore(getattr(settings, "LONG_POLL_WAITERS", 16))
 
 
-def pulse(room: Room) -> tuple | None:
+def pulse(room: Room) -> tuple[int, int, int | None, int | None] | None:
     """What changes when anyone acts in the room: the current match's number and version,
     the rematch offer (offered without a new version) and the latest message (a
     word on its own moves no version). One query."""
