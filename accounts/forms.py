@@ -73,14 +73,18 @@ class RateLimitedAuthenticationForm(AuthenticationForm):
 class ProfileForm(forms.ModelForm):
     class Meta:
         model = Profile
-        fields = ("display_name", "language", "notify")
+        fields = ("display_name", "language", "notify", "forced_plays")
         labels = {
             "display_name": _("Nombre que ven los demás"),
             "language": _("Idioma de la web y de los correos"),
             "notify": _("Correos sobre tus partidas"),
+            "forced_plays": _("Juega por mí las jugadas forzadas"),
         }
         help_texts = {
             "display_name": _("Si lo dejas vacío, se muestra tu nombre de usuario."),
+            "forced_plays": _(
+                "Si una tirada solo se puede jugar de una manera, la mesa la juega al momento."
+            ),
         }
         widgets = {"notify": forms.RadioSelect}
 

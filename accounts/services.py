@@ -54,12 +54,19 @@ def email_is_opted_out(email):
 
 
 @transaction.atomic
-def profile_update(*, profile, display_name, language, notify):
-    """Save the profile; choosing some mail again lifts an earlier opt-out."""
+def profile_update(*, profile, display_name, language, notify, forced_plays=None):
+    """Save the profile; choosing some mail again lifts an earlier opt-out.
+
+    ``forced_plays`` None leaves that option as it was.
+    """
     profile.display_name = display_name
     profile.language = language
     profile.notify = notify
-    profile.save(update_fields=["display_name", "language", "notify"])
+    fields = ["display_name", "language", "notify"]
+    if forced_plays is not None:
+        profile.forced_plays = forced_plays
+        fields.append("forced_plays")
+    profile.save(update_fields=fields)
     if notify != Notify.NONE and profile.user.email:
         EmailOptOut.objects.filter(email=normalize_email(profile.user.email)).delete()
     return profile

@@ -268,7 +268,15 @@ class Turn(models.Model):
     dice = models.JSONField(null=True, blank=True)
     steps = models.JSONField(null=True, blank=True, help_text="[[src, dst], ...] from the mover.")
     value = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Resign value.")
-    reason = models.CharField(max_length=16, blank=True)
+    reason = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text="Why a forfeit; the answer a cond_answer writes; conditional or forced "
+        "when the table played a take, drop, beaver or play for the player.",
+    )
+    table = models.JSONField(
+        null=True, blank=True, help_text="cond_plays: [[high, low, [[src, dst], ...]], ...]."
+    )
     cube_value = models.PositiveSmallIntegerField(help_text="The cube after the action.")
     # Position IDs from the acting side's point of view.
     position_before = models.CharField(max_length=14)

@@ -424,7 +424,7 @@ def stuck_bot_turns(*, older_than, limit: int = 100) -> list[tuple[int, int]]:
 # --- replay and dice verification ------------------------------------------------
 
 
-ACTION_FIELDS = ("kind", "side", "dice", "steps", "value", "reason")
+ACTION_FIELDS = ("kind", "side", "dice", "steps", "value", "reason", "table")
 
 
 def match_actions(match: Match) -> list[Action]:

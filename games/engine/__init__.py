@@ -6,7 +6,7 @@ secure random source) is the site's business (``games.dice_source``).
 Everything the engine refuses is an ``EngineError`` (see ``errors``).
 """
 
-from .actions import Action, GameResult
+from .actions import Action, GameResult, table_from_json, table_to_json
 from .conditional import (
     ROLLS,
     PlayTable,
@@ -77,4 +77,6 @@ __all__ = [
     "parse_mat",
     "parse_play",
     "roll_key",
+    "table_from_json",
+    "table_to_json",
 ]
