@@ -139,6 +139,20 @@ def parse_resign_value(body: dict) -> dict:
     return {"value": value}
 
 
+def parse_answer(body: dict) -> dict:
+    answer = body.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        raise BadInput("bad_answer", f"answer={answer!r}")
+    return {"answer": answer}
+
+
+def parse_plays(body: dict) -> dict:
+    plays = body.get("plays")
+    if not isinstance(plays, list):
+        raise BadInput("bad_table", "plays must be a list of {dice, play}")
+    return {"plays": plays}
+
+
 def no_arguments(body: dict) -> dict:
     return {}
 
@@ -151,7 +165,12 @@ class ActionSpec:
 
 
 # How an action reads its arguments from the body; the others take none.
-PARSERS = {ActionKind.PLAY: parse_play, ActionKind.RESIGN_OFFER: parse_resign_value}
+PARSERS = {
+    ActionKind.PLAY: parse_play,
+    ActionKind.RESIGN_OFFER: parse_resign_value,
+    ActionKind.CONDITIONAL_ANSWER: parse_answer,
+    ActionKind.CONDITIONAL_PLAYS: parse_plays,
+}
 
 # The actions a seat holder can take, by the name used in URLs and forms: every
 # game action of games.services.ACTIONS (the one list of them), and the rematch.

@@ -96,3 +96,43 @@ def clean_play(play) -> tuple[tuple[int, int], ...]:
             raise BadInput("bad_play")
         steps.append((step[0], step[1]))
     return tuple(steps)
+
+
+def clean_answer(answer) -> str | None:
+    """A conditional cube answer: take, drop, beaver, or None to clear it."""
+    if answer is None or answer == "":
+        return None
+    if answer not in ("take", "drop", "beaver"):
+        raise BadInput("bad_answer")
+    return answer
+
+
+def clean_play_table(plays) -> list[tuple[tuple[int, int], object]]:
+    """A written play table as sent: at most 21 {dice: [a, b], play} entries.
+
+    ``play`` is a list of steps (checked like a play) or a text in notation,
+    read against the position once the match is locked.
+    """
+    if plays is None:
+        return []
+    if not isinstance(plays, list) or len(plays) > 21:
+        raise BadInput("bad_table")
+    table = []
+    for entry in plays:
+        if not isinstance(entry, dict) or set(entry) - {"dice", "play"}:
+            raise BadInput("bad_table")
+        dice = entry.get("dice")
+        if (
+            not isinstance(dice, list | tuple)
+            or len(dice) != 2
+            or not all(type(d) is int and 1 <= d <= 6 for d in dice)
+        ):
+            raise BadInput("bad_table")
+        play = entry.get("play")
+        if isinstance(play, str):
+            if len(play) > 64:
+                raise BadInput("bad_notation")
+            table.append(((dice[0], dice[1]), play))
+        else:
+            table.append(((dice[0], dice[1]), clean_play(play)))
+    return table

@@ -9,6 +9,7 @@ the lines out. Nothing here knows a rule of the game.
 """
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 
 def describe_turn(turn: dict, name: str, opening: bool = False, names=None) -> str:
@@ -33,20 +34,57 @@ def describe_turn(turn: dict, name: str, opening: bool = False, names=None) -> s
     if kind == "play":
         if not turn.get("notation"):
             return _("%(name)s no puede mover") % {"name": name}
-        return _("%(name)s juega %(play)s") % {"name": name, "play": turn["notation"]}
+        words = {"name": name, "play": turn["notation"]}
+        if turn.get("reason") == "forced":
+            return _("%(name)s juega %(play)s: era la única jugada, la mesa la juega") % words
+        if turn.get("reason") == "conditional":
+            return _("%(name)s juega %(play)s, como lo dejó escrito") % words
+        return _("%(name)s juega %(play)s") % words
     if kind == "double":
         return _("%(name)s dobla a %(value)s") % {"name": name, "value": turn["cube_value"] * 2}
     if kind == "take":
-        value = turn["cube_value"]
-        return _("%(name)s acepta el cubo en %(value)s") % {"name": name, "value": value}
+        words = {"name": name, "value": turn["cube_value"]}
+        if turn.get("reason") == "conditional":
+            return _("%(name)s acepta el cubo en %(value)s, como lo dejó escrito") % words
+        return _("%(name)s acepta el cubo en %(value)s") % words
     if kind == "beaver":
         # The beaver's cube value is the taken double; the redouble waits for an answer.
+        if turn.get("reason") == "conditional":
+            return _("%(name)s acepta y redobla a %(value)s (castor), como lo dejó escrito") % {
+                "name": name,
+                "value": turn["cube_value"] * 2,
+            }
         return _("%(name)s acepta y redobla a %(value)s (castor)") % {
             "name": name,
             "value": turn["cube_value"] * 2,
         }
     if kind == "drop":
+        if turn.get("reason") == "conditional":
+            return _("%(name)s rechaza el cubo, como lo dejó escrito, y pierde la partida") % {
+                "name": name
+            }
         return _("%(name)s rechaza el cubo y pierde la partida") % {"name": name}
+    if kind == "cond_answer":
+        answer = {
+            "take": _("aceptar"),
+            "drop": _("rechazar"),
+            "beaver": _("aceptar y redoblar (castor)"),
+        }.get(turn.get("reason") or "")
+        if answer is None:
+            return _("%(name)s borra su respuesta escrita al cubo") % {"name": name}
+        return _("%(name)s deja escrito qué hacer si le doblan: %(answer)s") % {
+            "name": name,
+            "answer": answer,
+        }
+    if kind == "cond_plays":
+        count = turn.get("plays_written") or 0
+        if not count:
+            return _("%(name)s borra sus jugadas escritas") % {"name": name}
+        return ngettext(
+            "%(name)s deja escrita su jugada para %(count)s tirada",
+            "%(name)s deja escritas sus jugadas para %(count)s tiradas",
+            count,
+        ) % {"name": name, "count": count}
     if kind == "resign_offer":
         return _("%(name)s ofrece rendirse: %(what)s") % {
             "name": name,
@@ -105,11 +143,17 @@ def _sheet_line(turn: dict, name: str, game: dict, names: dict[int, str]) -> str
             return None
         return _play_line(name, turn["dice"], "")
     if turn["kind"] == "play":
-        return _play_line(name, game["dice"], turn.get("notation"))
+        return _play_line(name, game["dice"], turn.get("notation"), turn.get("reason"))
     return describe_turn(turn, name)
 
 
-def _play_line(name: str, dice, notation: str | None) -> str:
-    return _("{name} {dice}: {play}").format(
+def _play_line(name: str, dice, notation: str | None, reason: str | None = None) -> str:
+    line = _("{name} {dice}: {play}").format(
         name=name, dice=dice_word(dice) if dice else "", play=notation or _("no puede mover")
     )
+    # Say on the score sheet too when the table played it for the player.
+    if reason == "forced":
+        return _("{line} (forzada)").format(line=line)
+    if reason == "conditional":
+        return _("{line} (escrita)").format(line=line)
+    return line

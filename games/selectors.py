@@ -11,8 +11,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from games import clock, deadlines, review
-from games.engine import SeededDice, commitment, legal_steps
-from games.engine.match import Action, MatchRules, MatchState, Phase
+from games.engine import SeededDice, commitment, format_play, legal_steps
+from games.engine.match import CUBE_LIMIT, Action, ActionKind, MatchRules, MatchState, Phase
 from games.engine.matchid import gnubg_id, match_id
 from games.engine.matfile import export_mat
 from games.errors import NotFound
@@ -20,6 +20,9 @@ from games.history import sheet_lines
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.results import game_results
 from games.turns import turn_action
+
+# Turn kinds that are a player's private notes, not moves (see _history).
+NOTE_KINDS = frozenset({ActionKind.CONDITIONAL_ANSWER, ActionKind.CONDITIONAL_PLAYS})
 
 
 def seat_by_token(token: str) -> Seat | None:
@@ -109,7 +112,7 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
     rules = MatchRules.from_json(match.room.rules)
     games = list(review.with_analysis(Game.objects.filter(match=match)).order_by("number"))
     names = {match.side_of(seat): seat.nickname for seat in seats.values()}
-    history = _history(games, names)
+    history = _history(games, names, view_side)
     side = view_side if view_side is not None else 0
     position = state.position_for(side)
     mine, theirs = position.pips()
@@ -159,11 +162,47 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
         "analysis": review.games_analysis(games),  # each finished game's PR, both players
         "history": history,
         "side0_seat": match.side0_seat_number,
+        "conditional": _conditional(state, view_side) if owing is not None else None,
     }
 
 
-def _history(games: list[Game], names: dict[int, str]) -> list[dict]:
-    """Every turn of the match's games in order, each with its line in words."""
+def _conditional(state: MatchState, view_side: int | None) -> dict | None:
+    """What the viewer has written for the table to play, and what they may write now.
+
+    The viewer's own notes only: the opponent never learns an answer before it
+    is played (it would tell them whether to double).
+    """
+    if view_side is None:
+        return None
+    answer = state.cube_answers[view_side]
+    table = state.play_tables[view_side]
+    mine = state.position_for(view_side)
+    may_plays = state.may_record_plays(view_side)
+    return {
+        "answer": None if answer is None else str(answer),
+        "may_answer": state.may_record_answer(view_side),
+        "may_beaver": state.rules.beavers and state.cube_value * 4 <= CUBE_LIMIT,
+        "plays": None
+        if table is None
+        else [
+            {
+                "dice": list(roll),
+                "play": [list(step) for step in play],
+                "notation": format_play(mine, play),
+            }
+            for roll, play in table
+        ],
+        "may_plays": may_plays,
+        "may_greedy": may_plays and mine.is_bearing_off(),
+    }
+
+
+def _history(games: list[Game], names: dict[int, str], view_side: int | None = None) -> list[dict]:
+    """Every turn of the match's games in order, each with its line in words.
+
+    A player's written notes (conditional answers and plays) are listed to
+    that player only.
+    """
     number_of_game = {game.pk: game.number for game in games}
     turns = Turn.objects.filter(game__in=[g.pk for g in games]).values(
         "game_id",
@@ -178,6 +217,7 @@ def _history(games: list[Game], names: dict[int, str]) -> list[dict]:
         "steps",
         "cube_value",
         "created_at",
+        "table",
     )
     history = sorted(
         (
@@ -196,8 +236,10 @@ def _history(games: list[Game], names: dict[int, str]) -> list[dict]:
                 "reason": t["reason"] or None,
                 "cube_value": t["cube_value"],
                 "at": _iso(t["created_at"]),
+                "plays_written": len(t["table"]) if t["table"] is not None else None,
             }
             for t in turns
+            if t["kind"] not in NOTE_KINDS or t["side"] == view_side
         ),
         key=lambda t: (t["game"], t["number"]),
     )
@@ -216,6 +258,8 @@ def _allowed(match, state, seats, view_side, owing) -> list[str]:
         viewer_id = seats[match.seat_number_of(view_side)].pk
         return [] if offered == viewer_id else ["rematch_accept"]
     allowed = set(state.allowed_actions(view_side))
+    if ActionKind.CONDITIONAL_PLAYS in allowed and state.position_for(view_side).is_bearing_off():
+        allowed.add("cond_greedy")
     absence = _absence(match, view_side, owing)
     if absence and absence["can_claim"]:
         allowed.add("claim_absence")

@@ -23,7 +23,15 @@ from django.db import IntegrityError, transaction
 
 from games import analysis_service, cleaning, clock, deadlines, dice_source, outbox
 from games.bots import BOT_NAMES
-from games.engine import EngineError, format_play
+from games.engine import (
+    EngineError,
+    IllegalMove,
+    InvalidInput,
+    format_play,
+    greedy_bearoff_table,
+    parse_play,
+    table_to_json,
+)
 from games.engine.match import Action, ActionKind, Format, MatchRules, MatchState, Phase, advance
 from games.errors import BadInput, Conflict, IllegalMoveError, NotFound, NotSeatHolder, from_engine
 from games.models import Game, Match, Room, Seat, Turn
@@ -226,6 +234,63 @@ def game_next(*, seat: Seat, version) -> Match:
     return _act(seat, version, act)
 
 
+# --- written ahead: what the table plays for a player ---------------------------
+# Private notes of one player: they move no clock and no version (the
+# opponent's next action stays valid, see _Table.save), and only the writer
+# sees them until the table plays them.
+
+
+def game_conditional_answer(*, seat: Seat, version, answer) -> Match:
+    """Write (or clear, with None) the answer to the opponent's next double."""
+    answer = cleaning.clean_answer(answer)
+    return _act(
+        seat,
+        version,
+        lambda table, side: table.apply(Action(ActionKind.CONDITIONAL_ANSWER, side, reason=answer)),
+    )
+
+
+def game_conditional_plays(*, seat: Seat, version, plays) -> Match:
+    """Write the plays of the next turn, one per roll (an empty list clears them).
+
+    Each entry's play is a list of steps or a text in notation ("13/7 13/8"),
+    read from the writer's side against the position the opponent cannot change.
+    """
+    entries = cleaning.clean_play_table(plays)
+
+    def act(table, side):
+        position = table.state.position_for(side)
+        written = []
+        for dice, play in entries:
+            if isinstance(play, str):
+                try:
+                    play = parse_play(position, dice, play)
+                except (InvalidInput, IllegalMove) as exc:
+                    if table.state.may_record_plays(side):
+                        raise from_engine(exc) from None
+                    play = ()  # the engine's refusal below says why nothing can be written
+            written.append((dice, tuple(play)))
+        table.apply(Action(ActionKind.CONDITIONAL_PLAYS, side, table=tuple(written)))
+
+    return _act(seat, version, act)
+
+
+def game_conditional_greedy(*, seat: Seat, version) -> Match:
+    """Fill the next turn's table with the greedy bear-off play of each of the 21 rolls."""
+
+    def act(table, side):
+        position = table.state.position_for(side)
+        if not table.state.may_record_plays(side):
+            raise IllegalMoveError("opponent_can_change")
+        try:
+            plays = greedy_bearoff_table(position)
+        except EngineError as exc:
+            raise from_engine(exc) from None
+        table.apply(Action(ActionKind.CONDITIONAL_PLAYS, side, table=plays))
+
+    return _act(seat, version, act)
+
+
 # Every game action a seat may take, by the name the API, the forms and the bots
 # use: the one list of them. The engine's own kinds are ActionKind members; the
 # two absence actions are the site's (the engine only knows the forfeit they may
@@ -243,6 +308,9 @@ ACTIONS = {
     ActionKind.FORFEIT: match_resign,
     ActionKind.STOP: session_stop,
     ActionKind.NEXT_GAME: game_next,
+    ActionKind.CONDITIONAL_ANSWER: game_conditional_answer,
+    ActionKind.CONDITIONAL_PLAYS: game_conditional_plays,
+    "cond_greedy": game_conditional_greedy,
     "claim_absence": game_claim_absence,
     "keep_waiting": absence_keep_waiting,
 }
@@ -399,6 +467,10 @@ class _Table:
         self.games = {game.number: game}
         self.old_turn_seat_id = match.turn_seat_id
         self.started_game = False
+        # The people who have their forced plays made for them (the bots play their own).
+        self.forced_for = frozenset(
+            side for side in (0, 1) if _wants_forced_plays(self.seat_of(side))
+        )
 
     def seat_of(self, side: int) -> Seat:
         return self.seats[self.match.seat_number_of(side)]
@@ -434,13 +506,14 @@ class _Table:
             self.run_automatic()
 
     def run_automatic(self) -> None:
-        """Apply what the table does by itself: opening rolls, rolls for who may not double."""
-        _, actions = advance(self.state, self.dice)
-        for action in actions:
-            before = self.state
-            after = before.apply(action)
-            self._record(before, after, automatic=True)
-            self.state = after
+        """Apply what the table does by itself, one action at a time (each may end a game).
+
+        Opening rolls, rolls for who may not double (or wrote their plays),
+        written answers and plays, forced plays for who wants them.
+        """
+        _, actions = advance(self.state, self.dice, limit=1, forced_for=self.forced_for)
+        if actions:
+            self.apply(actions[0], automatic=True)
 
     def start_next_game(self, side: int) -> None:
         self._finish_game()
@@ -492,6 +565,13 @@ class _Table:
     def save(self) -> Match:
         match, now = self.match, self.now
         match.state = self.state.to_json()
+        if self.turns and all(turn.kind in _NOTES for turn in self.turns):
+            # Only a player's written notes: the opponent's board and clock stay as they are.
+            match.save(update_fields=["state"])
+            Turn.objects.bulk_create(self.turns)
+            for game in self.games.values():
+                game.save(update_fields=["turn_count"])
+            return match
         match.version += 1
         owing = self.owing_side()
         turn_seat = self.seat_of(owing) if owing is not None else None
@@ -502,7 +582,7 @@ class _Table:
         passed = (
             turn_seat_id != self.old_turn_seat_id
             or self.started_game
-            or any(turn.side != owing for turn in self.turns)
+            or any(turn.side != owing for turn in self.turns if turn.kind not in _NOTES)
         )
         if passed:
             match.turn_seat = turn_seat
@@ -534,6 +614,21 @@ class _Table:
         return match
 
 
+# The Turn kinds that only note what a player wrote ahead.
+_NOTES = frozenset({ActionKind.CONDITIONAL_ANSWER, ActionKind.CONDITIONAL_PLAYS})
+
+
+def _wants_forced_plays(seat: Seat) -> bool:
+    """A person's choice on their profile; on for guests, who have none (the default)."""
+    if seat.is_bot:
+        return False
+    user = seat.user
+    if user is None:
+        return True
+    profile = getattr(user, "profile", None)
+    return True if profile is None else profile.forced_plays
+
+
 def _turn_row(*, action: Action, **fields) -> Turn:
     return Turn(
         kind=action.kind,
@@ -541,6 +636,7 @@ def _turn_row(*, action: Action, **fields) -> Turn:
         steps=[list(step) for step in action.play] if action.play is not None else None,
         value=action.value,
         reason=action.reason or "",
+        table=table_to_json(action.table) if action.table is not None else None,
         **fields,
     )
 
@@ -570,7 +666,10 @@ def _lock_current_match(seat: Seat) -> Match:
 
 
 def _open_table(match: Match) -> _Table:
-    seats = {s.number: s for s in Seat.objects.filter(room_id=match.room_id).select_related("room")}
+    seats = {
+        s.number: s
+        for s in Seat.objects.filter(room_id=match.room_id).select_related("room", "user__profile")
+    }
     match.room = seats[1].room
     game = match.games.order_by("-number").first()
     return _Table(match, seats, game, clock.now())
