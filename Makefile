@@ -38,6 +38,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # mypy with django-stubs over the site, as configured in pyproject.toml (strict
 # on the engine, the bots, the analysis, config and bench; every type: ignore

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from . import ratelimit
 from .emails import send_templated_mail
-from .models import Notify, Profile
+from .models import Profile
 from .services import profile_for
 
 logger = logging.getLogger(__name__)
@@ -86,16 +86,8 @@ class ProfileForm(forms.ModelForm):
                 "Si una tirada solo se puede jugar de una manera, la mesa la juega al momento."
             ),
         }
+        # The radio buttons read Notify's own words.
         widgets = {"notify": forms.RadioSelect}
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        # Readable descriptions for the radio buttons, in the form only.
-        self.fields["notify"].choices = [
-            (Notify.EVERY_TURN, _("Cada vez que te toca jugar")),
-            (Notify.DAILY, _("Un resumen al día con las partidas que te esperan")),
-            (Notify.NONE, _("Ninguno")),
-        ]
 
 
 class EmailChangeForm(forms.Form):

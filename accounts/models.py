@@ -4,10 +4,12 @@ from django.utils.translation import gettext_lazy as _
 
 
 class Notify(models.TextChoices):
-    """How often a person wants mail about their games."""
+    """How often a person wants mail about their games: an account's, and a guest
+    seat's (games.models.Seat.Notify is this one), with the words the profile
+    form and the admin show."""
 
-    EVERY_TURN = "turn", _("En cada turno")
-    DAILY = "daily", _("Un resumen al día")
+    EVERY_TURN = "turn", _("Cada vez que te toca jugar")
+    DAILY = "daily", _("Un resumen al día con las partidas que te esperan")
     NONE = "none", _("Ninguno")
 
 

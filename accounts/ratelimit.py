@@ -1,7 +1,7 @@
 """Rate limits counted in Django's cache, shared by every web process.
 
 `allow` counts one hit of anything (a room created, a join, a game action:
-games.throttle; a reset or confirmation mail here) per key in a fixed window.
+games.web.throttle; a reset or confirmation mail here) per key in a fixed window.
 The cache must be one all web workers share (settings.CACHES: Redis or the
 database, never a per-process memory cache in production).
 

@@ -44,7 +44,7 @@ def _use_language(response, language):
 def _after_login(request, user, response):
     """What every way into an account does once the user is logged in.
 
-    (The guest seats of this browser join the account in games.signals, a
+    (The guest seats of this browser join the account in games.web.signals, a
     receiver of user_logged_in: accounts knows nothing of games.)
     """
     return _use_language(response, services.profile_for(user).language)

@@ -5,7 +5,7 @@ journal, docker logs) keeps them: gunicorn's own error log, each request's
 access line, and whatever the app prints or logs (settings.LOGGING sends
 django.request's 500s to stderr too; capture_output catches stray prints).
 Workers are gthread with spare threads: the board's long poll (a state request
-with ?wait=, games/longpoll.py) holds a thread up to 25 seconds, so a sync
+with ?wait=, games/web/longpoll.py) holds a thread up to 25 seconds, so a sync
 worker would be tied up by one open board, and the timeout must exceed 25 s.
 LONG_POLL_WAITERS (settings) stays below `threads` so page views always find a
 free thread. Any setting here can still be overridden on the command line or with

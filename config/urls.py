@@ -5,11 +5,11 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("cuenta/", include("accounts.urls")),
-    path("", include("games.urls")),
+    path("", include("games.web.urls")),
 ]
 
-# Errors raised outside a view still answer JSON under /api/ (games.http_errors).
-handler400 = "games.http_errors.bad_request"
-handler403 = "games.http_errors.permission_denied"
-handler404 = "games.http_errors.page_not_found"
-handler500 = "games.http_errors.server_error"
+# Errors raised outside a view still answer JSON under /api/ (games.web.http_errors).
+handler400 = "games.web.http_errors.bad_request"
+handler403 = "games.web.http_errors.permission_denied"
+handler404 = "games.web.http_errors.page_not_found"
+handler500 = "games.web.http_errors.server_error"

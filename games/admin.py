@@ -10,8 +10,9 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from games import notifications, outbox
+from games.mail import claims
 from games.models import FollowUp, Game, Match, Room, Seat, SentEmail, Turn
+from games.services import outbox
 
 
 class ServicesWriteMixin:
@@ -165,7 +166,7 @@ class DeadLetterFilter(admin.SimpleListFilter):
 
 @admin.register(FollowUp)
 class FollowUpAdmin(ServicesWriteMixin, admin.ModelAdmin):
-    """The outbox (games.outbox): what is owed, what waits to retry, the dead letters."""
+    """The outbox (games.services.outbox): what is owed, what waits to retry, the dead letters."""
 
     list_display = ("__str__", "due_at", "published_at", "failed_at", "error")
     list_filter = (DeadLetterFilter,)
@@ -181,7 +182,7 @@ class FollowUpAdmin(ServicesWriteMixin, admin.ModelAdmin):
             dead = queryset.filter(failed_at__isnull=False).select_for_update()
             for row in dead:
                 if row.release:
-                    notifications.release_claim(row.release)
+                    claims.release_claim(row.release)
             count = outbox.resend(dead)
         self.message_user(
             request,

@@ -6,7 +6,9 @@ class GamesConfig(AppConfig):
     verbose_name = "Mesa"
 
     def ready(self):
-        # games.outbox publishes tasks by name from any process, the web ones
-        # too, where Celery's autodiscovery (worker start-up) never runs;
-        # games.signals connects its receivers (guest seats join at log-in).
-        from . import signals, tasks  # noqa: F401
+        # games.services.outbox publishes tasks by name from any process, the
+        # web ones too, where Celery's autodiscovery (worker start-up) never
+        # runs; games.web.signals connects its receivers (guest seats join at
+        # log-in).
+        from games import tasks  # noqa: F401
+        from games.web import signals  # noqa: F401

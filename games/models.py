@@ -16,6 +16,9 @@ from django.db.models import Q
 from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import Notify
+from games.engine import ActionKind
+
 SEAT_NUMBERS = (1, 2)
 
 
@@ -25,7 +28,7 @@ def new_room_slug() -> str:
 
 
 # Every slug a room can have: token_urlsafe's alphabet, at most the column's
-# length. The URLs and games.seats.load_room refuse anything else (a NUL
+# length. The URLs and games.web.seats.load_room refuse anything else (a NUL
 # byte, say, which PostgreSQL cannot even compare) before it reaches the database.
 ROOM_SLUG_PATTERN = r"[-A-Za-z0-9_]{1,32}"
 
@@ -77,10 +80,8 @@ class Room(models.Model):
 
 
 class Seat(models.Model):
-    class Notify(models.TextChoices):
-        EVERY_TURN = "turn", _("en cada turno")
-        DAILY = "daily", _("un resumen diario")
-        NONE = "none", _("nunca")
+    # How often the seat's guest wants mail: the same choices as an account's.
+    Notify = Notify
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seats")
     number = models.PositiveSmallIntegerField(help_text="1 = the host, 2 = the guest or bot.")
@@ -133,7 +134,7 @@ class Seat(models.Model):
         )
 
     def mail_token(self) -> str:
-        """The seat's secret for the links in its emails (games.notifications).
+        """The seat's secret for the links in its emails (games.mail.messages).
 
         A worker mailing a guest has no clear token (only its hash is stored),
         so the email carries this second secret, derived from the hash with
@@ -181,7 +182,7 @@ class Match(models.Model):
     )
     reminder_sent_for = models.DateTimeField(null=True, blank=True)
     # The turn's absence deadline, written by games.services from
-    # games.deadlines.TurnClock.due_at; empty when no absence applies (nobody on
+    # games.lib.deadlines.TurnClock.due_at; empty when no absence applies (nobody on
     # turn, the match over, a room against the computer). The sweeps read it.
     absence_due_at = models.DateTimeField(
         null=True, blank=True, help_text="When the waiting player may close by absence."
@@ -254,6 +255,10 @@ class Game(models.Model):
         return bytes(self.seed).hex() if self.revealed else None
 
 
+# Turn.kind's choices: the engine's action kinds, stored as their values.
+TURN_KINDS = [(kind.value, kind.value) for kind in ActionKind]
+
+
 class Turn(models.Model):
     """One recorded action: a roll, a cube action, a play, a resignation..."""
 
@@ -261,7 +266,8 @@ class Turn(models.Model):
     number = models.PositiveIntegerField()
     side = models.PositiveSmallIntegerField()
     seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="turns")
-    kind = models.CharField(max_length=16)
+    # An engine action: the site's own (SiteAction) lead to these or write none.
+    kind = models.CharField(max_length=16, choices=TURN_KINDS)
     automatic = models.BooleanField(
         default=False, help_text="Done by the table: opening roll, a roll for who may not double."
     )
@@ -295,7 +301,7 @@ class Turn(models.Model):
 
 
 class SentEmail(models.Model):
-    """A notification email that went out, named by what it was about (games.notifications).
+    """A notification email that went out, named by what it was about (games.mail.messages).
 
     The unique key is what sends each one once, however often its task runs;
     the row is written (state "sending") before the mail server is contacted.
@@ -303,7 +309,7 @@ class SentEmail(models.Model):
 
     # "sending": claimed, the mail server is being talked to; "sent": it said
     # yes; "uncertain": the message went out whole but its answer was lost, so
-    # it is never sent again automatically (games.notifications).
+    # it is never sent again automatically (games.mail.messages).
     class State(models.TextChoices):
         SENDING = "sending", _("enviándose")
         SENT = "sent", _("enviado")
@@ -320,7 +326,7 @@ class SentEmail(models.Model):
 class FollowUp(models.Model):
     """Work owed after a change, written in the change's own transaction (an outbox).
 
-    games.outbox publishes the task when the transaction commits; when that
+    games.services.outbox publishes the task when the transaction commits; when that
     publish fails (broker down, process killed), the row stays unpublished and
     the follow-up sweep publishes it. A mail task that keeps failing waits
     here between tries (`due_at` in the future), and lands here for good when
@@ -335,7 +341,7 @@ class FollowUp(models.Model):
     failed_at = models.DateTimeField(null=True, blank=True, help_text="Ran out of tries.")
     error = models.TextField(blank=True)
     # For a mail whose server answer was lost: the claim to release before
-    # sending it again by hand (games.notifications.release_claim).
+    # sending it again by hand (games.mail.claims.release_claim).
     release = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField()
 
@@ -358,7 +364,7 @@ class FollowUp(models.Model):
 class GameAnalysis(models.Model):
     """bgsage's analysis of one finished game, for one version of the evaluator's settings.
 
-    Written only by games.analysis_service; its rows per decision are
+    Written only by games.services.analysis; its rows per decision are
     TurnAnalysis. Running it again for the same version replaces them.
     """
 

@@ -1,4 +1,8 @@
-"""Celery tasks: follow-up work scheduled by games.services on commit.
+"""Celery tasks: follow-up work scheduled by games.services on commit, and the beat's sweeps.
+
+The Celery entry point (autodiscovered as games.tasks): the registered names,
+"games.tasks.<function>", are what the outbox rows, the routes and the beat
+schedule name, so they stay.
 
 Tasks are thin callers of services: they load by id, re-check that the turn
 they were scheduled for is still the current one (a task may run twice, late,
@@ -15,11 +19,13 @@ from celery import Task, shared_task
 from django.conf import settings as django_settings
 from django.db import OperationalError
 
-from games import analysis_service, bots, notifications, outbox, selectors, services
+from games import bots, mail, selectors, services
 from games.bots.runner import next_action
-from games.engine.match import MatchState
-from games.errors import Conflict
+from games.engine import MatchState
+from games.lib import deadlines
+from games.lib.errors import Conflict
 from games.models import Match
+from games.services import outbox
 
 # A lost database connection or a deadlock victim is worth another try; the
 # task re-reads everything, so running it again is safe. These retries wait
@@ -71,10 +77,10 @@ class MailTask(Task):
     When the mail server is down, hung or refuses for now (an SMTP error, a
     refused connection, a timeout), the notification has released its claim,
     and the task records itself in the outbox to run again after a backoff
-    that doubles up to hours (games.outbox.retry_delay); after MAIL_TRIES
+    that doubles up to hours (games.services.outbox.retry_delay); after MAIL_TRIES
     tries it stays there as a dead letter the admin can send again. A mail
     whose server answer was lost after the whole message went out is never
-    retried (notifications.Uncertain): it becomes a dead letter at once.
+    retried (mail.Uncertain): it becomes a dead letter at once.
     A database error is retried by Celery, briefly, like every task.
 
     `attempt` counts the tries already made; callers leave it out.
@@ -92,7 +98,7 @@ class MailTask(Task):
     def __call__(self, *args, attempt: int = 0, **kwargs):
         try:
             return super().__call__(*args, **kwargs)
-        except notifications.Uncertain as uncertain:
+        except mail.Uncertain as uncertain:
             outbox.dead_letter(self.name, args, error=str(uncertain), release=uncertain.release)
         except DELIVERY_ERRORS as error:
             tries = attempt + 1
@@ -120,7 +126,7 @@ def _refused_for_good(error: BaseException) -> bool:
 
 
 class AfterAPause(MailTask):
-    """A mail task whose messages wait YOUR_TURN_PAUSE unless the caller says otherwise.
+    """A mail task whose messages wait deadlines.TURN_EMAIL_PAUSE unless the caller says otherwise.
 
     The outbox publishes `turn_email.delay(...)`; the pause lets the first run
     list every game that turned to the same person meanwhile, in one message.
@@ -128,43 +134,51 @@ class AfterAPause(MailTask):
 
     def apply_async(self, args=None, kwargs=None, **options):
         if "countdown" not in options and "eta" not in options:
-            options["countdown"] = notifications.YOUR_TURN_PAUSE.total_seconds()
+            options["countdown"] = deadlines.TURN_EMAIL_PAUSE.total_seconds()
         return super().apply_async(args, kwargs, **options)
 
 
 @shared_task(base=AfterAPause)
 def turn_email(match_id: int, version: int) -> bool:
-    """Send "Es tu turno" to the person on turn, with their other waiting games (once a turn)."""
-    return notifications.send_your_turn(match_id=match_id, version=version) > 0
+    """Send "Es tu turno" to the person on turn, with their other waiting games (once a turn).
+
+    While they are on the board, look again when the quiet period ends (the
+    follow-up sweep publishes it then).
+    """
+    try:
+        return mail.send_your_turn(match_id=match_id, version=version) > 0
+    except mail.NotNow as later:
+        outbox.defer("games.tasks.turn_email", match_id, version, until=later.until)
+        return False
 
 
 @shared_task(base=MailTask)
 def opponent_joined_email(room_id: int) -> int:
-    return notifications.send_opponent_joined(room_id=room_id)
+    return mail.send_opponent_joined(room_id=room_id)
 
 
 @shared_task(base=MailTask)
 def match_ended_email(match_id: int) -> int:
-    return notifications.send_match_ended(match_id=match_id)
+    return mail.send_match_ended(match_id=match_id)
 
 
 @shared_task(base=MailTask)
 def send_absence_reminders(batch: int = 100) -> int:
     """The reminder to the player on turn, 24 h before the absence deadline."""
-    return notifications.send_absence_reminders(batch=batch)
+    return mail.send_absence_reminders(batch=batch)
 
 
 @shared_task(base=MailTask)
 def send_absence_claimable(batch: int = 100) -> int:
     """Tell a waiting player who chose to keep waiting that they may close by absence now."""
-    return notifications.send_absence_claimable(batch=batch)
+    return mail.send_absence_claimable(batch=batch)
 
 
 # The digest may mail many addresses in one run: a longer time limit (and
 # still under the broker's visibility timeout, see settings).
 @shared_task(base=MailTask, soft_time_limit=200, time_limit=230)
 def send_daily_digests(batch: int = 200) -> int:
-    return notifications.send_daily_digests(batch=batch)
+    return mail.send_daily_digests(batch=batch)
 
 
 # --- sweeps (beat) -------------------------------------------------------------
@@ -196,7 +210,7 @@ def expire_idle_rooms(batch: int = 100) -> int:
 
 @shared_task(**RETRYING)
 def publish_follow_ups(batch: int = 200) -> int:
-    """Publish the follow-ups whose publish failed or whose time came (games.outbox)."""
+    """Publish the follow-ups whose publish failed or whose time came (games.services.outbox)."""
     return outbox.publish_due(batch=batch)
 
 
@@ -222,12 +236,12 @@ def nudge_stuck_bots(batch: int = 100) -> int:
 @shared_task(**RETRYING, soft_time_limit=200, time_limit=230)
 def analyse_game(analysis_id: int) -> str:
     """Rate every decision of a finished game; run again, it rewrites the same rows."""
-    row = analysis_service.game_analysis_run(analysis_id=analysis_id)
+    row = services.game_analysis_run(analysis_id=analysis_id)
     return row.status if row is not None else "gone"
 
 
 @shared_task(**RETRYING)
 def requeue_stuck_analyses(batch: int = 50) -> int:
-    """Owe again the analyses stuck RUNNING (analysis_service.requeue_stuck says
+    """Owe again the analyses stuck RUNNING (games.services.analysis.requeue_stuck says
     why the outbox and the broker leave those); lost messages are the outbox's."""
-    return analysis_service.requeue_stuck(limit=batch)
+    return services.requeue_stuck(limit=batch)

@@ -89,8 +89,7 @@ django.setup()
 from aiosmtpd.controller import Controller  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from games.engine import legal_plays  # noqa: E402
-from games.engine.match import MatchState, Phase  # noqa: E402
+from games.engine import MatchState, Phase, legal_plays  # noqa: E402
 from games.models import FollowUp, Match, Seat, Turn  # noqa: E402
 from games.selectors import replay_match  # noqa: E402
 

@@ -44,7 +44,7 @@ def _every_match_replays(request):
 @pytest.fixture
 def clock():
     """A stopped clock at a fixed Monday morning; `clock.tick(timedelta)` moves it."""
-    from games import clock as game_clock
+    from games.lib import clock as game_clock
     from tests.helpers import START
 
     with game_clock.frozen(START) as frozen:
@@ -54,16 +54,16 @@ def clock():
 @pytest.fixture
 def dice():
     """Scripted dice: `dice.push((3, 1), (6, 6))`; after the script, fixed seeds."""
-    from games import dice_source
+    from games.services.dice import ScriptedSource, use
 
-    source = dice_source.ScriptedSource()
-    with dice_source.use(source):
+    source = ScriptedSource()
+    with use(source):
         yield source
 
 
 @pytest.fixture
 def rules():
-    from games.engine.match import MatchRules
+    from games.engine import MatchRules
 
     return MatchRules()
 
@@ -120,7 +120,7 @@ def mallory(db):
 @pytest.fixture
 def fast_analysis(monkeypatch):
     """The game analysis at bgsage 1-ply (FAST_ANALYSIS): fast; tests/analysis pins the depth."""
-    from games import analysis_service
+    from games.lib import evaluator
     from tests.helpers import FAST_ANALYSIS
 
-    monkeypatch.setattr(analysis_service, "SETTINGS", FAST_ANALYSIS)
+    monkeypatch.setattr(evaluator, "SETTINGS", FAST_ANALYSIS)

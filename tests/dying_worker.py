@@ -25,5 +25,5 @@ def _die_at_the_bots_publish(sender=None, **kwargs):
     def die(row):
         os.kill(os.getpid(), signal.SIGKILL)
 
-    # games.outbox is loaded by now (games.tasks uses it), after Django's setup.
-    sys.modules["games.outbox"].publish = die
+    # games.services.outbox is loaded by now (games.tasks uses it), after Django's setup.
+    sys.modules["games.services.outbox"].publish = die

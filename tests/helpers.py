@@ -29,8 +29,7 @@ from playwright.sync_api import expect
 
 from accounts.models import EmailOptOut, Profile
 from games import analysis, services
-from games.engine import legal_plays
-from games.engine.match import MatchState, Phase
+from games.engine import MatchState, Phase, legal_plays
 from games.models import Game, Match, Room, Seat, SentEmail, Turn
 
 # -- personas -----------------------------------------------------------------

@@ -74,7 +74,7 @@ def test_lost_work_comes_back_in_minutes_and_nothing_hangs_for_long():
         assert (soft or conf["soft"]) < (hard or conf["hard"])
     assert transport["socket_connect_timeout"] <= 5 and transport["socket_timeout"] <= 10
     assert conf["connect"] <= 5
-    assert conf["email_backend"] == "games.smtp.EmailBackend"
+    assert conf["email_backend"] == "games.mail.smtp.EmailBackend"
     assert 0 < conf["email_timeout"] <= 30 < conf["soft"]
 
 

@@ -122,7 +122,7 @@ def test_the_gunicorn_config_sends_errors_and_output_to_the_log():
     assert namespace["errorlog"] == "-"
     assert namespace["capture_output"] is True
     assert namespace["wsgi_app"] == "config.wsgi"
-    # The board's long poll holds a thread up to 25 s (games/longpoll.py).
+    # The board's long poll holds a thread up to 25 s (games/web/longpoll.py).
     assert namespace["worker_class"] == "gthread"
     assert namespace["timeout"] > 25
     assert namespace["threads"] > 16  # above LONG_POLL_WAITERS' default
@@ -145,7 +145,7 @@ def test_every_page_finds_its_hashed_static_files_after_collectstatic(tmp_path, 
     call_command("collectstatic", interactive=False, verbosity=0)
 
     from games import services
-    from games.engine.match import MatchRules
+    from games.engine import MatchRules
 
     host = services.room_create(rules=MatchRules(), nickname="alice")
     guest = services.room_join(room=host.room, nickname="bob")

@@ -1,9 +1,9 @@
-"""The site's secure dice and seeds (games.dice_source): no database needed."""
+"""The site's secure dice and seeds (games.services.dice): no database needed."""
 
 from collections import Counter
 
-from games.dice_source import SecretsDice, new_seed
 from games.engine import DiceSource
+from games.services.dice import SecretsDice, new_seed
 
 
 def test_secrets_dice_show_every_face_and_only_faces():

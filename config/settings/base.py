@@ -48,7 +48,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "games.session_middleware.SessionMiddleware",  # keeps a newer session cookie: see there
+    "games.web.session_middleware.SessionMiddleware",  # keeps a newer session cookie: see there
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -70,7 +70,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "games.context_processors.waiting_games",
+                "games.web.context_processors.waiting_games",
             ],
         },
     },
@@ -115,14 +115,14 @@ EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")
 vars().update(EMAIL_CONFIG)
 # Set by the line above; named here for the check below (and for mypy).
 EMAIL_BACKEND: str = EMAIL_CONFIG["EMAIL_BACKEND"]
-# State requests a web process holds open at once (long polling, games.longpoll):
+# State requests a web process holds open at once (long polling, games.web.longpoll):
 # keep it below the threads a process has (gunicorn --threads).
 LONG_POLL_WAITERS = env.int("LONG_POLL_WAITERS", default=16)
-# Over SMTP, games.smtp tells a refused message from one whose answer was lost
+# Over SMTP, games.mail.smtp tells a refused message from one whose answer was lost
 # (which is never sent twice). A hung mail server gives up after EMAIL_TIMEOUT
 # seconds per read or write, well inside the mail tasks' time limit.
 if EMAIL_BACKEND == "django.core.mail.backends.smtp.EmailBackend":
-    EMAIL_BACKEND = "games.smtp.EmailBackend"
+    EMAIL_BACKEND = "games.mail.smtp.EmailBackend"
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Mesa <mesa@localhost>")
 
@@ -169,7 +169,7 @@ _CELERY_BROKER_DIR = Path(env.str("CELERY_BROKER_DIR", default=str(BASE_DIR / ".
 # killed (Celery's default is an hour). It must stay above the longest time a
 # message legitimately sits unacknowledged in a worker: the longest countdown
 # the broker holds (the turn email's 60 s pause, database retries of at most
-# 60 s: mail retries wait in the database, games.outbox) and the longest hard
+# 60 s: mail retries wait in the database, games.services.outbox) and the longest hard
 # time limit (the digest's 230 s). 300 s is five times the first and above the
 # second; a stuck bot is nudged sooner still, after BOT_STUCK_AFTER.
 CELERY_VISIBILITY_TIMEOUT = 300
@@ -237,7 +237,7 @@ CELERY_TASK_ROUTES = {
 }
 CELERY_TASK_DEFAULT_QUEUE = "sweeps"  # everything not routed above: the sweeps
 CELERY_QUEUE_NAMES = "bots,mail,sweeps,analysis"  # what `make run` and the tests' worker read
-# The outbox (games.outbox): how often the follow-up sweep publishes what is
+# The outbox (games.services.outbox): how often the follow-up sweep publishes what is
 # due, after how long a bot on turn gets its task again, and how mail that
 # could not be delivered is tried again: MAIL_TRIES tries, the waits doubling
 # from MAIL_RETRY_FIRST_SECONDS up to MAIL_RETRY_MAX_SECONDS (2 min, 4 min...
@@ -274,7 +274,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 60 * 60,
         "options": {"expires": 60 * 60},
     },
-    # Correspondence email (CORRESPONDENCE, games/notifications.py): the reminder
+    # Correspondence email (CORRESPONDENCE, games/mail/messages.py): the reminder
     # 24 h before the absence deadline, "you may close by absence" for a waiting
     # player who kept waiting, and the daily digest (noon UTC: morning in the
     # Americas, lunchtime in Spain).
@@ -311,7 +311,7 @@ LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "games:my_rooms"
 LOGOUT_REDIRECT_URL = "games:home"
 
-# Rate limits on what writes (games.throttle): (requests, seconds) per client
+# Rate limits on what writes (games.web.throttle): (requests, seconds) per client
 # address and per session, counted in the shared cache above. A player taking
 # a turn every second stays well inside them; a script opening rooms does not.
 # The address limits are higher: several people may share one router.
@@ -329,8 +329,8 @@ MESA_RATE_LIMITS = {
 # The seats one browser remembers in its session; past it the oldest drop out.
 MESA_SESSION_SEATS_MAX = 100
 
-# The JSON API answers a CSRF failure in JSON like its other errors (games.views).
-CSRF_FAILURE_VIEW = "games.views.csrf_failure"
+# The JSON API answers a CSRF failure in JSON like its other errors (games.web.views).
+CSRF_FAILURE_VIEW = "games.web.views.csrf_failure"
 
 # A chosen language outlives the browser session, like the seat it goes with.
 LANGUAGE_COOKIE_AGE = SESSION_COOKIE_AGE

@@ -2,7 +2,7 @@
 
 Dice are an input: ``legal_plays(position, dice)``. ``dice`` holds the
 verifiable seeded dice; where the seeds come from (the operating system's
-secure random source) is the site's business (``games.dice_source``).
+secure random source) is the site's business (``games.services.dice``).
 Everything the engine refuses is an ``EngineError`` (see ``errors``).
 """
 

@@ -1,7 +1,7 @@
 """Dice: an injectable source, and verifiable seeded dice.
 
 No randomness here: the seeds (and the secure dice) come from
-``games.dice_source``, outside the engine.
+``games.services.dice``, outside the engine.
 
 ``SeededDice`` derives pair ``n`` from HMAC-SHA256(seed, b"mesa-dice:<n>"):
 each byte below 252 gives a face (byte % 6 + 1), bytes 252..255 are

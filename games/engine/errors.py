@@ -14,7 +14,7 @@ which of two kinds it is:
 
 The site answers the first with 400 and the second with 422, deciding by
 class; only the "not now" codes of an illegal action (not your turn, the game
-is over) answer 409 instead (games.errors.from_engine).
+is over) answer 409 instead (games.lib.errors.from_engine).
 """
 
 from __future__ import annotations

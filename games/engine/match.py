@@ -73,42 +73,16 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from .actions import (
-    ACTION_KINDS,
-    FORFEIT_REASONS,
-    Action,
-    GameResult,
-    table_from_json,
-    table_to_json,
-)
+from .actions import FORFEIT_REASONS, Action, GameResult, table_from_json, table_to_json
 from .conditional import PlayTable, forced_play, opponent_cannot_change, play_table, roll_key
 from .dice import DiceSource, opening_starter
 from .enums import ActionKind, Ending, EndReason, Format, Phase
 from .errors import IllegalAction, IllegalMove, InvalidInput
 from .moves import check_play, legal_plays
 from .position import Position, Step, WinKind
-from .rules import CUBE_LIMIT, MAX_AUTO_DOUBLES, MAX_MATCH_LENGTH, MatchRules
+from .rules import CUBE_LIMIT, MatchRules
 
-# The value types live in .rules and .actions; they are named here too, as
-# the site, the bots and the tests have always imported them from here.
-__all__ = [
-    "ACTION_KINDS",
-    "CUBE_LIMIT",
-    "FORFEIT_REASONS",
-    "MAX_AUTO_DOUBLES",
-    "MAX_MATCH_LENGTH",
-    "Action",
-    "ActionKind",
-    "Ending",
-    "EndReason",
-    "Format",
-    "GameResult",
-    "IllegalAction",
-    "MatchRules",
-    "MatchState",
-    "Phase",
-    "advance",
-]
+__all__ = ["MatchState", "advance"]
 
 _T = TypeVar("_T")
 
@@ -246,6 +220,10 @@ class MatchState:
             and self.cube_owner != side
             and self.cube_value * 2 <= CUBE_LIMIT
         )
+
+    def may_write_beaver(self) -> bool:
+        """Whether a written answer may be a beaver: beavers are played and the cube has room."""
+        return self.rules.beavers and self.cube_value * 4 <= CUBE_LIMIT
 
     def may_record_plays(self, side: int) -> bool:
         """Whether `side` may write now the plays of their next turn, one per roll.
@@ -531,9 +509,7 @@ class MatchState:
             answer = _ANSWERS.get(action.reason)
             if answer is None:
                 raise InvalidInput("bad_action", "an answer is take, drop or beaver")
-            if answer is ActionKind.BEAVER and not (
-                self.rules.beavers and self.cube_value * 4 <= CUBE_LIMIT
-            ):
+            if answer is ActionKind.BEAVER and not self.may_write_beaver():
                 raise IllegalAction("beaver_not_allowed", "no beaver is possible on this cube")
         recorded = Action(ActionKind.CONDITIONAL_ANSWER, action.side, reason=action.reason)
         return replace(self._with_answer(action.side, answer), last_action=recorded)

@@ -26,7 +26,7 @@ bits   width meaning
 Sides 0 and 1 are GNU Backgammon's players 0 and 1. The Position ID that goes
 with a Match ID is seen from the player on roll: ``gnubg_id`` gives both.
 
->>> from games.engine.match import Format, MatchRules, MatchState
+>>> from games.engine import Format, MatchRules, MatchState
 >>> match_id(MatchState.new(MatchRules(Format.MATCH, 7)))
 'MAHgAAAAAAAE'
 """

@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-from games.deadlines import TurnClock
+from games.lib.deadlines import TurnClock
 
 
 def fill_absence_due_at(apps, schema_editor):

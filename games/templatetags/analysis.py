@@ -5,7 +5,7 @@ A tag rather than a line in accounts' view, so accounts needs no import of games
 
 from django import template
 
-from games import review
+from games.selectors import review
 
 register = template.Library()
 

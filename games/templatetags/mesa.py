@@ -10,7 +10,8 @@ from django import template
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-# The history's sentences are written in games.history, for both boards; read here by presenters.
+# The history's sentences are written in games.selectors.history, for both boards;
+# read here by presenters.
 
 register = template.Library()
 

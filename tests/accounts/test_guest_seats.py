@@ -3,9 +3,9 @@
 from django.contrib.auth import get_user_model
 
 from games import services
-from games.engine.match import MatchRules
+from games.engine import MatchRules
 from games.models import Seat
-from games.seats import SESSION_SEATS
+from games.web.seats import SESSION_SEATS
 
 from .base import PASSWORD, AccountsTestCase
 

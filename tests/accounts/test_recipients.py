@@ -1,7 +1,7 @@
 from accounts.models import EmailOptOut, Notify, Profile
 from accounts.recipients import recipient_for_seat
 from games import services
-from games.engine.match import MatchRules
+from games.engine import MatchRules
 
 from .base import AccountsTestCase
 

@@ -2,7 +2,7 @@
 
 from games.analysis import CUBE_KINDS, match_decisions
 from games.analysis.ladder import bot_game
-from games.engine.match import Format, MatchRules, MatchState
+from games.engine import Format, MatchRules, MatchState
 
 
 def test_a_partida_simple_has_checker_plays_only():

@@ -11,8 +11,7 @@ import pytest
 
 from games.analysis import BLUNDER, Decision, analyse, match_decisions, summarise
 from games.bots import SINGLE_GAME, BotContext
-from games.engine import Position, parse_play
-from games.engine.match import Action, Format, MatchRules
+from games.engine import Action, Format, MatchRules, Position, parse_play
 
 START = Position.initial()
 MATCH_TO_5 = BotContext(cube_in_play=True, match_length=5)

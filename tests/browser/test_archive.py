@@ -8,8 +8,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from games import services
-from games.engine.match import MatchRules
-from games.engine.matfile import parse_mat
+from games.engine import MatchRules, parse_mat
 from tests.helpers import seat_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

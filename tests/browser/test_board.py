@@ -15,11 +15,10 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from games import clock as game_clock
 from games import selectors, services
-from games.engine.match import Format, MatchRules
+from games.engine import Format, MatchRules, parse_mat
 from games.engine.matchid import decode_match_id
-from games.engine.matfile import parse_mat
+from games.lib import clock as game_clock
 from games.models import Room
 from tests.helpers import (
     ALICE,

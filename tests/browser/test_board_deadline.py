@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games import selectors, services
-from games.engine.match import MatchRules
+from games.engine import MatchRules
 from tests.helpers import latest_version, seated, table_urls
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from games import services
-from games.engine.match import Format, MatchRules
+from games.engine import Format, MatchRules
 from tests.helpers import (
     ALICE,
     BOB,

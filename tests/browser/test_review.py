@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from games import analysis_service, services, tasks
-from games.engine.match import MatchRules
+from games import services, tasks
+from games.engine import MatchRules
 from games.models import GameAnalysis
 from tests.helpers import Persona, play_out
 
@@ -26,7 +26,7 @@ def analysed_room(monkeypatch, dice, clock, fast_analysis):
     guest = services.room_join(room=host.room, nickname="bob")
     play_out(host.room, Persona("alice", seat=host), Persona("bob", seat=guest))
     row = GameAnalysis.objects.get()
-    analysis_service.game_analysis_run(analysis_id=row.pk)
+    services.game_analysis_run(analysis_id=row.pk)
     return host.room
 
 

@@ -1,7 +1,7 @@
 """In a real browser: seat links opened while a board of the same browser is
 long-polling keep every seat in the session.
 
-Binding a seat cycles the session key (games.seats.remember_seat). A board
+Binding a seat cycles the session key (games.web.seats.remember_seat). A board
 that set out to poll with the old key is answered later; that late answer must
 not clear the browser's session cookie, which by then holds the new key.
 """
@@ -11,7 +11,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from games import services
-from games.engine.match import MatchRules
+from games.engine import MatchRules
 from tests.helpers import seat_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -25,7 +25,8 @@ from games.engine import (
     advance,
     roll_key,
 )
-from games.engine.match import ACTION_KINDS, CUBE_LIMIT
+from games.engine.actions import ACTION_KINDS
+from games.engine.rules import CUBE_LIMIT
 
 from .helpers import RandomDice, choose
 

@@ -9,8 +9,7 @@ from dataclasses import replace
 import pytest
 
 import games.engine.matchid
-from games.engine import Position
-from games.engine.match import Action, Format, MatchRules, MatchState, Phase
+from games.engine import Action, Format, MatchRules, MatchState, Phase, Position
 from games.engine.matchid import (
     MatchIdFields,
     decode_match_id,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from games.engine.match import Action, Format, MatchRules, MatchState, Phase, advance
+from games.engine import Action, Format, MatchRules, MatchState, Phase, advance
 from games.engine.matchid import gnubg_id
 from games.engine.matfile import (
     MatMove,

@@ -41,7 +41,7 @@ def test_no_pure_module_imports_django_even_inside_a_function(package):
 
 
 def test_the_engine_draws_no_randomness_of_its_own():
-    # Dice are an input; secure dice and seeds live in games.dice_source.
+    # Dice are an input; secure dice and seeds live in games.services.dice.
     sources = list((ROOT / "games" / "engine").glob("*.py"))
     assert len(sources) >= 3  # an engine that moved must not pass by being absent
     for path in sources:

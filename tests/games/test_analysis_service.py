@@ -9,9 +9,9 @@ from datetime import timedelta
 import pytest
 from kombu.exceptions import OperationalError as BrokerDown
 
-from games import analysis_service, services, tasks
-from games.engine.match import Format, MatchRules
-from games.errors import Conflict
+from games import services, tasks
+from games.engine import Format, MatchRules
+from games.lib.errors import Conflict
 from games.models import FollowUp, Game, GameAnalysis, Turn, TurnAnalysis
 from tests.helpers import FAST_ANALYSIS, Persona, current_match, play_out
 
@@ -40,7 +40,7 @@ def sent(monkeypatch):
 def owed(row) -> list[FollowUp]:
     """The outbox's rows for this analysis."""
     return [
-        f for f in FollowUp.objects.filter(task=analysis_service.TASK_NAME) if f.args == [row.pk]
+        f for f in FollowUp.objects.filter(task=services.analysis.TASK_NAME) if f.args == [row.pk]
     ]
 
 
@@ -56,7 +56,7 @@ def test_a_finished_game_is_queued_once_on_commit(
     assert [f.published_at is not None for f in owed(row)] == [True]  # owed through the outbox
     # Asking again for the same version changes nothing and sends nothing.
     with django_capture_on_commit_callbacks(execute=True):
-        assert analysis_service.game_analysis_queue(game=game).pk == row.pk
+        assert services.game_analysis_queue(game=game).pk == row.pk
     assert sent == [row.pk] and len(owed(row)) == 1
 
 
@@ -95,7 +95,7 @@ def test_a_match_rates_cube_decisions_too(alice, dice, sent):
     services.game_take(seat=seat, version=match.version)
     play_out(seat.room, ana, ben)
     row = GameAnalysis.objects.filter(game__number=1, game__match__room=seat.room).get()
-    analysis_service.game_analysis_run(analysis_id=row.pk)
+    services.game_analysis_run(analysis_id=row.pk)
     double = TurnAnalysis.objects.get(analysis=row, kind="double")
     assert double.best == "no_double" and double.loss > 0.04 and double.counted
     assert TurnAnalysis.objects.get(analysis=row, kind="take").best == "take"
@@ -104,7 +104,7 @@ def test_a_match_rates_cube_decisions_too(alice, dice, sent):
 
 def test_an_unfinished_game_is_not_queued(room):
     with pytest.raises(Conflict):
-        analysis_service.game_analysis_queue(game=Game.objects.get(match__room=room))
+        services.game_analysis_queue(game=Game.objects.get(match__room=room))
 
 
 def test_a_message_lost_at_commit_is_published_by_the_follow_up_sweep(
@@ -128,7 +128,7 @@ def test_a_failed_analysis_asked_for_again_is_owed_again(room, alice, bob, sent)
     play_out(room, alice, bob)
     row = GameAnalysis.objects.get()
     GameAnalysis.objects.filter(pk=row.pk).update(status=GameAnalysis.Status.FAILED)
-    row = analysis_service.game_analysis_queue(game=row.game)
+    row = services.game_analysis_queue(game=row.game)
     assert row.status == GameAnalysis.Status.PENDING and len(owed(row)) == 2
 
 

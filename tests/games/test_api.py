@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import services
-from games.api import ACTIONS
 from games.engine import Position
 from games.models import Game, Match, Room, Turn
-from games.seats import SESSION_SEATS
+from games.web.actions import ACTIONS
+from games.web.seats import SESSION_SEATS
 from tests.helpers import (
     action_url,
     bind,
@@ -292,7 +292,7 @@ def test_a_rule_code_without_its_own_sentence_still_reads_in_the_players_languag
 ):
     from dataclasses import replace
 
-    from games.errors import IllegalMoveError
+    from games.lib.errors import IllegalMoveError
 
     def refuse(**kwargs):
         raise IllegalMoveError("a_rule_added_later", "an English reason for developers")

@@ -6,10 +6,11 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 
-from games import archive, services
-from games.engine.matfile import parse_mat
+from games import services
+from games.engine import parse_mat
 from games.models import Game
-from games.seats import load_room
+from games.selectors import archive
+from games.web.seats import load_room
 from tests.helpers import bind, count_queries, current_match, play_out, secret_forms
 
 pytestmark = pytest.mark.django_db

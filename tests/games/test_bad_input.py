@@ -11,8 +11,9 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from games import notifications, selectors, services, tasks
-from games.engine.match import MatchRules
+from games import selectors, services, tasks
+from games.engine import MatchRules
+from games.mail import messages
 from tests.helpers import SLUG_PATHS, action_url, bind, post_json, whole_db
 
 pytestmark = pytest.mark.django_db
@@ -128,8 +129,8 @@ def test_a_slug_no_room_can_have_is_a_404_before_the_database(alice, slug):
 
 
 def test_load_room_refuses_an_impossible_slug_without_a_query(django_assert_num_queries):
-    from games.errors import NotFound
-    from games.seats import load_room
+    from games.lib.errors import NotFound
+    from games.web.seats import load_room
 
     with django_assert_num_queries(0):
         for slug in ("a\x00b", "", "x" * 33, "ñ"):
@@ -202,7 +203,7 @@ def test_a_nickname_with_markup_reads_as_typed_in_the_subject(clock, dice, mailo
     clock.tick(timedelta(hours=1))
     dice.push((3, 1))
     services.room_join(room=host.room, nickname="<b>Tom & 'Jerry'</b>")
-    assert notifications.send_opponent_joined(room_id=host.room_id) == 1
+    assert messages.send_opponent_joined(room_id=host.room_id) == 1
     [email] = mailoutbox
     assert email.subject == "<b>Tom & 'Jerry'</b> se sentó a tu mesa"
     assert "<b>Tom & 'Jerry'</b>" in email.body  # the text part is plain text too

@@ -2,7 +2,7 @@
 the declined resignation, and long polling on the state endpoint.
 
 alice and bob play a match to 3; alice opened with 3-1. The long-poll tests run
-the wait on a fake clock (games.longpoll's `sleep` and `monotonic`), so a
+the wait on a fake clock (games.web.longpoll's `sleep` and `monotonic`), so a
 25-second hold takes no time and "bob moves during the third look" is exact.
 """
 
@@ -13,10 +13,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from games import longpoll, selectors, services
-from games.engine.match import Format, GameResult, MatchRules
-from games.engine.position import WinKind
-from games.results import result_sentence
+from games import selectors, services
+from games.engine import Format, GameResult, MatchRules, WinKind
+from games.selectors.results import result_sentence
+from games.web import longpoll
 from tests.helpers import bind, first_legal_play, seat_url, state_url, version_of
 
 pytestmark = pytest.mark.django_db

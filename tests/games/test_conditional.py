@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from accounts.models import Profile
 from games import selectors, services
 from games.engine import Format, MatchRules
-from games.errors import BadInput, Conflict, IllegalMoveError
+from games.lib.errors import BadInput, Conflict, IllegalMoveError
 from games.models import Turn
 from tests.helpers import Persona, action_url, bind, current_match, first_legal_play, post_json
 

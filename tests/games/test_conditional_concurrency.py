@@ -14,7 +14,7 @@ import pytest
 
 from games import services
 from games.engine import Format, MatchRules
-from games.errors import Conflict
+from games.lib.errors import Conflict
 from games.models import Turn
 from tests.helpers import current_match, first_legal_play, needs_postgresql, race
 

@@ -16,8 +16,9 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import EmailOptOut, Notify, Profile
-from games import notifications, services, tasks
-from games.engine.match import MatchRules
+from games import services, tasks
+from games.engine import MatchRules
+from games.mail import messages
 from games.models import FollowUp, Seat, SentEmail
 from tests.helpers import current_match, seat_url
 
@@ -102,7 +103,7 @@ class TestYourTurn:
     def test_an_account_holders_link_opens_their_seat_through_the_log_in(self, db, clock, dice):
         bea = an_account("bea")
         seat = services.room_create(rules=MatchRules(), nickname="bea", user=bea)
-        link = notifications.board_link(seat).removeprefix(settings.SITE_URL)
+        link = messages.board_link(seat).removeprefix(settings.SITE_URL)
         room_url = reverse("games:room", args=[seat.room.slug])
         state_url = reverse("games:api_state", args=[seat.room.slug])
 
@@ -185,7 +186,7 @@ class TestYourTurn:
         consent(bob)
         match = pass_turn_to_bob(alice, clock)
         refused = smtplib.SMTPServerDisconnected("the server went away")
-        with mock.patch("games.notifications.send_templated_mail", side_effect=refused):
+        with mock.patch("games.mail.messages.send_templated_mail", side_effect=refused):
             assert tasks.turn_email(match.pk, match.version) == 0
         assert bob.refresh().turn_notified_at is None
         [retry] = FollowUp.objects.filter(task="games.tasks.turn_email").exclude(error="")
@@ -219,7 +220,7 @@ class TestDigest:
         assert email.to == ["alice@example.com"]
         assert email.subject == "Tu resumen del día en Mesa"
         assert "contra bob, desde hace 5\xa0horas" in email.body
-        assert notifications.board_link(alice.refresh()) in email.body
+        assert messages.board_link(alice.refresh()) in email.body
 
         clock.tick(timedelta(days=1))
         assert tasks.send_daily_digests() == 1

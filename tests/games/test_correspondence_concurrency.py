@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from games import services, tasks
-from games.engine.match import MatchRules
+from games.engine import MatchRules
 from games.models import Match, Seat, Turn
 from tests.helpers import needs_postgresql, race, sent
 

@@ -13,9 +13,10 @@ from unittest import mock
 import pytest
 from django.db import connection
 
-from games import notifications, services, tasks
-from games.engine.match import MatchRules
+from games import services, tasks
+from games.engine import MatchRules
 from games.models import FollowUp, Match, Room, Seat, Turn
+from games.selectors import due
 from tests.helpers import current_match, sent
 
 SWEEPS = (
@@ -127,8 +128,8 @@ def test_a_turn_played_before_the_reminder_starts_its_own_clock(
 @pytest.mark.parametrize(
     "query",
     [
-        pytest.param(notifications.absence_claimable_matches, id="absence-claimable"),
-        pytest.param(lambda: notifications.digest_page(after=0)[:200], id="digest"),
+        pytest.param(due.absence_claimable_matches, id="absence-claimable"),
+        pytest.param(lambda: due.digest_page(after=0)[:200], id="digest"),
     ],
 )
 def test_the_mail_sweeps_read_matches_through_an_index_on_postgresql(room, query):
@@ -153,7 +154,7 @@ def test_a_failed_sweep_email_is_sent_by_the_retry(
 ):
     clock.tick(after)
     refused = smtplib.SMTPServerDisconnected("the server went away")
-    with mock.patch("games.notifications.send_templated_mail", side_effect=refused):
+    with mock.patch("games.mail.messages.send_templated_mail", side_effect=refused):
         assert task() == 0
     assert mailoutbox == []
     # The sweep waits in the outbox for its retry, with its claims released.

@@ -15,8 +15,9 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from games import clock, notifications, services, tasks
-from games.engine.match import MatchRules
+from games import services, tasks
+from games.engine import MatchRules
+from games.lib import clock, deadlines
 from tests.celery_worker import celery_worker
 from tests.helpers import (
     REDIS_URL,
@@ -62,7 +63,7 @@ def test_a_turn_commits_and_es_tu_turno_arrives_with_the_seat_link(dice, smtp_se
     }
     # This process publishes the turn email to the worker's Redis, after a one-second
     # pause instead of a minute; the rest of the follow-up stays off every broker.
-    monkeypatch.setattr(notifications, "YOUR_TURN_PAUSE", timedelta(seconds=1))
+    monkeypatch.setattr(deadlines, "TURN_EMAIL_PAUSE", timedelta(seconds=1))
     for task in (tasks.opponent_joined_email, tasks.match_ended_email):
         monkeypatch.setattr(task, "delay", lambda *args: None)
 

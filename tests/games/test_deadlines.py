@@ -1,12 +1,12 @@
-"""games.deadlines: the correspondence clock, pure (no database)."""
+"""games.lib.deadlines: the correspondence clock, pure (no database)."""
 
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
 import pytest
 
-from games import deadlines
-from games.deadlines import TurnClock
+from games.lib import deadlines
+from games.lib.deadlines import TurnClock
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)

@@ -3,7 +3,7 @@
 import pytest
 
 from games.engine import IllegalAction, IllegalMove, InvalidInput
-from games.errors import BadInput, Conflict, IllegalMoveError, from_engine
+from games.lib.errors import BadInput, Conflict, IllegalMoveError, from_engine
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import services
-from games.api import ACTIONS
-from games.engine.match import MatchRules
+from games.engine import MatchRules
+from games.web.actions import ACTIONS
 from tests.helpers import SLUG_PATHS, bind, whole_db
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""The history's lines, written once on the server (games.history) for both boards.
+"""The history's lines, written once on the server (games.selectors.history) for both boards.
 
 The SVG board gets them on the state's history entries and only lays them out
 (static/js/board/history.js, tests/js/history.test.mjs); these are the words.
@@ -8,7 +8,7 @@ import pytest
 from django.utils import translation
 
 from games import selectors, services
-from games.history import sheet_lines
+from games.selectors.history import sheet_lines
 from tests.helpers import bind, first_legal_play, state_url, version_of
 
 NAMES = {0: "alice", 1: "bob"}

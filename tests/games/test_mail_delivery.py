@@ -15,8 +15,11 @@ from celery import current_app
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games import deadlines, notifications, outbox, services, tasks
+from games import services, tasks
+from games.lib import deadlines
+from games.mail import claims
 from games.models import FollowUp, Seat, SentEmail
+from games.services import outbox
 from tests.helpers import Inbox, free_port
 
 REFUSED = smtplib.SMTPServerDisconnected("Connection unexpectedly closed")
@@ -56,7 +59,7 @@ def test_a_mail_that_runs_out_of_tries_is_kept_and_the_admin_sends_it_again(
 ):
     match = end_match(alice, bob, clock)
     FollowUp.objects.all().delete()
-    with mock.patch("games.notifications.send_templated_mail", side_effect=REFUSED):
+    with mock.patch("games.mail.messages.send_templated_mail", side_effect=REFUSED):
         assert tasks.match_ended_email(match.pk) == 0
         for attempt in range(1, settings.MAIL_TRIES):
             [row] = FollowUp.objects.filter(published_at=None, failed_at=None)
@@ -91,7 +94,7 @@ def test_a_refusal_for_good_goes_straight_to_the_dead_letters(room, alice, bob, 
     match = end_match(alice, bob, clock)
     FollowUp.objects.all().delete()
     refused = smtplib.SMTPDataError(554, b"no such mailbox")
-    with mock.patch("games.notifications.send_templated_mail", side_effect=refused):
+    with mock.patch("games.mail.messages.send_templated_mail", side_effect=refused):
         tasks.match_ended_email(match.pk)
     [dead] = FollowUp.objects.all()
     assert dead.failed_at is not None
@@ -121,7 +124,7 @@ def slow_smtp(settings):
     inbox = SlowToAnswer()
     controller = Controller(inbox, hostname="127.0.0.1", port=free_port())
     controller.start()
-    settings.EMAIL_BACKEND = "games.smtp.EmailBackend"
+    settings.EMAIL_BACKEND = "games.mail.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", controller.port
     settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
     settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
@@ -143,7 +146,10 @@ def test_a_lost_answer_after_the_data_never_sends_the_message_again(
     assert len(slow_smtp.to("bob@example.com")) == 1  # but the server has it
     assert SentEmail.objects.get(key=key).state == SentEmail.State.UNCERTAIN
     [dead] = FollowUp.objects.all()
-    assert dead.failed_at is not None and dead.release == {"key": key}
+    # The claims' one shape (games.mail.claims): here the SentEmail key.
+    assert dead.failed_at is not None and dead.release == {
+        "claims": [{"row": "sent_email", "id": key, "field": "", "claimed": None, "previous": None}]
+    }
 
     # Every later delivery of the task, every sweep: nothing more.
     for _ in range(3):
@@ -154,7 +160,7 @@ def test_a_lost_answer_after_the_data_never_sends_the_message_again(
 
     # A person who checked it did not arrive sends it again, once.
     slow_smtp.delay = 0
-    notifications.release_claim(dead.release)
+    claims.release_claim(dead.release)
     outbox.resend(FollowUp.objects.filter(pk=dead.pk))
     assert run_row(FollowUp.objects.get(pk=dead.pk)) == 1
     assert len(slow_smtp.to("bob@example.com")) == 2
@@ -172,8 +178,19 @@ def test_a_lost_answer_to_es_tu_turno_keeps_the_turn_told(room, alice, bob, cloc
     bob.refresh()
     assert bob.seat.turn_notified_at == match.turn_started_at
     [dead] = FollowUp.objects.filter(failed_at__isnull=False)
-    assert dead.release == {"turns": [[bob.seat.pk, match.turn_started_at.isoformat(), None]]}
-    notifications.release_claim(dead.release)
+    # The claims' one shape (games.mail.claims): here the seat's turn, told.
+    assert dead.release == {
+        "claims": [
+            {
+                "row": "seat",
+                "id": bob.seat.pk,
+                "field": "turn_notified_at",
+                "claimed": match.turn_started_at.isoformat(),
+                "previous": None,
+            }
+        ]
+    }
+    claims.release_claim(dead.release)
     assert bob.refresh().turn_notified_at is None
 
 
@@ -184,7 +201,7 @@ def test_a_sending_claim_of_a_dead_worker_is_taken_over_a_live_one_is_not(
     key = f"ended:{match.pk}:2"
     SentEmail.objects.create(key=key, sent_at=clock(), state=SentEmail.State.SENDING)
     assert tasks.match_ended_email(match.pk) == 0  # someone is sending it right now
-    clock.tick(notifications.stale_claim_after() + timedelta(seconds=1))
+    clock.tick(claims.stale_claim_after() + timedelta(seconds=1))
     assert tasks.match_ended_email(match.pk) == 1  # that worker died: send it
     assert tasks.match_ended_email(match.pk) == 0
     assert len(mailoutbox) == 1

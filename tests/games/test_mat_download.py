@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from games import services
-from games.engine.match import Format, MatchRules, MatchState
+from games.engine import Format, MatchRules, MatchState
 from games.engine.matfile import actions_from_mat, parse_mat
 from games.models import Game, Turn
 from tests.helpers import current_match, play_out, play_turns, queries_of, secret_forms

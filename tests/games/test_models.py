@@ -4,7 +4,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from games import models, services
-from games.engine.match import MatchRules
+from games.engine import MatchRules
 from games.models import Game, Match, Room, Seat, Turn
 from tests.helpers import START, current_match
 

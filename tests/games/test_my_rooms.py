@@ -8,8 +8,8 @@ from django.test import Client
 from django.urls import reverse
 
 from games import selectors, services
-from games.deadlines import ABSENCE_AFTER
-from games.engine.match import MatchRules
+from games.engine import MatchRules
+from games.lib.deadlines import ABSENCE_AFTER
 from tests.helpers import count_queries, seat_url
 
 pytestmark = pytest.mark.django_db

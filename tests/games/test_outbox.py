@@ -1,4 +1,4 @@
-"""Follow-up work survives a broken broker (games.outbox).
+"""Follow-up work survives a broken broker (games.services.outbox).
 
 A move, a join, a bot room: their follow-up task is a FollowUp row written in
 the same transaction, published on commit when the broker answers and by the
@@ -14,9 +14,10 @@ from celery.app.task import Task
 from django.urls import reverse
 from kombu.exceptions import OperationalError as BrokerDown
 
-from games import outbox, services, tasks
-from games.engine.match import MatchRules
+from games import services, tasks
+from games.engine import MatchRules
 from games.models import FollowUp, Match, Seat
+from games.services import outbox
 from tests.helpers import action_url, bind, current_match, post_json
 
 OPENING_PLAY = [[8, 5], [6, 5]]

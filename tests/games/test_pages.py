@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from games.engine.match import Format, MatchRules
+from games.engine import Format, MatchRules
 from games.models import Room, Seat
 from tests.helpers import bind, page_urls, seat_url
 
@@ -249,7 +249,7 @@ def test_a_logged_in_guest_joins_with_their_account(alice, dice):
     ],
 )
 def test_each_kind_of_turn_reads_as_a_sentence_in_the_history(turn, sentence):
-    from games.history import describe_turn
+    from games.selectors.history import describe_turn
 
     assert describe_turn(turn, "bob") == sentence
 

@@ -1,4 +1,4 @@
-"""Rate limits on creating rooms, joining and acting (games.throttle), and the
+"""Rate limits on creating rooms, joining and acting (games.web.throttle), and the
 bounded list of seats one session remembers."""
 
 import pytest
@@ -8,9 +8,9 @@ from django.urls import reverse
 
 from config.settings import base
 from games import services
-from games.engine.match import MatchRules
+from games.engine import MatchRules
 from games.models import Room, Seat
-from games.seats import SESSION_SEATS
+from games.web.seats import SESSION_SEATS
 from tests.helpers import action_url, bind, post_json, seat_url
 
 pytestmark = pytest.mark.django_db

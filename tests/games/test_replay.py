@@ -7,7 +7,7 @@ these tests pin the helper itself, and that it notices a changed history.)
 import pytest
 
 from games import selectors, services
-from games.engine.match import Format, IllegalAction, MatchRules, MatchState
+from games.engine import Format, IllegalAction, MatchRules, MatchState
 from games.models import Turn
 from tests.helpers import Persona, current_match, play_out
 

@@ -12,9 +12,8 @@ import random
 import pytest
 
 from games import selectors, services
-from games.engine import ROLLS, legal_plays
-from games.engine.match import Format, MatchRules, MatchState, Phase
-from games.errors import ServiceError
+from games.engine import ROLLS, Format, MatchRules, MatchState, Phase, legal_plays
+from games.lib.errors import ServiceError
 from games.models import Match
 from tests.helpers import Persona, current_match
 

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games import analysis_service, services, tasks
+from games import services, tasks
 from games.models import Game, GameAnalysis, Seat, Turn
 from tests.helpers import bind, play_out
 
@@ -39,7 +39,7 @@ def finished(room, alice, bob):
 
 @pytest.fixture
 def analysed(finished):
-    analysis_service.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
+    services.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
     return finished
 
 

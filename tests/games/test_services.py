@@ -10,8 +10,8 @@ from datetime import timedelta
 import pytest
 
 from games import services
-from games.engine.match import Format, MatchRules, Phase
-from games.errors import BadInput, Conflict, IllegalMoveError, NotSeatHolder
+from games.engine import Format, MatchRules, Phase
+from games.lib.errors import BadInput, Conflict, IllegalMoveError, NotSeatHolder
 from games.models import Game, Match, Room, Seat, Turn
 from tests.helpers import START, Persona, current_match, play_out, state_of, version_of
 
@@ -131,8 +131,9 @@ class TestRoomJoin:
 
 def test_the_bot_names_are_the_bots(db):
     from games.bots import BOT_NAMES
+    from games.services import rooms
 
-    assert services.BOT_NAMES == BOT_NAMES
+    assert rooms.BOT_NAMES == BOT_NAMES
 
 
 class TestSeatsClaimForUser:

@@ -10,8 +10,8 @@ from datetime import timedelta
 import pytest
 
 from games import services
-from games.engine.match import Format, MatchRules
-from games.errors import Conflict
+from games.engine import Format, MatchRules
+from games.lib.errors import Conflict
 from games.models import Turn
 from tests.helpers import current_match, needs_postgresql, race
 

@@ -11,9 +11,10 @@ from django.apps import apps
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import notifications, selectors, services
-from games.engine.match import Format, MatchRules, MatchState
+from games import selectors, services
+from games.engine import Format, MatchRules, MatchState
 from games.models import Match, Room
+from games.selectors import due
 from tests.helpers import START, current_match
 
 DEADLINE = START + timedelta(hours=48)
@@ -46,7 +47,7 @@ class TestTheServicesWriteIt:
         assert match.absence_due_at == DEADLINE
         clock.tick(timedelta(hours=48))
         assert selectors.absent_due() == []
-        assert notifications.absence_claimable_due() == [match.pk]
+        assert due.absence_claimable_due() == [match.pk]
 
     def test_the_end_of_the_match_clears_it(self, room, alice):
         match = services.match_resign(seat=alice.seat, version=1)
@@ -124,7 +125,7 @@ class TestTheSweepsReadIt:
         [
             pytest.param(selectors.absent_due, id="absent"),
             pytest.param(selectors.reminder_due, id="reminder"),
-            pytest.param(notifications.absence_claimable_due, id="claimable"),
+            pytest.param(due.absence_claimable_due, id="claimable"),
         ],
     )
     def test_each_reads_the_partial_index_on_postgresql(self, room, sweep):

@@ -1,4 +1,4 @@
-"""games.errors: every refusal has a code, a status and a sentence in Spanish and English."""
+"""games.lib.errors: every refusal has a code, a status and a sentence in Spanish and English."""
 
 import re
 from pathlib import Path
@@ -6,10 +6,12 @@ from pathlib import Path
 import pytest
 from django.utils import translation
 
-from games import errors, services
+from games import services
+from games.lib import errors
 
-ENGINE = Path(errors.__file__).parent / "engine"
-SERVICE_SOURCES = [Path(services.__file__), ENGINE.parent / "selectors.py"]
+GAMES = Path(services.__file__).parent.parent
+ENGINE = GAMES / "engine"
+SERVICE_SOURCES = [*(GAMES / "services").glob("*.py"), *(GAMES / "selectors").glob("*.py")]
 
 
 def codes_in(paths, pattern):

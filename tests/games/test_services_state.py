@@ -6,8 +6,7 @@ from datetime import timedelta
 import pytest
 
 from games import selectors, services
-from games.engine import CHECKERS_PER_SIDE, Position
-from games.engine.match import Format, MatchRules
+from games.engine import CHECKERS_PER_SIDE, Format, MatchRules, Position
 from games.engine.matchid import GAME_PLAYING, decode_match_id
 from games.models import Game
 from tests.helpers import (

@@ -7,9 +7,10 @@ from datetime import timedelta
 
 import pytest
 
-from games import notifications, selectors, services
-from games.engine.match import MatchRules
-from games.errors import Conflict
+from games import selectors, services
+from games.engine import MatchRules
+from games.lib.errors import Conflict
+from games.mail import messages
 from games.models import Match, Room, Seat
 from tests.helpers import START, current_match, state_of
 
@@ -53,17 +54,17 @@ class TestReminder:
         clock.tick(timedelta(minutes=1))
         assert selectors.reminder_due() == [match_id]
         Seat.objects.filter(pk=alice.seat.pk).update(email_consent=True)
-        assert notifications.send_absence_reminders() == 1
-        assert notifications.send_absence_reminders() == 0
+        assert messages.send_absence_reminders() == 1
+        assert messages.send_absence_reminders() == 0
         assert selectors.reminder_due() == []
 
     def test_a_new_turn_gets_its_own_reminder(self, room, alice, bob, clock):
         clock.tick(timedelta(hours=24))
-        notifications.send_absence_reminders()
+        messages.send_absence_reminders()
         services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
         clock.tick(timedelta(hours=24))
         assert selectors.reminder_due() == [current_match(room).pk]
-        assert notifications.send_absence_reminders() == 0  # bob: no consent
+        assert messages.send_absence_reminders() == 0  # bob: no consent
         assert selectors.reminder_due() == []
 
     def test_no_reminder_once_the_deadline_passed(self, room, clock):

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from games import services, tasks
-from games.engine.match import Format, MatchRules
+from games.engine import Format, MatchRules
 from games.models import Match, Seat
 from tests.helpers import Persona, current_match, first_legal_play, state_of
 

@@ -12,8 +12,8 @@ from django.test import Client
 from django.urls import reverse
 
 from games import services
-from games.engine.match import MatchRules
-from games.seats import SESSION_SEATS
+from games.engine import MatchRules
+from games.web.seats import SESSION_SEATS
 from tests.helpers import seat_url
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import selectors
-from games.engine.match import Format, MatchRules
+from games.engine import Format, MatchRules
 from games.models import Game, Match, Room
 from tests.helpers import (
     bind,
@@ -195,7 +195,7 @@ def test_a_form_number_python_reads_oddly_is_a_message_not_a_500(room, alice, nu
 
 
 def test_every_button_the_board_shows_is_an_action_the_api_knows(room, alice):
-    from games.api import ACTIONS
+    from games.web.actions import ACTIONS
 
     bind(alice, room)
     page = alice.client.get(reverse("games:room", args=[room.slug])).content.decode()

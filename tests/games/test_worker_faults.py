@@ -17,8 +17,9 @@ import pytest
 from celery.app.task import Task
 from django.utils import timezone
 
-from games import clock, services, tasks
-from games.engine.match import Format, MatchRules
+from games import services, tasks
+from games.engine import Format, MatchRules
+from games.lib import clock
 from games.models import FollowUp, Match
 from tests.celery_worker import celery_worker
 from tests.helpers import (

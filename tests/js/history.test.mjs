@@ -1,12 +1,12 @@
 // The move history laid out as a score sheet: run with `node --test tests/js`.
-// The lines come written from the server (games/history.py, tested in
+// The lines come written from the server (games/selectors/history.py, tested in
 // tests/games/test_history.py); here only where each one stands.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { blockedRolls, historyByMove } from "../../static/js/board/history.js";
 
-// What games.history.sheet_lines writes on the state's history entries.
+// What games.selectors.history.sheet_lines writes on the state's history entries.
 const HISTORY = [
   { game: 1, side: 0, kind: "roll", dice: [4, 4], steps: null, opening: true, text: "Salida: alice saca 4, bob saca 4" },
   { game: 1, side: 0, kind: "roll", dice: [6, 5], steps: null, opening: true, text: "Salida: alice saca 6, bob saca 5" },

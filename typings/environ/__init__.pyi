@@ -28,23 +28,11 @@ class Env:
         default: builtins.list[builtins.str] | NoValue = ...,
     ) -> builtins.list[builtins.str]: ...
     # The settings dicts of DATABASES, CACHES and the EMAIL_* names.
-    def db_url(
-        self,
-        var: builtins.str = "DATABASE_URL",
-        default: builtins.str | NoValue = ...,
-        engine: builtins.str | None = None,
-    ) -> dict[builtins.str, Any]: ...
     def db(
         self,
         var: builtins.str = "DATABASE_URL",
         default: builtins.str | NoValue = ...,
         engine: builtins.str | None = None,
-    ) -> dict[builtins.str, Any]: ...
-    def cache_url(
-        self,
-        var: builtins.str = "CACHE_URL",
-        default: builtins.str | NoValue = ...,
-        backend: builtins.str | None = None,
     ) -> dict[builtins.str, Any]: ...
     def cache(
         self,

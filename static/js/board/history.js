@@ -1,5 +1,5 @@
 // The move history laid out as a score sheet. The sentences come written
-// from the server (games/history.py, each entry's `text` in the page's
+// from the server (games/selectors/history.py, each entry's `text` in the page's
 // language); this module only decides where each one stands. Pure, so
 // `node --test tests/js` checks it without a page.
 

@@ -82,7 +82,7 @@ export function createPanels(nodes, { t, since }, bot) {
     );
   }
 
-  // The server writes each line (games/history.py); here they are only laid out.
+  // The server writes each line (games/selectors/history.py); here they are only laid out.
   function renderHistory(model) {
     const m = match(model);
     const games = m.games || [];

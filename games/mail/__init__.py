@@ -1,0 +1,36 @@
+"""Email: the messages, the at-most-once claims they are sent under, the SMTP backend.
+
+- messages: who is told what, and when (your turn, digest, joined, ended, absence)
+- claims: the one claim protocol, its release, and Uncertain (an answer lost)
+- smtp: the backend that tells a refusal from a lost answer (ReplyLost)
+"""
+
+from games.mail import claims, messages, smtp
+from games.mail.claims import Uncertain, release_claim, stale_claim_after
+from games.mail.messages import (
+    NotNow,
+    board_link,
+    send_absence_claimable,
+    send_absence_reminders,
+    send_daily_digests,
+    send_match_ended,
+    send_opponent_joined,
+    send_your_turn,
+)
+
+__all__ = [
+    "NotNow",
+    "Uncertain",
+    "board_link",
+    "claims",
+    "messages",
+    "release_claim",
+    "send_absence_claimable",
+    "send_absence_reminders",
+    "send_daily_digests",
+    "send_match_ended",
+    "send_opponent_joined",
+    "send_your_turn",
+    "smtp",
+    "stale_claim_after",
+]

@@ -1,0 +1,238 @@
+"""The at-most-once claims: each email is claimed before it is sent, once.
+
+A function first *claims* its email in a short transaction, then commits,
+then sends. Three kinds of claim, one protocol and one way back:
+
+- a SentEmail row with a unique key in state "sending" (the digest, the
+  opponent joined, the match ended): claim_key;
+- each waiting turn of an address marked as told (Seat.turn_notified_at set
+  to the turn's start, "Es tu turno"): claim_waiting_turns;
+- a bookkeeping field of the match set to the turn it is about (the absence
+  reminder, "you may close by absence"): claim_turn_field.
+
+send_claimed sends under the claims. When the server refuses or cannot be
+reached, the claims are released (release) so the task's retry (games.tasks,
+spread over hours) sends it. When the whole message went out and only the
+server's answer was lost (games.mail.smtp.ReplyLost), the claims are kept and
+the mail becomes a dead letter for a person to check: sending it again could
+deliver it twice, and most often the server did accept it. Its claims travel
+with it in one shape, {"claims": [Claim.to_json(), ...]}, and release_claim
+undoes them for the admin's "send again".
+
+The one duplicate we accept: a worker killed while a SentEmail key is
+"sending" (mid-conversation with the server). Its message comes back to
+another worker after the broker's visibility timeout, longer than any task may
+run, so the claim is stale by then; that worker takes it over and sends. The
+alternative, treating a stale "sending" as sent, loses every mail whose worker
+died before reaching the server, which is the far more likely moment to die.
+(A turn or sweep email claimed by a field has no "sending" state: a worker
+killed mid-send loses it, and the 24-hour reminder still comes.)
+
+No row lock is held while talking to the mail server.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from accounts.models import Notify
+from accounts.recipients import Recipient, recipient_for_seat
+from accounts.services import normalize_email
+from games.lib import clock, deadlines
+from games.mail.smtp import ReplyLost
+from games.models import Match, Seat, SentEmail
+from games.selectors import due
+
+KEY, SEAT, MATCH = "sent_email", "seat", "match"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim and what undoes it.
+
+    row KEY: the SentEmail row whose key is `id` (undone by deleting it);
+    row SEAT or MATCH: `field` of that row set from `previous` to `claimed`
+    (undone by setting it back, if it still holds `claimed`).
+    """
+
+    row: str
+    id: int | str
+    field: str = ""
+    claimed: datetime | None = None
+    previous: datetime | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "row": self.row,
+            "id": self.id,
+            "field": self.field,
+            "claimed": _iso(self.claimed),
+            "previous": _iso(self.previous),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Claim":
+        claimed, previous = _parse(data["claimed"]), _parse(data["previous"])
+        return cls(data["row"], data["id"], data["field"], claimed, previous)
+
+
+class Uncertain(Exception):
+    """The server may have delivered it: not retried. `release` (the claims as
+    JSON) undoes the claims, for the admin's "send again" (release_claim)."""
+
+    def __init__(self, claims: list[Claim], error: BaseException):
+        super().__init__(f"the server's answer was lost: {error}")
+        self.release = {"claims": [claim.to_json() for claim in claims]}
+
+
+def stale_claim_after() -> timedelta:
+    """A "sending" claim older than this belongs to a worker that died: a dead
+    worker's task comes back after the broker's visibility timeout, which is
+    longer than any task may run (its hard time limit)."""
+    return timedelta(seconds=settings.CELERY_VISIBILITY_TIMEOUT)
+
+
+def send_claimed(claims: list[Claim], send: Callable[[], None]) -> int:
+    """Send under `claims`: 1 when sent; on failure the claims are released, or
+    kept and the mail uncertain when only the server's answer was lost."""
+    keys = [claim.id for claim in claims if claim.row == KEY]
+    try:
+        send()
+    except ReplyLost as error:
+        if keys:
+            SentEmail.objects.filter(key__in=keys).update(state=SentEmail.State.UNCERTAIN)
+        raise Uncertain(claims, error) from error
+    except BaseException:
+        release(claims)
+        raise
+    if keys:
+        SentEmail.objects.filter(key__in=keys).update(
+            state=SentEmail.State.SENT, sent_at=clock.now()
+        )
+    return 1
+
+
+def release(claims: list[Claim]) -> None:
+    """Undo claims, so that the email's task sends it again."""
+    for claim in claims:
+        if claim.row == KEY:
+            SentEmail.objects.filter(key=claim.id).delete()
+            continue
+        model = Seat if claim.row == SEAT else Match
+        model.objects.filter(pk=claim.id, **{claim.field: claim.claimed}).update(
+            **{claim.field: claim.previous}
+        )
+
+
+def release_claim(release_json: dict) -> None:
+    """Undo the claims of an "uncertain" mail (Uncertain.release), so that its
+    task sends it again: the admin's "send again", after a person checked."""
+    release([Claim.from_json(data) for data in release_json.get("claims", [])])
+
+
+# --- a SentEmail key -----------------------------------------------------------------
+
+
+def claim_key(key: str) -> Claim | None:
+    """Insert the SentEmail key as "sending"; None when another run holds it
+    or sent it. A "sending" claim of a dead worker is taken over (see above)."""
+    now = clock.now()
+    try:
+        with transaction.atomic():
+            SentEmail.objects.create(key=key, sent_at=now, state=SentEmail.State.SENDING)
+    except IntegrityError:
+        taken_over = SentEmail.objects.filter(
+            key=key, state=SentEmail.State.SENDING, sent_at__lt=now - stale_claim_after()
+        ).update(sent_at=now)
+        return Claim(KEY, key) if taken_over == 1 else None
+    return Claim(KEY, key)
+
+
+# --- the waiting turns of an address ("Es tu turno") ----------------------------------
+
+
+@dataclass
+class TurnClaim:
+    seat: Seat
+    match: Match
+    claim: Claim
+
+
+def claim_waiting_turns(recipient: Recipient) -> list[TurnClaim]:
+    """Mark as told every turn of this address not told yet; return what was marked.
+
+    The seat rows stay locked until commit, so of two workers mailing the same
+    address at once, the second finds the turns already marked.
+    """
+    now = clock.now()
+    address = normalize_email(recipient.email)
+    with transaction.atomic():
+        seat_ids = list(due.waiting_for_address(address).values_list("turn_seat_id", flat=True))
+        seats = (
+            Seat.objects.select_for_update(of=("self",))
+            .select_related("room", "user")
+            .filter(pk__in=seat_ids)
+            .order_by("pk")  # one lock order for every worker
+        )
+        matches = {
+            m.turn_seat_id: m
+            for m in Match.objects.select_related("room").filter(
+                turn_seat_id__in=seat_ids, status=Match.Status.PLAYING
+            )
+        }
+        claims = []
+        for seat in seats:
+            match = matches.get(seat.pk)
+            if match is None or seat.is_bot or seat.turn_notified_at == match.turn_started_at:
+                continue
+            if deadlines.on_the_board(seat.last_seen_at, now):
+                continue
+            mine = recipient_for_seat(seat)
+            if mine is None or normalize_email(mine.email) != address:
+                continue
+            if mine.notify != Notify.EVERY_TURN:
+                continue
+            claim = Claim(
+                SEAT, seat.pk, "turn_notified_at", match.turn_started_at, seat.turn_notified_at
+            )
+            claims.append(TurnClaim(seat, match, claim))
+            Seat.objects.filter(pk=seat.pk).update(turn_notified_at=match.turn_started_at)
+    claims.sort(key=lambda claim: claim.match.turn_started_at)
+    return claims
+
+
+# --- a field of the match (the absence sweeps' emails) ---------------------------------
+
+
+def claim_turn_field(match_id: int, field: str, *, reminder: bool) -> Claim | None:
+    """Lock the match (skipping it when another worker holds it), check that the
+    email is due for this turn, and set `field` to the turn. None when there is
+    nothing to send; the claim's `claimed` is the turn's start."""
+    now = clock.now()
+    with transaction.atomic():
+        match = due.lock_for_sweep(match_id)
+        if match is None or match.turn_seat_id is None:
+            return None
+        started = match.turn_started_at
+        if getattr(match, field) == started:
+            return None
+        turn = deadlines.TurnClock.of(match, against_bot=bool(match.room.bot))
+        if reminder:
+            is_due = turn.reminder_due(now)
+        else:
+            is_due = turn.claimable(now) and turn.waived
+        if not is_due:
+            return None
+        Match.objects.filter(pk=match.pk).update(**{field: started})
+        return Claim(MATCH, match.pk, field, started)  # released to None, not yet told
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def _parse(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None

@@ -1,0 +1,291 @@
+"""Correspondence email: your turn, the daily digest, the opponent joined, the
+game ended, the absence reminder and "you may close by absence".
+
+Who is mailed, at which address and in which language is always
+accounts.recipients.recipient_for_seat; the message goes through
+accounts.emails.send_templated_mail with a one-click unsubscribe link.
+
+Each email is sent at most once, under a claim (games.mail.claims says how,
+and what happens when the server refuses or its answer is lost). Every
+function re-reads and re-checks: the ids it gets are all it trusts. Which
+rows are due is the selectors' (games.selectors.due).
+"""
+
+from datetime import datetime
+
+from django.conf import settings
+from django.urls import reverse
+
+from accounts.emails import send_templated_mail
+from accounts.models import Notify
+from accounts.recipients import Recipient, recipient_for_seat
+from accounts.services import normalize_email
+from games.engine import Format, MatchRules, MatchState
+from games.lib import clock, deadlines
+from games.mail import claims
+from games.models import Match, Room, Seat
+from games.selectors import due
+from games.selectors.board import current_match
+
+
+class NotNow(Exception):
+    """The person is on the board right now: ask again at `until` (the caller
+    owes the message again then)."""
+
+    def __init__(self, until: datetime):
+        super().__init__(f"on the board, not before {until.isoformat()}")
+        self.until = until
+
+
+# --- links and small questions ------------------------------------------------------
+
+
+def board_link(seat: Seat) -> str:
+    """The absolute link back to the board: the private seat link for a guest;
+    for an account holder the seat's own address, which opens the seat when
+    they are logged in and otherwise the log-in page that comes back to it."""
+    room = seat.room
+    if seat.user_id is None:
+        path = reverse("games:seat_link", args=[room.slug, seat.mail_token()])
+    else:
+        path = reverse("games:my_seat", args=[room.slug])
+    return settings.SITE_URL + path
+
+
+def is_on_the_board(seat: Seat, now: datetime) -> bool:
+    """The person looked at this board in the last two minutes: they already know."""
+    return deadlines.on_the_board(seat.last_seen_at, now)
+
+
+def _opponent(seat: Seat) -> Seat | None:
+    return Seat.objects.filter(room_id=seat.room_id).exclude(pk=seat.pk).first()
+
+
+def _game_line(seat: Seat, match: Match) -> dict:
+    opponent = _opponent(seat)
+    return {
+        "opponent": opponent.nickname if opponent else "",
+        "link": board_link(seat),
+        "since": match.turn_started_at,
+    }
+
+
+def _send(recipient: Recipient, template_name: str, context: dict) -> None:
+    send_templated_mail(
+        to=recipient.email,
+        template_name=template_name,
+        context=context,
+        language=recipient.language,
+        unsubscribe_url=recipient.unsubscribe_url,
+    )
+
+
+def _send_once(key: str, recipient: Recipient, template_name: str, context: dict) -> int:
+    """Send under a SentEmail key: 1 when this call sent it, 0 when it was already sent."""
+    claim = claims.claim_key(key)
+    if claim is None:
+        return 0
+    return claims.send_claimed([claim], lambda: _send(recipient, template_name, context))
+
+
+# --- "Es tu turno" ------------------------------------------------------------------
+
+
+def send_your_turn(*, match_id: int, version: int) -> int:
+    """Tell the person on turn, and list every other game waiting for their address.
+
+    Nothing when the match moved past `version`, the seat on turn is the computer
+    or wants no mail for every turn. Returns 1 when a message went out. NotNow
+    while the person is on the board: they may leave before playing, so the
+    caller looks again when the quiet period ends (the turn passing meanwhile
+    makes that run a no-op).
+    """
+    match = (
+        Match.objects.select_related("turn_seat__room", "turn_seat__user")
+        .filter(pk=match_id, version=version, status=Match.Status.PLAYING)
+        .first()
+    )
+    if match is None or match.turn_seat is None or match.turn_seat.is_bot:
+        return 0
+    recipient = recipient_for_seat(match.turn_seat)
+    if recipient is None or recipient.notify != Notify.EVERY_TURN:
+        return 0
+    seat = match.turn_seat
+    if is_on_the_board(seat, clock.now()):
+        raise NotNow(deadlines.quiet_ends(seat.last_seen_at))
+    turns = claims.claim_waiting_turns(recipient)
+    if not turns:
+        return 0
+    games = [_game_line(turn.seat, turn.match) for turn in turns]
+    context = {"games": games, "first": games[0]}
+    return claims.send_claimed(
+        [turn.claim for turn in turns], lambda: _send(recipient, "your_turn", context)
+    )
+
+
+# --- the daily digest -----------------------------------------------------------------
+
+
+def send_daily_digests(*, batch: int = 200) -> int:
+    """One message a day to each address that chose the digest, listing its waiting games.
+
+    Walks the playing matches with someone on turn (match_turn_active_idx) in
+    pages of `batch`; the key "digest:<day>:<address>" sends each address one
+    digest a day, however many workers or runs. Returns how many were sent.
+    """
+    now = clock.now()
+    day = now.date().isoformat()
+    sent, after = 0, 0
+    while True:
+        page = list(due.digest_page(after=after)[:batch])
+        for match in page:
+            seat = match.turn_seat
+            if seat is None or seat.is_bot:
+                continue
+            recipient = recipient_for_seat(seat)
+            if recipient is None or recipient.notify != Notify.DAILY:
+                continue
+            sent += _send_digest(recipient, day)
+        if len(page) < batch:
+            return sent
+        after = page[-1].pk
+
+
+def _send_digest(recipient: Recipient, day: str) -> int:
+    address = normalize_email(recipient.email)
+    key = f"digest:{day}:{address}"
+    if due.email_sent(key):
+        return 0  # the common case when one address waits in several games
+    lines = []
+    for match in due.waiting_for_address(address).select_related("room", "turn_seat__room"):
+        seat = match.turn_seat
+        mine = recipient_for_seat(seat)
+        if not seat.is_bot and mine and normalize_email(mine.email) == address:
+            lines.append((match, seat))
+    if not lines:
+        return 0
+    lines.sort(key=lambda line: line[0].turn_started_at)
+    games = [_game_line(seat, match) for match, seat in lines]
+    sent = _send_once(key, recipient, "daily_digest", {"games": games, "now": clock.now()})
+    if sent:
+        Seat.objects.filter(pk__in=[seat.pk for _, seat in lines]).update(
+            digest_sent_at=clock.now()
+        )
+    return sent
+
+
+# --- the opponent joined, the game ended ------------------------------------------------
+
+
+def send_opponent_joined(*, room_id: int) -> int:
+    """Tell the host that someone sat down at their table (once per room)."""
+    room = Room.objects.filter(pk=room_id).first()
+    if room is None or room.bot:
+        return 0
+    seats = {seat.number: seat for seat in Seat.objects.filter(room=room).select_related("user")}
+    host, guest = seats.get(1), seats.get(2)
+    if host is None or guest is None:
+        return 0
+    host.room = room
+    recipient = recipient_for_seat(host)
+    if recipient is None or is_on_the_board(host, clock.now()):
+        return 0
+    match = current_match(room)
+    your_turn = match is not None and match.turn_seat_id == host.pk
+    context = {"opponent": guest.nickname, "link": board_link(host), "your_turn": your_turn}
+    sent = _send_once(f"joined:{room.pk}", recipient, "opponent_joined", context)
+    if sent and your_turn:
+        # This message said it is their turn: no separate "Es tu turno" for it.
+        Seat.objects.filter(pk=host.pk).update(turn_notified_at=match.turn_started_at)
+    return sent
+
+
+def send_match_ended(*, match_id: int) -> int:
+    """Tell each player how the match (or partida, or session) ended, once each.
+
+    Not someone who is on the board right now: they saw it happen.
+    """
+    match = Match.objects.select_related("room").filter(pk=match_id).first()
+    if match is None or match.status != Match.Status.FINISHED:
+        return 0
+    room = match.room
+    state = MatchState.from_json(match.state)
+    reason = "expired" if room.status == Room.Status.EXPIRED else (state.end_reason or "won")
+    now = clock.now()
+    sent = 0
+    for seat in Seat.objects.filter(room=room).select_related("user"):
+        seat.room = room
+        if seat.is_bot or is_on_the_board(seat, now):
+            continue
+        recipient = recipient_for_seat(seat)
+        if recipient is None:
+            continue
+        side = match.side_of(seat)
+        opponent = _opponent(seat)
+        context = {
+            "reason": reason,
+            "won": match.winner_side == side,
+            "lost": match.winner_side is not None and match.winner_side != side,
+            "opponent": opponent.nickname if opponent else "",
+            "score": list(state.score) if side == 0 else list(reversed(state.score)),
+            "show_score": MatchRules.from_json(room.rules).format is not Format.SINGLE,
+            "link": board_link(seat),
+        }
+        sent += _send_once(f"ended:{match.pk}:{seat.number}", recipient, "match_ended", context)
+    return sent
+
+
+# --- the absence deadline (beat sweeps) -------------------------------------------------
+
+
+def send_absence_reminders(*, batch: int = 100) -> int:
+    """Remind each player on turn, 24 h before the absence deadline, once per turn."""
+    due_ids = due.reminder_due(limit=batch)
+    return sum(_send_for_turn(i, "reminder_sent_for", _reminder) for i in due_ids)
+
+
+def send_absence_claimable(*, batch: int = 100) -> int:
+    """Tell each waiting player who kept waiting that 48 h passed: they may close now."""
+    due_ids = due.absence_claimable_due(limit=batch)
+    return sum(_send_for_turn(i, "absence_notice_sent_for", _claimable) for i in due_ids)
+
+
+def _send_for_turn(match_id: int, field: str, build) -> int:
+    """Claim the match's `field` for the current turn, then build and send its email."""
+    claim = claims.claim_turn_field(match_id, field, reminder=build is _reminder)
+    if claim is None:
+        return 0
+    message = build(match_id, claim.claimed)
+    if message is None:
+        return 0
+    recipient, template_name, context = message
+    return claims.send_claimed([claim], lambda: _send(recipient, template_name, context))
+
+
+def _reminder(match_id: int, started: datetime):
+    match = Match.objects.select_related("turn_seat__room", "turn_seat__user").get(pk=match_id)
+    seat = match.turn_seat
+    recipient = recipient_for_seat(seat) if seat is not None else None
+    if recipient is None:
+        return None
+    opponent = _opponent(seat)
+    context = {
+        "opponent": opponent.nickname if opponent else "",
+        # The claimed turn's deadline (the match may have moved on since).
+        "deadline": deadlines.TurnClock(started).due_at,
+        "link": board_link(seat),
+    }
+    return recipient, "absence_reminder", context
+
+
+def _claimable(match_id: int, started: datetime):
+    match = Match.objects.select_related("room").get(pk=match_id)
+    absent = Seat.objects.get(pk=match.turn_seat_id)
+    waiting = Seat.objects.select_related("room", "user").get(
+        room_id=match.room_id, number=3 - absent.number
+    )
+    recipient = recipient_for_seat(waiting)
+    if recipient is None:
+        return None
+    context = {"opponent": absent.nickname, "since": started, "link": board_link(waiting)}
+    return recipient, "absence_claimable", context

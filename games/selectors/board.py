@@ -1,0 +1,316 @@
+"""The board's state: what the board page and the JSON state endpoint show.
+
+Nothing here writes. `room_state` answers with a fixed number of queries
+however long the history is.
+"""
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from games.engine import ActionKind, MatchRules, MatchState, format_play, gnubg_id, match_id
+from games.lib import clock, deadlines
+from games.lib.actions import SiteAction
+from games.models import Game, Match, Room, Seat, Turn, hash_token
+from games.selectors import review
+from games.selectors.history import sheet_lines
+from games.selectors.results import game_results
+
+# Turn kinds that are a player's private notes, not moves (see _history).
+NOTE_KINDS = frozenset({ActionKind.CONDITIONAL_ANSWER, ActionKind.CONDITIONAL_PLAYS})
+
+
+def seat_by_token(token: str) -> Seat | None:
+    """The seat whose private link holds `token`, or None (compared in constant time)."""
+    if not isinstance(token, str) or not token or len(token) > 100:
+        return None
+    seat = Seat.objects.select_related("room").filter(token_hash=hash_token(token)).first()
+    if seat is None or not seat.check_token(token):
+        return None
+    return seat
+
+
+def current_match(room: Room) -> Match | None:
+    return room.matches.order_by("-number").first()
+
+
+def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
+    """Everything the board shows, as plain JSON-ready data, for one viewer.
+
+    `viewer_seat` is the seat the request holds (None for a spectator; a seat
+    of another room counts as None). The position is seen from the viewer's
+    side (side 0 for spectators). Four queries: seats, current match, its
+    games (with their analysis), its turns, however long the history.
+
+    Keys: room {slug, status, rules, bot, last_move_at}; version (of the
+    current match, growing across rematches); viewer {seat, side}; seats
+    [{number, nickname, is_bot, is_you, side}]; match (None while waiting):
+    number, status, format, length, score [side0, side1], away, end_reason,
+    game_number, crawford, phase, turn (side owing an action or None),
+    turn_seat, turn_started_at, dice, cube {value, owner}, resign_offered,
+    position {side, id, me, them}, match_id and gnubg_id (GNU Backgammon's
+    Match ID, and "PositionID:MatchID" seen from the side on roll; a partida
+    simple is a 1-point match to GNU Backgammon, a sesión libre money play),
+    pips [side0, side1], winner, allowed
+    (engine actions for the viewer plus claim_absence, keep_waiting,
+    rematch_offer, rematch_accept), absence (for the waiting player:
+    claimable_at, can_claim, kept_waiting, show_deadline), rematch_offered_by (seat number),
+    game and games [{number, status, commitment, seed (hex once revealed,
+    else None), rolls, winner, points, result (None while the game runs, else
+    {winner, points, kind, ending, score, text, score_text})}], resign_declined,
+    history [{game, number, side, kind, automatic, dice, notation, steps,
+    blocked, value, reason, cube_value, at, opening, text (the entry's line
+    on the board's score sheet in the request's language, None for a roll
+    its play writes; see games.selectors.history)}], side0_seat.
+    """
+    seats = {seat.number: seat for seat in Seat.objects.filter(room=room)}
+    for seat in seats.values():
+        seat.room = room  # no query per seat for is_bot
+    viewer = seats.get(viewer_seat.number) if viewer_seat is not None else None
+    if viewer is not None and viewer.pk != viewer_seat.pk:
+        viewer = None
+    match = current_match(room)
+    if match is not None:
+        match.room = room
+    data = {
+        "room": {
+            "slug": room.slug,
+            "status": room.status,
+            "rules": room.rules,
+            "bot": room.bot or None,
+            "last_move_at": _iso(room.last_move_at),
+        },
+        "version": match.version if match else 0,
+        "viewer": {"seat": viewer.number if viewer else None, "side": None},
+        "seats": [
+            {
+                "number": seat.number,
+                "nickname": seat.nickname,
+                "is_bot": seat.is_bot,
+                "is_you": viewer is not None and seat.pk == viewer.pk,
+                "side": match.side_of(seat) if match else None,
+            }
+            for seat in sorted(seats.values(), key=lambda s: s.number)
+        ],
+        "match": None,
+    }
+    if match is None:
+        return data
+    view_side = match.side_of(viewer) if viewer else None
+    data["viewer"]["side"] = view_side
+    data["match"] = _match_state(match, seats, view_side)
+    return data
+
+
+def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) -> dict:
+    state = MatchState.from_json(match.state)
+    rules = MatchRules.from_json(match.room.rules)
+    games = list(review.with_analysis(Game.objects.filter(match=match)).order_by("number"))
+    names = {match.side_of(seat): seat.nickname for seat in seats.values()}
+    history = _history(games, names, view_side)
+    side = view_side if view_side is not None else 0
+    position = state.position_for(side)
+    mine, theirs = position.pips()
+    current = games[-1] if games else None
+    results = game_results(state.games, names)
+    owing = state.owing_side()
+    if match.status == Match.Status.FINISHED:
+        owing = None
+    return {
+        "number": match.number,
+        "status": match.status,
+        "format": str(rules.format),
+        "length": rules.length,
+        "score": list(state.score),
+        "away": list(state.away()) if state.away() else None,  # points still needed
+        "end_reason": state.end_reason,  # "won", "stop", "resign" or "absence" once over
+        "game_number": state.game_number,
+        "crawford": state.crawford_game,
+        "phase": str(state.phase),
+        "turn": owing,
+        "turn_seat": match.seat_number_of(owing) if owing is not None else None,
+        "turn_started_at": _iso(match.turn_started_at),
+        "dice": list(state.dice) if state.dice else None,
+        "cube": {"value": state.cube_value, "owner": state.cube_owner},
+        "resign_offered": state.resign_value,
+        # The player on roll had a resignation declined this turn: no new offer until the next.
+        "resign_declined": state.resign_declined,
+        "position": {
+            "side": side,
+            "id": position.position_id(),
+            # The same checkers seen from the other side: a spectator's board turned round.
+            "other_side_id": position.flip().position_id(),
+            "me": list(position.me),
+            "them": list(position.them),
+        },
+        # The Match ID belongs to the match, not to the viewer. GNU Backgammon
+        # reads a Position ID from the side on roll: gnubg_id pairs the two so.
+        "match_id": match_id(state),
+        "gnubg_id": gnubg_id(state),
+        "pips": [mine, theirs] if side == 0 else [theirs, mine],
+        "winner": match.winner_side,
+        "allowed": _allowed(match, state, seats, view_side, owing),
+        "absence": _absence(match, view_side, owing),
+        "rematch_offered_by": _seat_number(seats, match.rematch_offered_by_id),
+        "game": _game_info(current, results) if current else None,
+        "games": [_game_info(game, results) for game in games],
+        "analysis": review.games_analysis(games),  # each finished game's PR, both players
+        "history": history,
+        "side0_seat": match.side0_seat_number,
+        "conditional": _conditional(state, view_side) if owing is not None else None,
+    }
+
+
+def _conditional(state: MatchState, view_side: int | None) -> dict | None:
+    """What the viewer has written for the table to play, and what they may write now.
+
+    The viewer's own notes only: the opponent never learns an answer before it
+    is played (it would tell them whether to double).
+    """
+    if view_side is None:
+        return None
+    answer = state.cube_answers[view_side]
+    table = state.play_tables[view_side]
+    mine = state.position_for(view_side)
+    may_plays = state.may_record_plays(view_side)
+    return {
+        "answer": None if answer is None else str(answer),
+        "may_answer": state.may_record_answer(view_side),
+        "may_beaver": state.may_write_beaver(),
+        "plays": None
+        if table is None
+        else [
+            {
+                "dice": list(roll),
+                "play": [list(step) for step in play],
+                "notation": format_play(mine, play),
+            }
+            for roll, play in table
+        ],
+        "may_plays": may_plays,
+        "may_greedy": may_plays and mine.is_bearing_off(),
+    }
+
+
+def _history(games: list[Game], names: dict[int, str], view_side: int | None = None) -> list[dict]:
+    """Every turn of the match's games in order, each with its line in words.
+
+    A player's written notes (conditional answers and plays) are listed to
+    that player only.
+    """
+    number_of_game = {game.pk: game.number for game in games}
+    turns = Turn.objects.filter(game__in=[g.pk for g in games]).values(
+        "game_id",
+        "number",
+        "side",
+        "kind",
+        "automatic",
+        "dice",
+        "value",
+        "reason",
+        "notation",
+        "steps",
+        "cube_value",
+        "created_at",
+        "table",
+    )
+    history = sorted(
+        (
+            {
+                "game": number_of_game[t["game_id"]],
+                "number": t["number"],
+                "side": t["side"],
+                "kind": t["kind"],
+                "automatic": t["automatic"],
+                "dice": t["dice"],
+                "notation": t["notation"],
+                "steps": t["steps"],  # from the mover's side; the board marks the last play
+                # A roll with no legal play: the turn passed at once.
+                "blocked": t["kind"] == ActionKind.ROLL and t["steps"] == [],
+                "value": t["value"],
+                "reason": t["reason"] or None,
+                "cube_value": t["cube_value"],
+                "at": _iso(t["created_at"]),
+                "plays_written": len(t["table"]) if t["table"] is not None else None,
+            }
+            for t in turns
+            if t["kind"] not in NOTE_KINDS or t["side"] == view_side
+        ),
+        key=lambda t: (t["game"], t["number"]),
+    )
+    sheet_lines(history, names)  # each entry's line on the board's score sheet, in words
+    return history
+
+
+def _allowed(match, state, seats, view_side, owing) -> list[str]:
+    """The actions the viewer may take now, engine actions and the site's own."""
+    if view_side is None:
+        return []
+    if match.status == Match.Status.FINISHED:
+        offered = match.rematch_offered_by_id
+        if offered is None:
+            return [SiteAction.REMATCH_OFFER]
+        viewer_id = seats[match.seat_number_of(view_side)].pk
+        return [] if offered == viewer_id else [SiteAction.REMATCH_ACCEPT]
+    allowed = set(state.allowed_actions(view_side))
+    if ActionKind.CONDITIONAL_PLAYS in allowed and state.position_for(view_side).is_bearing_off():
+        allowed.add(SiteAction.CONDITIONAL_GREEDY)
+    absence = _absence(match, view_side, owing)
+    if absence and absence["can_claim"]:
+        allowed.add(SiteAction.CLAIM_ABSENCE)
+    if absence and not absence["kept_waiting"]:
+        allowed.add(SiteAction.KEEP_WAITING)
+    return sorted(allowed)
+
+
+def _absence(match: Match, view_side: int | None, owing: int | None) -> dict | None:
+    """For the waiting player: when the absent one may be closed out, and whether
+    the board names that moment yet (show_deadline)."""
+    if view_side is None or owing is None or owing == view_side:
+        return None
+    turn = deadlines.TurnClock.of(match, against_bot=bool(match.room.bot))
+    if turn.due_at is None:
+        return None
+    now = clock.now()
+    return {
+        "claimable_at": _iso(turn.due_at),
+        "can_claim": turn.claimable(now),
+        "kept_waiting": turn.waived,
+        "show_deadline": turn.show_deadline(now),
+    }
+
+
+def _game_info(game: Game, results: dict[int, dict]) -> dict:
+    return {
+        "number": game.number,
+        "status": game.status,
+        "commitment": game.commitment,
+        "seed": game.revealed_seed,  # None while the game runs
+        "rolls": game.rolls_drawn,
+        "winner": game.winner_side,
+        "points": game.points,
+        # In words for the board and the history: "Dani gana 2 puntos (gammon)".
+        "result": results.get(game.number),
+    }
+
+
+def _seat_number(seats: dict[int, Seat], seat_id: int | None) -> int | None:
+    return next((n for n, s in seats.items() if s.pk == seat_id), None)
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def spectator_match_state(match: Match, seats: dict[int, Seat]) -> dict:
+    """Any match of a room as a spectator sees it (the archive's past matches): the
+    same keys as room_state's "match", in two queries (games, turns)."""
+    return _match_state(match, seats, None)
+
+
+def game_infos(match: Match, games: Iterable[Game], seats: dict[int, Seat]) -> list[dict]:
+    """Each game's number, status, commitment, seed (hex once over, else None) and
+    result in words, for a match whose games the caller already loaded."""
+    state = MatchState.from_json(match.state)
+    names = {match.side_of(seat): seat.nickname for seat in seats.values()}
+    results = game_results(state.games, names)
+    return [_game_info(game, results) for game in games]

@@ -1,0 +1,110 @@
+"""Due work: what every sweep and periodic email looks for, in one place.
+
+Each query uses a partial index (see games.models) and returns ids (or a
+page) for a writer that locks the row with lock_for_sweep and re-checks
+everything: games.services.sweeps, games.mail.messages, games.tasks.
+"""
+
+from django.db.models import F, Q
+
+from games.lib import clock, deadlines
+from games.models import Match, Room, SentEmail
+
+
+def absent_due(*, limit: int = 100) -> list[int]:
+    """Matches past their absence deadline that the waiting player did not choose
+    to keep waiting: for games.services.sweeps.absence_close."""
+    matches = (
+        Match.objects.filter(status=Match.Status.PLAYING, absence_due_at__lte=clock.now())
+        .exclude(absence_waived_for=F("turn_started_at"))
+        .order_by("absence_due_at")
+    )
+    return list(matches.values_list("pk", flat=True)[:limit])
+
+
+def reminder_due(*, limit: int = 100) -> list[int]:
+    """Matches whose player on turn is 24 h from the deadline (the reminder sweep)."""
+    after, until = deadlines.reminder_window(clock.now())
+    matches = (
+        Match.objects.filter(
+            status=Match.Status.PLAYING, absence_due_at__gt=after, absence_due_at__lte=until
+        )
+        .exclude(reminder_sent_for=F("turn_started_at"))
+        .order_by("absence_due_at")
+    )
+    return list(matches.values_list("pk", flat=True)[:limit])
+
+
+def idle_rooms_due(*, limit: int = 100) -> list[int]:
+    """Active rooms with no move for seven days: for games.services.sweeps.room_expire."""
+    cutoff = deadlines.idle_cutoff(clock.now())
+    rooms = Room.objects.filter(status__in=Room.ACTIVE, last_move_at__lte=cutoff)
+    return list(rooms.order_by("last_move_at").values_list("pk", flat=True)[:limit])
+
+
+def stuck_bot_turns(*, older_than, limit: int = 100) -> list[tuple[int, int]]:
+    """(match id, version) of bot games where the bot has owed an action for
+    longer than `older_than` (nothing moved in the room since): the bot sweep."""
+    cutoff = clock.now() - older_than
+    matches = Match.objects.filter(
+        status=Match.Status.PLAYING,
+        turn_seat__number=2,
+        room__last_move_at__lte=cutoff,
+        room__status=Room.Status.PLAYING,
+    ).exclude(room__bot="")
+    return list(matches.order_by("room__last_move_at").values_list("pk", "version")[:limit])
+
+
+def absence_claimable_matches():
+    """Matches past the 48 h whose waiting player chose to keep waiting (so the
+    sweep will not close them) and was not told yet that they may close them."""
+    return (
+        Match.objects.filter(
+            status=Match.Status.PLAYING,
+            absence_due_at__lte=clock.now(),
+            absence_waived_for=F("turn_started_at"),
+        )
+        .exclude(absence_notice_sent_for=F("turn_started_at"))
+        .order_by("absence_due_at")
+    )
+
+
+def absence_claimable_due(*, limit: int = 100) -> list[int]:
+    """For the "you may close by absence" email."""
+    return list(absence_claimable_matches().values_list("pk", flat=True)[:limit])
+
+
+def digest_page(*, after: int):
+    """Playing matches with someone on turn, by id from `after` on (keyset pages)."""
+    return (
+        Match.objects.filter(
+            status=Match.Status.PLAYING, turn_started_at__isnull=False, pk__gt=after
+        )
+        .select_related("turn_seat__room", "turn_seat__user")
+        .order_by("pk")
+    )
+
+
+def waiting_for_address(email: str):
+    """Playing matches whose seat on turn belongs to this address (account or guest)."""
+    belongs = Q(turn_seat__user__isnull=True, turn_seat__email__iexact=email) | Q(
+        turn_seat__user__email__iexact=email
+    )
+    return Match.objects.filter(belongs, status=Match.Status.PLAYING, turn_seat__isnull=False)
+
+
+def email_sent(key: str) -> bool:
+    """A SentEmail row holds this key (sent, being sent, or uncertain)."""
+    return SentEmail.objects.filter(key=key).exists()
+
+
+def lock_for_sweep(match_id: int) -> Match | None:
+    """The row lock every sweep takes, in the caller's transaction: the playing
+    match, or None when it is over or another worker holds it (skip_locked:
+    the next sweep sees it again)."""
+    return (
+        Match.objects.select_for_update(skip_locked=True, of=("self",))
+        .select_related("room")
+        .filter(pk=match_id, status=Match.Status.PLAYING)
+        .first()
+    )

@@ -1,0 +1,101 @@
+""" "Mis partidas": a person's rooms, the most urgent first, and how many wait for them."""
+
+from collections.abc import Iterable
+
+from django.db.models import Q
+
+from games.lib import clock, deadlines
+from games.models import Match, Room, Seat
+from games.selectors import review
+
+YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
+
+
+def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
+    """One line per room of these seats, the most urgent first (four queries).
+
+    First the rooms where the seat owes an action, the nearest absence
+    deadline first (a table with a bot, or a turn the rival chose to wait
+    out, has none and comes after); then the rooms waiting on the rival or
+    on a second player, the longest waiting first; then the finished ones,
+    the last to end first. Each line: room, seat, opponent, status, group,
+    your_turn, turn_started_at, deadline and hours_left (None without one),
+    last_move_at, ended_at, finished_matches (how many matches the room
+    keeps in its archive) and prs (each analysed game of the latest match:
+    your PR and your rival's).
+    """
+    now = clock.now()
+    seats = list(seats)
+    room_ids = [seat.room_id for seat in seats]
+    rooms = {room.pk: room for room in Room.objects.filter(pk__in=room_ids)}
+    latest: dict[int, Match] = {}
+    finished: dict[int, int] = {}
+    for match in Match.objects.filter(room_id__in=room_ids).order_by("room_id", "number"):
+        latest[match.room_id] = match
+        if match.status == Match.Status.FINISHED:
+            finished[match.room_id] = finished.get(match.room_id, 0) + 1
+    by_room: dict[int, dict[int, Seat]] = {}
+    for seat in Seat.objects.filter(room_id__in=room_ids):
+        by_room.setdefault(seat.room_id, {})[seat.number] = seat
+    prs = review.match_prs(latest.values())
+    lines = []
+    for seat in seats:
+        room = rooms[seat.room_id]
+        match = latest.get(room.pk)
+        opponent = by_room.get(room.pk, {}).get(3 - seat.number)
+        line = {
+            "room": room,
+            "seat": seat,
+            "opponent": opponent.nickname if opponent else None,
+            "status": room.status,
+            "your_turn": False,
+            "turn_started_at": match.turn_started_at if match else None,
+            "deadline": None,
+            "hours_left": None,
+            "last_move_at": room.last_move_at,
+            "ended_at": (match.ended_at if match and match.ended_at else room.ended_at),
+            "finished_matches": finished.get(room.pk, 0),
+            "prs": review.seat_prs(prs, match, seat),  # analysed games: your PR, theirs
+        }
+        if not room.is_active or (match and match.status == Match.Status.FINISHED):
+            line["group"] = FINISHED
+        elif match and match.turn_seat_id == seat.pk:
+            # The deadline is when the match closes by itself: none in a room
+            # against the computer, or once the rival chose to keep waiting.
+            turn = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
+            line.update(group=YOUR_TURN, your_turn=True, deadline=turn.closes_at)
+            line["hours_left"] = turn.hours_left(now)  # whole hours, rounded down
+        else:
+            line["group"] = THEIR_TURN
+        lines.append(line)
+    lines.sort(key=_urgency)
+    return lines
+
+
+def _urgency(line: dict) -> tuple:
+    if line["group"] == YOUR_TURN:
+        deadline = line["deadline"]
+        since = line["turn_started_at"] or line["last_move_at"]
+        return (0, deadline is None, deadline or since, since)
+    if line["group"] == THEIR_TURN:
+        return (1, False, line["turn_started_at"] or line["last_move_at"], None)
+    ended = line["ended_at"] or line["last_move_at"]
+    return (2, False, -ended.timestamp(), None)
+
+
+def waiting_for_me(user, session_tokens: dict[str, str]) -> int:
+    """How many matches owe an action from this person: their account's seats and the
+    seats this browser holds by link. One query (tokens checked in Python)."""
+    owned = Q(turn_seat__user=user) if user is not None and user.is_authenticated else Q()
+    by_link = Q(turn_seat__room__slug__in=list(session_tokens)) if session_tokens else Q()
+    if not owned and not by_link:
+        return 0
+    matches = Match.objects.filter(status=Match.Status.PLAYING).filter(owned | by_link)
+    count = 0
+    for match in matches.select_related("turn_seat__room"):
+        seat = match.turn_seat
+        if owned and seat.user_id == user.pk:
+            count += 1
+        elif seat.check_token(session_tokens.get(seat.room.slug, "")):
+            count += 1
+    return count

@@ -1,0 +1,191 @@
+"""Read side of the analysis after the game: the review page's data and the PR figures.
+
+Nothing here writes (games.services.analysis does), and nothing here imports
+the writes: which analyses are current is games.lib.evaluator's. Positions for the board
+are given from side 0's chair, like a spectator's board: `me` is side 0.
+"""
+
+from collections.abc import Iterable
+
+from django.db.models import JSONField, OuterRef, QuerySet, Subquery
+
+from games import analysis
+from games.engine import Position
+from games.lib import evaluator
+from games.models import Game, GameAnalysis, Seat, TurnAnalysis
+
+THRESHOLDS = {"doubtful": analysis.DOUBTFUL, "error": analysis.ERROR, "blunder": analysis.BLUNDER}
+RECENT_GAMES = 50  # the profile's average PR covers this many analysed games
+
+
+def current_analyses(games: Iterable[Game]) -> dict[int, GameAnalysis]:
+    """The analysis of each game with the evaluator's current settings, by game id (one query)."""
+    rows = GameAnalysis.objects.filter(game__in=list(games), version=evaluator.current_version())
+    return {row.game_id: row for row in rows}
+
+
+def with_analysis(games: QuerySet) -> QuerySet:
+    """Games annotated with their current analysis's status and summary: no query of its own."""
+    rows = GameAnalysis.objects.filter(game=OuterRef("pk"), version=evaluator.current_version())
+    return games.annotate(
+        analysis_status=Subquery(rows.values("status")[:1]),
+        analysis_summary=Subquery(rows.values("summary")[:1], output_field=JSONField()),
+    )
+
+
+def games_analysis(games: list[Game]) -> list[dict]:
+    """For the room state: each finished game's analysis status and both players' PR.
+
+    ``games`` come from ``with_analysis``.
+    """
+    lines = []
+    for game in games:
+        if game.status != Game.Status.FINISHED:
+            continue
+        status, summary = game.analysis_status, game.analysis_summary
+        done = status == GameAnalysis.Status.DONE and summary
+        lines.append(
+            {
+                "game": game.number,
+                "status": status,
+                "pr": [summary[0]["pr"], summary[1]["pr"]] if done else [None, None],
+            }
+        )
+    return lines
+
+
+def page_context(room, game: Game, seat: Seat | None) -> dict:
+    """What templates/games/review.html shows of a finished game, for a seat or a spectator."""
+    row = current_analyses([game]).get(game.pk)
+    status = row.status if row is not None else None
+    done = status == GameAnalysis.Status.DONE
+    match = game.match
+    names = {match.side_of(s): s.nickname for s in room.seats.all()}  # rematches swap sides
+    waiting = (GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING)
+    return {
+        "room": room,
+        "game": game,
+        "match": match,
+        "analysis": row,
+        "done": done,
+        "running": status in waiting,
+        # A finished game is queued by itself; a seat may ask for a missing or failed one.
+        "can_request": seat is not None and status in (None, GameAnalysis.Status.FAILED),
+        "summaries": [
+            {"side": side, "name": names.get(side, ""), **row.summary[side]} for side in (0, 1)
+        ]
+        if done
+        else [],
+        "review": {
+            "steps": review_steps(row) if done else [],
+            "names": [names.get(0, ""), names.get(1, "")],
+            "thresholds": THRESHOLDS,
+        },
+        "thresholds": THRESHOLDS,
+    }
+
+
+def review_steps(row: GameAnalysis) -> list[dict]:
+    """The review's steps: each rated decision with the boards of the played and best choice."""
+    turns = (
+        TurnAnalysis.objects.filter(analysis=row).select_related("turn").order_by("turn__number")
+    )
+    steps = []
+    for rated in turns:
+        if rated.kind == "no_double" and not rated.counted:
+            continue  # a quiet roll: nothing was close to a double
+        steps.append(_step(rated))
+    return steps
+
+
+def _step(rated: TurnAnalysis) -> dict:
+    turn = rated.turn
+    before = Position.from_position_id(turn.position_before)  # the mover's chair
+    step = {
+        "turn": turn.number,
+        "side": rated.side,
+        "kind": rated.kind,
+        "dice": turn.dice if rated.kind == "play" else None,
+        "played": turn.notation if rated.kind == "play" else rated.kind,
+        "best": rated.best,
+        "played_equity": rated.played_equity,
+        "best_equity": rated.best_equity,
+        "loss": rated.loss,
+        "mark": rated.mark,
+        "forced": rated.forced,
+        "counted": rated.counted,
+        "alternatives": rated.alternatives,
+        "cube": rated.cube,
+        "cube_value": turn.cube_value,
+        "before": _seen_by_side0(before, rated.side),
+    }
+    if rated.kind == "play":
+        played = tuple(tuple(s) for s in turn.steps or ())
+        step["played_steps"] = _steps_for_side0(played, rated.side)
+        step["after_played"] = _seen_by_side0(before.apply(played), rated.side)
+        if rated.best_steps is not None:
+            best = tuple(tuple(s) for s in rated.best_steps)
+            step["best_steps"] = _steps_for_side0(best, rated.side)
+            step["after_best"] = _seen_by_side0(before.apply(best), rated.side)
+    return step
+
+
+def _seen_by_side0(position: Position, mover: int) -> dict:
+    seen = position if mover == 0 else position.flip()
+    return {"me": list(seen.me), "them": list(seen.them)}
+
+
+def _steps_for_side0(play, mover: int) -> list[list[int]]:
+    if mover == 0:
+        return [list(step) for step in play]
+    return [[_other(src), _other(dst)] for src, dst in play]
+
+
+def _other(point: int) -> int:
+    return point if point in (0, 25) else 25 - point
+
+
+def average_pr(user, last: int = RECENT_GAMES) -> tuple[float | None, int]:
+    """The user's mean PR over their last ``last`` analysed games, and how many there were."""
+    seats = Seat.objects.filter(user=user).values_list("room_id", "number")
+    seat_number = dict(seats)
+    rows = (
+        GameAnalysis.objects.filter(
+            game__match__room_id__in=list(seat_number),
+            version=evaluator.current_version(),
+            status=GameAnalysis.Status.DONE,
+        )
+        .select_related("game__match")
+        .order_by("-finished_at")[:last]
+    )
+    prs = []
+    for row in rows:
+        match = row.game.match
+        side = 0 if match.side0_seat_number == seat_number[match.room_id] else 1
+        if row.summary[side]["decisions"]:
+            prs.append(row.pr_of(side))
+    return (sum(prs) / len(prs) if prs else None), len(prs)
+
+
+def match_prs(matches) -> dict[int, dict[int, list]]:
+    """{match id: {game number: [PR side 0, PR side 1]}} for analysed games (one query)."""
+    rows = GameAnalysis.objects.filter(
+        game__match__in=[m.pk for m in matches],
+        version=evaluator.current_version(),
+        status=GameAnalysis.Status.DONE,
+    ).select_related("game")
+    found: dict[int, dict[int, list]] = {}
+    for row in rows:
+        found.setdefault(row.game.match_id, {})[row.game.number] = [row.pr_of(0), row.pr_of(1)]
+    return found
+
+
+def seat_prs(prs: dict[int, dict[int, list]], match, seat: Seat) -> list[dict]:
+    """For Mis partidas: each analysed game of the match, the seat's PR and the opponent's."""
+    if match is None:
+        return []
+    mine = match.side_of(seat)
+    games = prs.get(match.pk, {})
+    return [
+        {"game": n, "mine": pr[mine], "theirs": pr[1 - mine]} for n, pr in sorted(games.items())
+    ]

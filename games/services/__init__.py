@@ -1,0 +1,76 @@
+"""The writers: the only code that changes a room, a game or what is owed.
+
+- rooms: open a room, take its free seat, a browser's seats to an account, seen
+- actions: the game actions of a seat, one function each, and ACTIONS, their one list
+- rematch: offer and accept a rematch
+- sweeps: close a game by absence, expire an idle room
+- table: the unit of work every action runs in (the locked match and its Turn rows)
+- analysis: the writes of the analysis after the game
+- outbox: follow-up tasks recorded with the change that owes them; mail retries
+- dice: where each game's dice seed comes from
+- cleaning: the values a player sends, checked once
+"""
+
+from games.services import analysis, cleaning, dice, outbox
+from games.services.actions import (
+    ACTIONS,
+    absence_keep_waiting,
+    game_act,
+    game_beaver,
+    game_claim_absence,
+    game_conditional_answer,
+    game_conditional_greedy,
+    game_conditional_plays,
+    game_double,
+    game_drop,
+    game_next,
+    game_play,
+    game_resign_accept,
+    game_resign_decline,
+    game_resign_offer,
+    game_roll,
+    game_take,
+    match_resign,
+    session_stop,
+)
+from games.services.analysis import game_analysis_queue, game_analysis_run, requeue_stuck
+from games.services.rematch import rematch_accept, rematch_offer
+from games.services.rooms import room_create, room_join, seat_seen, seats_claim_for_user
+from games.services.sweeps import absence_close, room_expire
+
+__all__ = [
+    "ACTIONS",
+    "absence_close",
+    "absence_keep_waiting",
+    "analysis",
+    "cleaning",
+    "dice",
+    "game_act",
+    "game_analysis_queue",
+    "game_analysis_run",
+    "game_beaver",
+    "game_claim_absence",
+    "game_conditional_answer",
+    "game_conditional_greedy",
+    "game_conditional_plays",
+    "game_double",
+    "game_drop",
+    "game_next",
+    "game_play",
+    "game_resign_accept",
+    "game_resign_decline",
+    "game_resign_offer",
+    "game_roll",
+    "game_take",
+    "match_resign",
+    "outbox",
+    "rematch_accept",
+    "rematch_offer",
+    "requeue_stuck",
+    "room_create",
+    "room_expire",
+    "room_join",
+    "seat_seen",
+    "seats_claim_for_user",
+    "session_stop",
+]

@@ -1,0 +1,161 @@
+"""The writes of the analysis after the game: queue it, then store bgsage's verdicts.
+
+Analysis changes no game, so it lives apart from games.services (which stays
+the only code that changes a game): the one hook there queues a finished
+game. Every write here is a small function in its own short transaction;
+the evaluation itself (seconds of bgsage) runs outside any transaction, so it
+never holds a lock a player's move waits for.
+
+The task is owed through the outbox (games.services.outbox), like a bot's turn or an
+email: a FollowUp row for "games.tasks.analyse_game" (by name: games.tasks
+imports this module, and services never import the tasks) written in the
+same transaction as the PENDING GameAnalysis row, published on commit, and by
+the follow-up sweep if the broker was down or the process died first. A
+worker killed mid-run gets its message back from the broker (acks_late);
+only a run that stopped without being redelivered needs requeue_stuck.
+"""
+
+import time
+from datetime import timedelta
+
+from django.db import transaction
+
+from games import analysis
+from games.engine import MatchRules
+from games.lib import clock, evaluator
+from games.lib.errors import Conflict
+from games.models import Game, GameAnalysis, Turn, TurnAnalysis
+from games.selectors.records import turn_action
+from games.services import outbox
+
+TASK_NAME = "games.tasks.analyse_game"
+# A RUNNING analysis started longer ago than this is stuck, and is sent again.
+STUCK_AFTER = timedelta(minutes=30)
+
+
+def game_analysis_queue(*, game: Game) -> GameAnalysis:
+    """Ask for the analysis of a finished game (idempotent), owed through the outbox.
+
+    A game already analysed, or waiting for it, with these settings is left
+    alone; a failed one is queued again.
+    """
+    if game.status != Game.Status.FINISHED:
+        raise Conflict("game_not_over", "only a finished game is analysed")
+    now = clock.now()
+    with transaction.atomic():
+        row, created = GameAnalysis.objects.get_or_create(
+            game=game, version=evaluator.current_version(), defaults={"requested_at": now}
+        )
+        if not created and row.status != GameAnalysis.Status.FAILED:
+            return row
+        if not created:
+            row.status = GameAnalysis.Status.PENDING
+            row.requested_at = now
+            row.save(update_fields=["status", "requested_at"])
+        outbox.schedule(TASK_NAME, row.pk)
+    return row
+
+
+def game_analysis_run(*, analysis_id: int) -> GameAnalysis | None:
+    """Evaluate every decision of the game and store the verdicts, replacing earlier ones.
+
+    1. mark the row RUNNING (a short transaction);
+    2. replay the match's Turn rows and rate the game's decisions (no transaction);
+    3. replace the TurnAnalysis rows and store each player's figures, DONE.
+    Run twice, the second run rewrites the same rows.
+    """
+    row = GameAnalysis.objects.select_related("game__match__room").filter(pk=analysis_id).first()
+    if row is None:
+        return None
+    if row.version != evaluator.current_version():
+        return row  # queued under settings this worker no longer has
+    GameAnalysis.objects.filter(pk=row.pk).update(
+        status=GameAnalysis.Status.RUNNING, started_at=clock.now()
+    )
+    try:
+        started = time.perf_counter()
+        turns, ratings = _rate(row.game)
+        seconds = time.perf_counter() - started
+    except Exception:
+        GameAnalysis.objects.filter(pk=row.pk).update(status=GameAnalysis.Status.FAILED)
+        raise
+    return _store(row, turns, ratings, seconds)
+
+
+def _rate(game: Game) -> tuple[list[Turn], list[analysis.Rating]]:
+    match = game.match
+    turns = list(Turn.objects.filter(game__match=match).order_by("game__number", "number"))
+    actions = [turn_action(turn) for turn in turns]
+    wanted = [i for i, turn in enumerate(turns) if turn.game_id == game.pk]
+    rules = MatchRules.from_json(match.room.rules)
+    ratings = analysis.analyse(analysis.match_decisions(rules, actions, wanted), evaluator.SETTINGS)
+    return turns, ratings
+
+
+def _store(row: GameAnalysis, turns: list[Turn], ratings, seconds: float) -> GameAnalysis:
+    summaries = analysis.summarise(ratings)
+    with transaction.atomic():
+        row = GameAnalysis.objects.select_for_update().get(pk=row.pk)
+        row.turns.all().delete()
+        TurnAnalysis.objects.bulk_create(
+            _turn_row(row, turns[rating.decision.index], rating) for rating in ratings
+        )
+        row.status = GameAnalysis.Status.DONE
+        row.finished_at = clock.now()
+        row.seconds = round(seconds, 3)
+        row.summary = [summary.to_json() for summary in summaries]
+        row.save()
+    return row
+
+
+def _steps(play) -> list[list[int]] | None:
+    return [list(step) for step in play] if play is not None else None
+
+
+def _turn_row(row: GameAnalysis, turn: Turn, rating: analysis.Rating) -> TurnAnalysis:
+    return TurnAnalysis(
+        analysis=row,
+        turn=turn,
+        side=rating.decision.side,
+        kind=rating.decision.kind,
+        forced=rating.forced,
+        counted=rating.counted,
+        played_equity=round(rating.played_equity, 4),
+        best_equity=round(rating.best_equity, 4),
+        loss=round(rating.loss, 4),
+        mark=rating.mark,
+        best=rating.best,
+        best_steps=_steps(rating.best_play),
+        alternatives=[
+            {"notation": alt.notation, "steps": _steps(alt.play), "equity": round(alt.equity, 4)}
+            for alt in rating.alternatives
+        ],
+        cube={k: round(v, 4) for k, v in rating.cube.items()} if rating.cube else None,
+    )
+
+
+def requeue_stuck(*, limit: int = 50) -> int:
+    """Owe again the analyses RUNNING for longer than STUCK_AFTER; return how many.
+
+    The outbox covers a message lost before a worker took it, and the broker
+    gives back the message of a worker killed mid-run (acks_late,
+    reject_on_worker_lost, Redis's visibility timeout). Neither covers a run
+    that stopped without FAILED or DONE and whose message was acknowledged:
+    the hard time limit kills the process (Celery acknowledges a timeout), the
+    retries for database errors run out, or the database fails while writing
+    FAILED. Such a row would stay RUNNING for good, and a seat cannot ask for a
+    RUNNING analysis again. Its started_at is touched so it waits STUCK_AFTER
+    before the next try; re-running replaces the rows of the same version.
+    """
+    now = clock.now()
+    with transaction.atomic():
+        ids = list(
+            GameAnalysis.objects.select_for_update(skip_locked=True)
+            .filter(status=GameAnalysis.Status.RUNNING, started_at__lte=now - STUCK_AFTER)
+            .order_by("started_at")
+            .values_list("pk", flat=True)[:limit]
+        )
+        GameAnalysis.objects.filter(pk__in=ids).update(started_at=now)
+        for analysis_id in ids:
+            outbox.schedule(TASK_NAME, analysis_id)
+    return len(ids)

@@ -1,0 +1,138 @@
+"""The values a player sends, read and checked once, for the services.
+
+The services call these on every value before they touch a row; the forms and
+the JSON API check only that a value has the right type and take their limits
+(NICKNAME_MAX, EMAIL_MAX) from here, so each rule is written in one place.
+Each refusal is a BadInput whose code names the field.
+"""
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+
+from games.engine import MatchRules, Play
+from games.lib.errors import BadInput
+from games.models import Seat
+
+NICKNAME_MAX = Seat._meta.get_field("nickname").max_length
+EMAIL_MAX = Seat._meta.get_field("email").max_length  # Django's validator would allow 320
+
+
+def clean_rules(rules) -> MatchRules:
+    if isinstance(rules, MatchRules):
+        return rules
+    if not isinstance(rules, dict):
+        raise BadInput("bad_rules", "rules are a JSON object")
+    try:
+        return MatchRules.from_json(rules)
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        raise BadInput("bad_rules", str(exc)) from None
+
+
+def storable_text(text: str) -> bool:
+    """False for text no column can hold: a NUL byte (PostgreSQL refuses it) or a
+    lone surrogate such as JSON's "\\ud800" (it has no UTF-8 form)."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def clean_nickname(nickname) -> str:
+    if not isinstance(nickname, str) or not storable_text(nickname):
+        raise BadInput("bad_nickname")
+    nickname = " ".join(nickname.split())
+    if not 1 <= len(nickname) <= NICKNAME_MAX:
+        raise BadInput("bad_nickname")
+    return nickname
+
+
+def clean_email(email, consent) -> tuple[str, bool]:
+    if email in (None, ""):
+        return "", False
+    if not isinstance(email, str) or not storable_text(email):
+        raise BadInput("bad_email")
+    email = email.strip()
+    if len(email) > EMAIL_MAX:  # Django's validator allows 320; the column holds 254
+        raise BadInput("bad_email")
+    try:
+        validate_email(email)
+    except ValidationError:
+        raise BadInput("bad_email") from None
+    return email, bool(consent)
+
+
+def int_from_text(text: str) -> int | None:
+    """A count typed in a form or a URL ("12"), or None when it is not one.
+
+    Only ASCII digits, at most nine: str.isdigit() also says yes to "²", which
+    int() refuses, and int() refuses more than 4300 digits (both were a 500).
+    """
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
+
+
+def clean_version(version) -> int:
+    if isinstance(version, bool):
+        raise BadInput("bad_version")
+    if isinstance(version, str) and int_from_text(version) is not None:
+        version = int_from_text(version)
+    if not isinstance(version, int) or version < 0:
+        raise BadInput("bad_version")
+    return version
+
+
+def clean_play(play) -> tuple[tuple[int, int], ...]:
+    """A list of at most four [src, dst] pairs of point numbers 0..25."""
+    if not isinstance(play, list | tuple) or len(play) > 4:
+        raise BadInput("bad_play")
+    steps = []
+    for step in play:
+        if not isinstance(step, list | tuple) or len(step) != 2:
+            raise BadInput("bad_play")
+        if not all(isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= 25 for p in step):
+            raise BadInput("bad_play")
+        steps.append((step[0], step[1]))
+    return tuple(steps)
+
+
+def clean_answer(answer: object) -> str | None:
+    """A conditional cube answer: take, drop, beaver, or None to clear it."""
+    if answer is None or answer == "":
+        return None
+    if not isinstance(answer, str) or answer not in ("take", "drop", "beaver"):
+        raise BadInput("bad_answer")
+    return answer
+
+
+def clean_play_table(plays: object) -> list[tuple[tuple[int, int], str | Play]]:
+    """A written play table as sent: at most 21 {dice: [a, b], play} entries.
+
+    ``play`` is a list of steps (checked like a play) or a text in notation,
+    read against the position once the match is locked.
+    """
+    if plays is None:
+        return []
+    if not isinstance(plays, list) or len(plays) > 21:
+        raise BadInput("bad_table")
+    table: list[tuple[tuple[int, int], str | Play]] = []
+    for entry in plays:
+        if not isinstance(entry, dict) or set(entry) - {"dice", "play"}:
+            raise BadInput("bad_table")
+        dice = entry.get("dice")
+        if (
+            not isinstance(dice, list | tuple)
+            or len(dice) != 2
+            or not all(type(d) is int and 1 <= d <= 6 for d in dice)
+        ):
+            raise BadInput("bad_table")
+        play = entry.get("play")
+        if isinstance(play, str):
+            if len(play) > 64:
+                raise BadInput("bad_notation")
+            table.append(((dice[0], dice[1]), play))
+        else:
+            table.append(((dice[0], dice[1]), clean_play(play)))
+    return table

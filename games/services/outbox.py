@@ -1,0 +1,167 @@
+"""The outbox: follow-up tasks recorded in the same transaction as the change.
+
+A move, a join or a bot's turn owes work to a worker (the bot's next action,
+"Es tu turno", the end-of-match email). games.services records it as a
+FollowUp row inside its own transaction, and the task is handed to the broker
+only once that transaction commits, best-effort: when the broker is down the
+move is still saved and answered, and the row waits, unpublished, for the
+follow-up sweep (every minute) to publish it. Nothing owed is lost between
+"committed" and "queued", whether the broker failed or the process died.
+
+Mail that the server refused for now waits here too, with `due_at` in the
+future (exponential backoff up to hours, far longer than a broker should hold
+a message), and lands here for good, as a dead letter, when it runs out of
+tries. The admin lists those and can send them again.
+
+Tasks are looked up by name in the Celery app, so this module needs neither
+games.tasks nor a function-level import.
+"""
+
+import logging
+import random
+from datetime import timedelta
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+from kombu.exceptions import EncodeError
+
+from games.lib import clock
+from games.models import FollowUp
+
+log = logging.getLogger(__name__)
+
+# Published rows are kept this long (to look at in the admin), then deleted.
+KEEP_PUBLISHED = timedelta(days=1)
+
+
+def sweep_every() -> timedelta:
+    return timedelta(seconds=settings.FOLLOW_UP_SWEEP_SECONDS)
+
+
+def schedule(task: str, *args, delay: timedelta = timedelta(0)) -> FollowUp:
+    """Record `task(*args)` in the caller's transaction; publish it when that commits."""
+    now = clock.now()
+    row = FollowUp.objects.create(task=task, args=list(args), due_at=now + delay, created_at=now)
+    transaction.on_commit(lambda: publish(row))
+    return row
+
+
+def defer(task: str, *args, until, **kwargs) -> FollowUp:
+    """Record `task(*args, **kwargs)` for the sweep to publish once `until` has passed."""
+    return FollowUp.objects.create(
+        task=task, args=list(args), kwargs=kwargs, due_at=until, created_at=clock.now()
+    )
+
+
+def publish(row: FollowUp) -> bool:
+    """Hand the row's task to the broker right after the commit; never raises.
+
+    Goes through the task's `delay`, so a task's own defaults (the turn
+    email's pause) apply. On any failure the row stays unpublished for the
+    sweep: the saved change must not turn into an error page.
+    """
+    try:
+        current_app.tasks[row.task].delay(*row.args, **row.kwargs)
+    except Exception:  # broker down or hung: the follow-up sweep publishes it later
+        log.warning("follow-up %s left for the sweep: publish failed", row, exc_info=True)
+        return False
+    FollowUp.objects.filter(pk=row.pk).update(published_at=clock.now())
+    return True
+
+
+def publish_due(*, batch: int = 200) -> int:
+    """Publish the live rows that are due and still unpublished; return how many.
+
+    Rows younger than half a sweep period are left alone: their own on-commit
+    publish is probably under way (a second copy would be harmless, as every
+    task re-checks, but pointless). Locked with skip_locked, so two sweeps at
+    once publish each row once; on the first failure the broker is still
+    down, and the rest waits for the next sweep. A row the broker cannot be
+    given at all (a task that no longer exists, arguments it refuses) becomes a
+    dead letter instead of blocking the rows behind it.
+    """
+    now = clock.now()
+    published = 0
+    with transaction.atomic():
+        rows = list(
+            FollowUp.objects.select_for_update(skip_locked=True)
+            .filter(
+                published_at__isnull=True,
+                failed_at__isnull=True,
+                due_at__lte=now - sweep_every() / 2,
+            )
+            .order_by("due_at")[:batch]
+        )
+        for row in rows:
+            try:
+                current_app.tasks[row.task].apply_async(row.args, row.kwargs, countdown=0)
+            except (KeyError, TypeError, ValueError, EncodeError) as error:
+                # No such task, or arguments it refuses: the row itself is bad.
+                log.exception("follow-up sweep: %s cannot be published", row)
+                FollowUp.objects.filter(pk=row.pk).update(
+                    failed_at=now, error=f"{type(error).__name__}: {error}"[:2000]
+                )
+                continue
+            except Exception:  # the broker's trouble, whatever its library calls it
+                log.warning("follow-up sweep: broker down, %s waits", row, exc_info=True)
+                break
+            FollowUp.objects.filter(pk=row.pk).update(published_at=now)
+            published += 1
+    FollowUp.objects.filter(published_at__lt=now - KEEP_PUBLISHED).delete()
+    return published
+
+
+# --- mail that could not be delivered yet ---------------------------------------
+
+
+def retry_delay(attempt: int) -> timedelta:
+    """The wait before try number `attempt` (1, 2...): doubling from
+    MAIL_RETRY_FIRST_SECONDS up to MAIL_RETRY_MAX_SECONDS, plus up to 10 %
+    jitter so that mail held back by one outage does not all come back at once."""
+    first, longest = settings.MAIL_RETRY_FIRST_SECONDS, settings.MAIL_RETRY_MAX_SECONDS
+    seconds = min(first * 2 ** (attempt - 1), longest)
+    return timedelta(seconds=seconds * (1 + random.random() / 10))  # noqa: S311 - not a secret
+
+
+def retry_later(task: str, args, *, attempt: int, error: BaseException) -> FollowUp:
+    """Keep a mail task that failed for now: due again after a backoff, or dead
+    (failed_at) once it has had MAIL_TRIES tries."""
+    now = clock.now()
+    row = FollowUp(
+        task=task,
+        args=list(args),
+        kwargs={"attempt": attempt},
+        due_at=now,
+        created_at=now,
+        error=f"{type(error).__name__}: {error}"[:2000],
+    )
+    if attempt >= settings.MAIL_TRIES:
+        row.failed_at = now
+        log.error("mail task %s gave up after %d tries: %s", row, attempt, row.error)
+    else:
+        row.due_at = now + retry_delay(attempt)
+    row.save()
+    return row
+
+
+def dead_letter(task: str, args, *, error: str, release=None) -> FollowUp:
+    """Keep a mail the site will not send again by itself, for a person to look at."""
+    now = clock.now()
+    return FollowUp.objects.create(
+        task=task,
+        args=list(args),
+        due_at=now,
+        failed_at=now,
+        created_at=now,
+        error=error[:2000],
+        release=release,
+    )
+
+
+def resend(rows) -> int:
+    """The admin's "send again": each dead letter becomes a live row, due now, with
+    fresh tries; the follow-up sweep publishes it. The caller released the claims."""
+    return rows.filter(failed_at__isnull=False).update(
+        failed_at=None, published_at=None, due_at=clock.now(), kwargs={}, release=None
+    )

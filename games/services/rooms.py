@@ -1,0 +1,126 @@
+"""Rooms and seats: open a room, take its free seat, claim a browser's seats, seen.
+
+Each function is a transaction; a room's first match starts here
+(games.services.table.start_match), the opening roll included.
+"""
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+
+from games.bots import BOT_NAMES
+from games.engine import MatchRules
+from games.lib import clock
+from games.lib.errors import BadInput, Conflict, NotFound
+from games.models import Room, Seat
+from games.services import cleaning, outbox
+from games.services.table import start_match
+
+# How often a seat's last_seen_at is written at most (the board polls).
+SEEN_EVERY = timedelta(seconds=30)
+
+
+def room_create(
+    *,
+    rules: MatchRules | dict,
+    nickname: str,
+    email: str = "",
+    email_consent: bool = False,
+    user=None,
+    bot: str | None = None,
+    language: str = "es",
+) -> Seat:
+    """Open a room and sit its host at seat 1; against a bot the match starts at once.
+
+    The returned seat carries `.token`, the private seat secret, this one time.
+    """
+    rules = cleaning.clean_rules(rules)
+    nickname = cleaning.clean_nickname(nickname)
+    email, email_consent = cleaning.clean_email(email, email_consent)
+    if bot is not None and bot not in BOT_NAMES:
+        raise BadInput("bad_bot", f"unknown bot {bot!r}")
+    now = clock.now()
+    with transaction.atomic():
+        room = Room.objects.create(
+            rules=rules.to_json(), bot=bot or "", created_at=now, last_move_at=now
+        )
+        host = _new_seat(room, 1, nickname, email, email_consent, user, language, now)
+        if bot:
+            _new_seat(room, 2, bot.capitalize(), "", False, None, "es", now)
+            room.status = Room.Status.PLAYING
+            room.save(update_fields=["status"])
+            start_match(room, number=1, side0_seat_number=1, now=now)
+    return host
+
+
+def room_join(
+    *,
+    room: Room,
+    nickname: str,
+    email: str = "",
+    email_consent: bool = False,
+    user=None,
+    language: str = "es",
+) -> Seat:
+    """Take the free seat of a waiting room and start the match (opening roll included).
+
+    The returned seat carries `.token`, the private seat secret, this one time.
+    """
+    nickname = cleaning.clean_nickname(nickname)
+    email, email_consent = cleaning.clean_email(email, email_consent)
+    now = clock.now()
+    with transaction.atomic():
+        try:
+            room = Room.objects.select_for_update().get(pk=room.pk)
+        except Room.DoesNotExist:
+            raise NotFound("not_found") from None
+        if room.status != Room.Status.WAITING:
+            raise Conflict("room_full", f"room is {room.status}")
+        if user is not None and room.seats.filter(user=user).exists():
+            raise Conflict("already_seated")
+        seat = _new_seat(room, 2, nickname, email, email_consent, user, language, now)
+        room.status = Room.Status.PLAYING
+        room.last_move_at = now
+        room.save(update_fields=["status", "last_move_at"])
+        start_match(room, number=1, side0_seat_number=1, now=now)
+        outbox.schedule("games.tasks.opponent_joined_email", room.pk)
+    return seat
+
+
+def seats_claim_for_user(*, user, seat_ids: Sequence[int]) -> int:
+    """Attach this browser's guest seats to an account; seats of another account stay put."""
+    ids = [i for i in seat_ids if isinstance(i, int) and not isinstance(i, bool)]
+    with transaction.atomic():
+        return Seat.objects.filter(pk__in=ids, user__isnull=True).update(user=user)
+
+
+def seat_seen(*, seat: Seat) -> None:
+    """Note that the seat's holder is looking at the board (no email while they are)."""
+    now = clock.now()
+    if seat.last_seen_at and now - seat.last_seen_at < SEEN_EVERY:
+        return
+    Seat.objects.filter(pk=seat.pk).update(last_seen_at=now)
+    seat.last_seen_at = now
+
+
+def _new_seat(room, number, nickname, email, email_consent, user, language, now) -> Seat:
+    seat = Seat(
+        room=room,
+        number=number,
+        nickname=nickname,
+        email=email,
+        email_consent=email_consent,
+        user=user,
+        language=language if language in ("es", "en") else "es",
+        created_at=now,
+        last_seen_at=now,  # the person is on the site right now: no email at once
+    )
+    token = seat.set_token()
+    try:
+        with transaction.atomic():
+            seat.save()
+    except IntegrityError:
+        raise Conflict("room_full", "seat taken") from None
+    seat.token = token
+    return seat

@@ -1,0 +1,67 @@
+"""The sweeps' writes (periodic tasks): close a game by absence, expire an idle room.
+
+Each takes one id found by a games.selectors.due query, locks the row with
+skip_locked (due.lock_for_sweep: another worker already holds it, so skip,
+the next sweep sees it again), re-checks everything and acts at most once.
+"""
+
+from django.db import transaction
+
+from games.engine import Action, ActionKind, EndReason
+from games.lib import clock, deadlines
+from games.models import Game, Match, Room
+from games.selectors import due
+from games.services import outbox
+from games.services.table import open_table
+
+
+def absence_close(*, match_id: int) -> Match | None:
+    """Close a game whose player on turn has owed an action for 48 h: the waiting player wins.
+
+    Not when the waiting player chose to keep waiting this turn, and never in a
+    room against the computer (its games may sleep until the room expires).
+    """
+    with transaction.atomic():
+        match = due.lock_for_sweep(match_id)
+        if match is None or match.turn_seat_id is None:
+            return None
+        # Re-checked under the lock: the turn may have passed, or been waived.
+        turn = deadlines.TurnClock.of(match, against_bot=bool(match.room.bot))
+        if turn.closes_at is None:
+            return None
+        table = open_table(match)
+        if not turn.closes(table.now) or table.owing_side() is None:
+            return None
+        table.apply(Action(ActionKind.FORFEIT, table.owing_side(), reason=EndReason.ABSENCE))
+        return table.save()
+
+
+def room_expire(*, room_id: int) -> Room | None:
+    """Expire a room with no move for seven days; its match ends with no winner."""
+    now = clock.now()
+    with transaction.atomic():
+        # Lock the current match first, as every action does, then the room.
+        latest = Match.objects.filter(room_id=room_id).order_by("-number").values("pk").first()
+        match = due.lock_for_sweep(latest["pk"]) if latest else None
+        if latest and match is None:
+            return None  # someone is acting right now
+        room = Room.objects.select_for_update().filter(pk=room_id).first()
+        if room is None or not room.is_active or not deadlines.room_expired(room.last_move_at, now):
+            return None
+        room.status = Room.Status.EXPIRED
+        room.ended_at = now
+        room.save(update_fields=["status", "ended_at"])
+        if match is not None and match.status == Match.Status.PLAYING:
+            match.status = Match.Status.FINISHED
+            match.ended_at = now
+            match.turn_seat = None
+            match.turn_started_at = None
+            match.absence_due_at = None
+            match.version += 1
+            match.save()
+            # No roll will ever be drawn again: the seed can be checked.
+            match.games.filter(status=Game.Status.PLAYING).update(
+                status=Game.Status.FINISHED, revealed=True, ended_at=now
+            )
+            outbox.schedule("games.tasks.match_ended_email", match.pk)
+        return room

@@ -1,0 +1,284 @@
+"""The unit of work of every game action: one locked match and the Turn rows it writes.
+
+A service opens a Table on the match it locked (open_table), applies engine
+actions to it, and saves it once: the match's state, version, clocks and
+deadline, the games, the Turn rows, the room, and the follow-up tasks it owes
+(games.services.outbox), all in the caller's transaction.
+
+Dice: each Game has a secret seed; roll n of a game is derived from it
+(games.services.dice), and the seed is revealed when the game ends.
+"""
+
+from games.engine import (
+    Action,
+    ActionKind,
+    EngineError,
+    Format,
+    MatchRules,
+    MatchState,
+    Phase,
+    advance,
+    format_play,
+    table_to_json,
+)
+from games.lib import clock, deadlines
+from games.lib.errors import Conflict, IllegalMoveError, NotSeatHolder, from_engine
+from games.models import Game, Match, Room, Seat, Turn
+from games.services import analysis, dice, outbox
+
+
+class Table:
+    """A locked Match, its current Game and the Turn rows one service call writes."""
+
+    def __init__(self, match: Match, seats: dict[int, Seat], game: Game, now):
+        self.match = match
+        self.seats = seats
+        self.game = game
+        self.now = now
+        self.rules = MatchRules.from_json(match.room.rules)
+        self.state = MatchState.from_json(match.state)
+        self.dice = dice.GameDice(game)
+        self.turns = []
+        self.games = {game.number: game}
+        self.old_turn_seat_id = match.turn_seat_id
+        self.started_game = False
+        # The people who have their forced plays made for them (the bots play their own).
+        self.forced_for = frozenset(
+            side for side in (0, 1) if _wants_forced_plays(self.seat_of(side))
+        )
+
+    def seat_of(self, side: int) -> Seat:
+        return self.seats[self.match.seat_number_of(side)]
+
+    def is_bot_side(self, side: int) -> bool:
+        return self.seat_of(side).is_bot
+
+    def owing_side(self) -> int | None:
+        return self.state.owing_side()
+
+    def require_allowed(self, kind: ActionKind, side: int) -> None:
+        if kind in self.state.allowed_actions(side):
+            return
+        if self.state.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+            raise Conflict("game_over")
+        if self.owing_side() != side:
+            raise Conflict("not_your_turn")
+        raise IllegalMoveError("wrong_phase", f"{kind} is not allowed in {self.state.phase}")
+
+    def apply(self, action: Action, automatic: bool = False) -> None:
+        before = self.state
+        try:
+            after = before.apply(action)
+        except EngineError as exc:
+            raise from_engine(exc) from None
+        self._record(before, after, automatic)
+        self.state = after
+        if after.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+            self._finish_game()
+            if after.phase == Phase.GAME_OVER and self.rules.format != Format.SESSION:
+                self.start_next_game(action.side)
+        else:
+            self.run_automatic()
+
+    def run_automatic(self) -> None:
+        """Apply what the table does by itself, one action at a time (each may end a game).
+
+        Opening rolls, rolls for who may not double (or wrote their plays),
+        written answers and plays, forced plays for who wants them.
+        """
+        _, actions = advance(self.state, self.dice, limit=1, forced_for=self.forced_for)
+        if actions:
+            self.apply(actions[0], automatic=True)
+
+    def start_next_game(self, side: int) -> None:
+        self._finish_game()
+        self.game = new_game(self.match, self.game.number + 1, self.now)
+        self.games[self.game.number] = self.game
+        self.dice = dice.GameDice(self.game)
+        self.started_game = True
+        self.apply(Action(ActionKind.NEXT_GAME, side))
+
+    def _finish_game(self) -> None:
+        game = self.game
+        if game.status == Game.Status.FINISHED or not self.state.games:
+            return
+        result = self.state.games[-1]
+        game.status = Game.Status.FINISHED
+        game.revealed = True
+        game.ended_at = self.now
+        game.result = result.to_json()
+        game.winner_side = result.winner
+        game.points = result.points
+        analysis.game_analysis_queue(game=game)  # rated by a worker after commit
+
+    def _record(self, before: MatchState, after: MatchState, automatic: bool) -> None:
+        # The engine's own record of the action: a roll with no legal play
+        # carries play=(), which is what a replay needs.
+        action = after.last_action
+        side = action.side
+        self.game.turn_count += 1
+        view_before = before.position_for(side)
+        notation = ""
+        if action.kind == ActionKind.PLAY and action.play is not None:
+            notation = format_play(view_before, action.play)
+        self.turns.append(
+            _turn_row(
+                game=self.game,
+                number=self.game.turn_count,
+                side=side,
+                seat=self.seat_of(side),
+                action=action,
+                automatic=automatic,
+                cube_value=after.cube_value,
+                position_before=view_before.position_id(),
+                position_after=after.position_for(side).position_id(),
+                notation=notation,
+                created_at=self.now,
+            )
+        )
+
+    def save(self) -> Match:
+        match, now = self.match, self.now
+        match.state = self.state.to_json()
+        if self.turns and all(turn.kind in _NOTES for turn in self.turns):
+            # Only a player's written notes: the opponent's board and clock stay as they are.
+            match.save(update_fields=["state"])
+            Turn.objects.bulk_create(self.turns)
+            for game in self.games.values():
+                game.save(update_fields=["turn_count"])
+            return match
+        match.version += 1
+        owing = self.owing_side()
+        turn_seat = self.seat_of(owing) if owing is not None else None
+        turn_seat_id = turn_seat.pk if turn_seat else None
+        # The turn passed when someone else acted in between, even if it came
+        # straight back (the other side's roll had no legal play): the 48 h
+        # start again. A player who only rolled still owes the same turn.
+        passed = (
+            turn_seat_id != self.old_turn_seat_id
+            or self.started_game
+            or any(turn.side != owing for turn in self.turns if turn.kind not in _NOTES)
+        )
+        if passed:
+            match.turn_seat = turn_seat
+            match.turn_started_at = now if turn_seat else None
+        if self.state.phase == Phase.MATCH_OVER:
+            match.status = Match.Status.FINISHED
+            match.winner_side = self.state.winner
+            match.ended_at = now
+            match.turn_seat = None
+            match.turn_started_at = None
+        # The absence deadline of the turn now running (None: none applies).
+        match.absence_due_at = deadlines.TurnClock.of(
+            match, against_bot=bool(match.room.bot)
+        ).due_at
+        match.save()
+        for game in self.games.values():
+            game.save()
+        if self.turns:
+            Turn.objects.bulk_create(self.turns)
+        room = match.room
+        room.last_move_at = now
+        fields = ["last_move_at"]
+        if match.status == Match.Status.FINISHED and room.status == Room.Status.PLAYING:
+            room.status = Room.Status.FINISHED
+            room.ended_at = now
+            fields += ["status", "ended_at"]
+        room.save(update_fields=fields)
+        _schedule_follow_up(match, turn_seat if match.turn_seat_id else None, turn_changed=passed)
+        return match
+
+
+# The Turn kinds that only note what a player wrote ahead.
+_NOTES = frozenset({ActionKind.CONDITIONAL_ANSWER, ActionKind.CONDITIONAL_PLAYS})
+
+
+def _wants_forced_plays(seat: Seat) -> bool:
+    """A person's choice on their profile; on for guests, who have none (the default)."""
+    if seat.is_bot:
+        return False
+    user = seat.user
+    if user is None:
+        return True
+    profile = getattr(user, "profile", None)
+    return True if profile is None else profile.forced_plays
+
+
+def _turn_row(*, action: Action, **fields) -> Turn:
+    return Turn(
+        kind=action.kind,
+        dice=list(action.dice) if action.dice is not None else None,
+        steps=[list(step) for step in action.play] if action.play is not None else None,
+        value=action.value,
+        reason=action.reason or "",
+        table=table_to_json(action.table) if action.table is not None else None,
+        **fields,
+    )
+
+
+def lock_current_match(seat: Seat) -> Match:
+    """Lock the seat's room's current match (select_for_update): one writer at a time."""
+    if not isinstance(seat, Seat) or seat.pk is None:
+        raise NotSeatHolder()
+    match = (
+        Match.objects.select_for_update().filter(room_id=seat.room_id).order_by("-number").first()
+    )
+    if match is None:
+        raise Conflict("no_match", "the room is still waiting for a second player")
+    return match
+
+
+def open_table(match: Match) -> Table:
+    """The Table of a match the caller has locked, with its seats and current game."""
+    seats = {
+        s.number: s
+        for s in Seat.objects.filter(room_id=match.room_id).select_related("room", "user__profile")
+    }
+    match.room = seats[1].room
+    game = match.games.order_by("-number").first()
+    return Table(match, seats, game, clock.now())
+
+
+def start_match(room: Room, *, number: int, side0_seat_number: int, now, version=0) -> Match:
+    """Create the room's match `number` and play what the table plays by itself (the opening)."""
+    rules = MatchRules.from_json(room.rules)
+    match = Match.objects.create(
+        room=room,
+        number=number,
+        side0_seat_number=side0_seat_number,
+        state=MatchState.new(rules).to_json(),
+        version=version,
+        created_at=now,
+    )
+    new_game(match, 1, now)
+    table = open_table(match)
+    table.started_game = True
+    table.run_automatic()
+    return table.save()
+
+
+def new_game(match: Match, number: int, now) -> Game:
+    seed = dice.current().new_seed()
+    return Game.objects.create(
+        match=match,
+        number=number,
+        seed=seed,
+        commitment=dice.seed_commitment(seed),
+        started_at=now,
+    )
+
+
+def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: bool) -> None:
+    """Record, in this transaction: the bot's move, the "your turn" email for a
+    person, the end's email (games.services.outbox publishes them on commit)."""
+    if match.status == Match.Status.FINISHED:
+        outbox.schedule("games.tasks.match_ended_email", match.pk)
+    if turn_seat is None:
+        return
+    if turn_seat.is_bot:
+        # Every time: after its own roll the bot still has to move.
+        outbox.schedule("games.tasks.bot_turn", match.pk, match.version)
+    elif turn_changed:
+        outbox.schedule(
+            "games.tasks.turn_email", match.pk, match.version, delay=deadlines.TURN_EMAIL_PAUSE
+        )

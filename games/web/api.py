@@ -1,0 +1,244 @@
+"""The JSON API: a room's state and one POST endpoint per action.
+
+Every endpoint answers JSON. Errors look like
+{"error": {"code": "stale_version", "message": "<in the request's language>"}}
+with 400 (malformed input), 403 (not the seat's holder), 404, 405, 409 (stale
+version, out of turn, finished), 413 (too long), 422 (the rules say no) or 429
+(games.web.throttle). ServiceError is turned into a response in one place,
+`json_endpoint`; whatever fails outside an endpoint is answered in JSON by
+games.web.http_errors. The endpoints only parse
+and call a service; the services and the engine decide. docs/API.md is the
+reference for clients.
+"""
+
+import hashlib
+import json
+from functools import wraps
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpResponse, JsonResponse
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import get_language
+from django.views.decorators.csrf import csrf_protect
+
+from games import selectors, services
+from games.engine import EngineError
+from games.lib.errors import (
+    BadInput,
+    Conflict,
+    NotSeatHolder,
+    RequestError,
+    ServiceError,
+    from_engine,
+    public_message,
+)
+from games.services.cleaning import int_from_text
+from games.web import longpoll
+from games.web.actions import ACTIONS, perform
+from games.web.http_errors import error_payload
+from games.web.seats import load_room, remember_seat, viewer_seat
+from games.web.throttle import rate_limited
+
+POINTS = range(0, 26)  # 0 = off, 25 = bar
+MAX_STEPS = 8  # of a half-made play in ?taken=: anything longer is not a play at all
+MAX_BODY = 4096
+
+
+def error_response(error: ServiceError) -> JsonResponse:
+    return JsonResponse(error_payload(error.code, public_message(error)), status=error.status)
+
+
+def json_endpoint(methods):
+    """Allow `methods`, and turn every ServiceError into its JSON response."""
+
+    def decorate(view):
+        @wraps(view)
+        def wrapper(request, *args, **kwargs):
+            try:
+                if request.method not in methods:
+                    raise RequestError("method_not_allowed", request.method, status=405)
+                response = view(request, *args, **kwargs)
+            except ServiceError as error:
+                response = error_response(error)
+                if error.status == 405:
+                    response["Allow"] = ", ".join(methods)
+            patch_vary_headers(response, ("Cookie", "Accept-Language"))
+            return response
+
+        return wrapper
+
+    return decorate
+
+
+# --- reading the body -------------------------------------------------------
+
+
+def read_json_body(request) -> dict:
+    """The request's JSON object: every JSON endpoint reads its body here and nowhere else."""
+    # Refuse a long body by its header, before reading a byte of it.
+    if _content_length(request) > MAX_BODY:
+        raise RequestError("too_large", "body too large", status=413)
+    try:
+        raw = request.body
+    except RequestDataTooBig:
+        raise RequestError("too_large", "body too large", status=413) from None
+    if len(raw) > MAX_BODY:
+        raise RequestError("too_large", "body too large", status=413)
+    try:
+        body = json.loads(raw.decode("utf-8") or "{}")
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        # RecursionError: "[" * 1100 nests deeper than the parser's stack, well
+        # under MAX_BODY. No action takes anything nested more than two deep.
+        raise RequestError("bad_json", "not JSON") from None
+    if not isinstance(body, dict):
+        raise RequestError("bad_json", "not an object")
+    return body
+
+
+def _content_length(request) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
+# --- endpoints --------------------------------------------------------------
+
+
+def state_etag(state: dict, body: bytes) -> str:
+    # The version says when the game moved; the digest covers what else this
+    # viewer sees (their seat, the language, a join, a rematch offer).
+    digest = hashlib.sha256(body).hexdigest()[:16]
+    return f'"v{state.get("version", 0)}-{digest}"'
+
+
+def state_response(request, room) -> HttpResponse:
+    state = selectors.room_state(room, viewer_seat(request, room))
+    body = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
+    etag = state_etag(state, body)
+    if etag in parse_etags(request.headers.get("If-None-Match", "")):
+        response = HttpResponse(status=304)
+    else:
+        response = HttpResponse(body, content_type="application/json")
+    response["ETag"] = etag
+    response["Cache-Control"] = "private, no-cache"
+    response["Content-Language"] = get_language()
+    return response
+
+
+def parse_etags(header: str) -> set[str]:
+    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
+
+
+def parse_wait(request) -> int | None:
+    """The version the client already has, from "?wait=12"; None without the parameter."""
+    text = request.GET.get("wait")
+    if text is None:
+        return None
+    version = int_from_text(text)
+    if version is None or version < 0:
+        raise BadInput("bad_version", f"wait={text!r}")
+    return version
+
+
+@json_endpoint(("GET", "HEAD"))
+def room_state(request, slug):
+    room = load_room(slug)
+    wait = parse_wait(request)
+    if wait is not None:
+        # Long polling: held until the room moves past `wait` (see games.web.longpoll).
+        if longpoll.wait_for_change(room, wait):
+            room = load_room(slug)  # moved while we waited: a join changes the room itself
+    seat = viewer_seat(request, room)
+    if seat is not None:
+        services.seat_seen(seat=seat)  # no "your turn" email while the board is open
+    return state_response(request, room)
+
+
+@json_endpoint(("POST",))
+@rate_limited("action")
+@csrf_protect
+def room_action(request, slug, action):
+    if action not in ACTIONS:
+        raise RequestError("unknown_action", action)
+    body = read_json_body(request)
+    room = load_room(slug)
+    perform(action, viewer_seat(request, room), body)
+    # Answer with the fresh state so the client needs no second request.
+    return state_response(request, load_room(slug))
+
+
+def parse_player(body: dict) -> dict:
+    """Nickname, email and consent, strictly typed; the service checks their content."""
+    nickname, email = body.get("nickname"), body.get("email", "")
+    consent = body.get("email_consent", False)
+    if not isinstance(nickname, str):
+        raise BadInput("bad_nickname")
+    if not isinstance(email, str) or not isinstance(consent, bool):
+        raise BadInput("bad_email")
+    return {"nickname": nickname, "email": email, "email_consent": consent}
+
+
+@json_endpoint(("POST",))
+@rate_limited("create")
+def room_create(request):
+    body = read_json_body(request)
+    rules, bot = body.get("rules", {}), body.get("bot")
+    if not isinstance(rules, dict):
+        raise BadInput("bad_rules")
+    if bot is not None and not isinstance(bot, str):
+        raise BadInput("bad_bot")
+    user = request.user if request.user.is_authenticated else None
+    seat = services.room_create(
+        rules=rules, bot=bot, user=user, language=get_language(), **parse_player(body)
+    )
+    remember_seat(request, seat.room, seat.token)
+    response = state_response(request, load_room(seat.room.slug))
+    response.status_code = 201
+    response["Location"] = reverse("games:room", args=[seat.room.slug])
+    return response
+
+
+@json_endpoint(("POST",))
+@rate_limited("join")
+def room_join(request, slug):
+    body = read_json_body(request)
+    room = load_room(slug)
+    if viewer_seat(request, room) is not None:
+        raise Conflict("already_seated")
+    user = request.user if request.user.is_authenticated else None
+    seat = services.room_join(room=room, user=user, language=get_language(), **parse_player(body))
+    remember_seat(request, room, seat.token)
+    return state_response(request, load_room(slug))
+
+
+def parse_taken(text: str) -> list[tuple[int, int]]:
+    """The steps already taken this turn, from "?taken=24-18,18-13"."""
+    taken = []
+    for word in filter(None, text.split(",")):
+        src, _sep, dst = (int_from_text(part) for part in word.partition("-"))
+        if src not in POINTS or dst not in POINTS:
+            raise BadInput("bad_play", f"bad step {word!r}")
+        taken.append((src, dst))
+    if len(taken) > MAX_STEPS:
+        raise BadInput("bad_play", "too many steps")
+    return taken
+
+
+@json_endpoint(("GET",))
+def room_steps(request, slug):
+    room = load_room(slug)
+    seat = viewer_seat(request, room)
+    if seat is None:
+        raise NotSeatHolder("not_seat_holder", "spectators have no steps")
+    taken = parse_taken(request.GET.get("taken", ""))
+    try:
+        return JsonResponse(selectors.step_options(room, seat, taken))
+    except EngineError as error:
+        raise from_engine(error) from None
+
+
+@json_endpoint(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"))
+def not_found(request, rest):
+    raise RequestError("not_found", rest, status=404)

@@ -1,0 +1,222 @@
+"""Forms of the site: they parse what a person typed, nothing more.
+
+Whether an action is allowed is the services' and the engine's business; a
+form only turns text into the typed values a service expects. The board's
+buttons are read into the JSON API's body (form_body), so both ways of
+playing go through one parser (games.web.api.perform).
+"""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from games.bots import CHARACTERS
+from games.engine import EngineError, Format, InvalidInput, MatchRules, MatchState, parse_play
+from games.lib.errors import RequestError, from_engine
+from games.models import Room, Seat
+from games.selectors import current_match
+from games.services.cleaning import EMAIL_MAX, NICKNAME_MAX, int_from_text
+
+# Short matches first (the common ones), then the long ones up to 25 points.
+MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)
+MAX_AUTO_DOUBLES = (1, 2, 3)
+PERSON = "person"  # the opponent choice for "Jugar con alguien"
+
+
+def account_name(user) -> str:
+    """The name an account plays under: the profile's "Nombre que ven los demás", else
+    the username (a user without a profile has no display name yet)."""
+    profile = getattr(user, "profile", None)
+    name = (profile.display_name if profile else "") or user.get_username()
+    return " ".join(name.split())[:NICKNAME_MAX]
+
+
+class PlayerFields(forms.Form):
+    """Who sits down: a nickname and, optionally, an email for "Es tu turno"."""
+
+    nickname = forms.CharField(
+        label=_("Tu apodo"),
+        max_length=NICKNAME_MAX,
+        required=False,
+        help_text=_("Es el nombre que ve tu rival."),
+    )
+    email = forms.EmailField(
+        label=_("Tu correo (opcional)"),
+        max_length=EMAIL_MAX,
+        required=False,
+        help_text=_("Solo para avisarte cuando te toca. Nadie más lo ve."),
+    )
+    email_consent = forms.BooleanField(
+        label=_("Sí, quiero recibir un correo cuando me toque jugar."),
+        required=False,
+    )
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user if user is not None and user.is_authenticated else None
+        self.default_nickname = account_name(self.user) if self.user else ""
+        if self.user is None:
+            self.fields["nickname"].required = True
+            # Say what to do, not Django's "Este campo es obligatorio."
+            self.fields["nickname"].error_messages["required"] = _("Elige un apodo.")
+
+    def clean_nickname(self):
+        nickname = " ".join(self.cleaned_data["nickname"].split())
+        if not nickname and self.user is not None:
+            nickname = self.default_nickname
+        if not nickname:
+            raise forms.ValidationError(_("Elige un apodo."))
+        return nickname
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("email_consent") and not cleaned.get("email"):
+            self.add_error("email", _("Para avisarte por correo necesitamos tu dirección."))
+        return cleaned
+
+    def player_kwargs(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "nickname": data["nickname"],
+            "email": data["email"],
+            "email_consent": bool(data["email"]) and data["email_consent"],
+            "user": self.user,
+        }
+
+
+def opponent_choices():
+    """A person by link, or one of the computer players, weakest to strongest."""
+    return [(PERSON, _("Alguien, por link"))] + [
+        (key, character.name) for key, character in CHARACTERS.items()
+    ]
+
+
+class NewRoomForm(PlayerFields):
+    """Home page: "Jugar con alguien" or "Jugar contra la computadora", and the format."""
+
+    opponent = forms.ChoiceField(
+        label=_("Rival"),
+        choices=opponent_choices,
+        initial=PERSON,
+        required=False,  # no choice means a person by link
+        widget=forms.RadioSelect,
+    )
+    format = forms.ChoiceField(
+        label=_("Formato"),
+        choices=[
+            (Format.SINGLE.value, _("Partida simple: una partida, sin cubo")),
+            (Format.MATCH.value, _("Match a N puntos, con cubo y regla de Crawford")),
+            (Format.SESSION.value, _("Sesión libre: partidas con cubo hasta que alguien pare")),
+        ],
+        initial=Format.SINGLE.value,
+        widget=forms.RadioSelect,
+    )
+    length = forms.TypedChoiceField(
+        label=_("Puntos para ganar el match"),
+        choices=[(n, str(n)) for n in MATCH_LENGTHS],
+        coerce=int,
+        initial=5,
+        required=False,
+    )
+    auto_doubles = forms.BooleanField(label=_("Dobles automáticos"), required=False)
+    max_auto_doubles = forms.TypedChoiceField(
+        label=_("Dobles automáticos por partida, como máximo"),
+        choices=[(n, str(n)) for n in MAX_AUTO_DOUBLES],
+        coerce=int,
+        initial=1,
+        required=False,
+    )
+    beavers = forms.BooleanField(label=_("Castores"), required=False)
+    jacoby = forms.BooleanField(label=_("Regla Jacoby"), required=False)
+
+    field_order = [
+        "opponent",
+        "format",
+        "length",
+        "auto_doubles",
+        "max_auto_doubles",
+        "beavers",
+        "jacoby",
+        "nickname",
+        "email",
+        "email_consent",
+    ]
+
+    def clean(self):
+        cleaned = super().clean()
+        chosen = cleaned.get("format")
+        if chosen == Format.MATCH and not cleaned.get("length"):
+            self.add_error("length", _("Elige a cuántos puntos se juega el match."))
+        return cleaned
+
+    def bot(self) -> str | None:
+        """The computer player's key, or None to play a person by link."""
+        opponent = self.cleaned_data["opponent"]
+        return None if opponent in ("", PERSON) else opponent
+
+    def match_rules(self) -> MatchRules:
+        """The rules the host chose; options that do not belong to the format are dropped."""
+        data = self.cleaned_data
+        chosen = Format(data["format"])
+        if chosen == Format.MATCH:
+            return MatchRules(format=chosen, length=data["length"])
+        if chosen == Format.SESSION:
+            return MatchRules(
+                format=chosen,
+                auto_doubles=data["auto_doubles"],
+                max_auto_doubles=data["max_auto_doubles"] or 1,
+                beavers=data["beavers"],
+                jacoby=data["jacoby"],
+            )
+        return MatchRules(format=chosen)
+
+
+class JoinForm(PlayerFields):
+    """The invitation page: take the free seat."""
+
+
+# --- the board's forms, read into the JSON API's body shape (games.web.api.perform) ---
+
+
+def _number_or_text(value: str):
+    value = (value or "").strip()
+    number = int_from_text(value)
+    return value if number is None else number
+
+
+def form_body(request, room: Room, seat: Seat | None, action: str) -> dict:
+    """Read a board form into the body the API takes, so both share one parser.
+
+    A typed play is read by the engine's notation parser against the dice on
+    the table; a chosen one comes as "24-18 13-10".
+    """
+    post = request.POST
+    body = {"version": _number_or_text(post.get("version"))}
+    if "value" in post:
+        body["value"] = _number_or_text(post.get("value"))
+    if action == "play":
+        choice, typed = post.get("choice", "").strip(), post.get("typed", "").strip()
+        if typed:
+            body["play"] = _typed_play(room, seat, typed)
+        elif choice:
+            body["play"] = [
+                [_number_or_text(point) for point in step.split("-")] for step in choice.split()
+            ]
+        else:
+            body["play"] = None
+    return body
+
+
+def _typed_play(room: Room, seat: Seat | None, text: str):
+    match = current_match(room)
+    if seat is None or match is None:
+        return None  # the service refuses with the right status
+    state = MatchState.from_json(match.state)
+    if state.dice is None:
+        return []
+    try:
+        play = parse_play(state.position_for(match.side_of(seat)), state.dice, text)
+    except InvalidInput as error:  # notation it cannot read: the API's own sentence
+        raise RequestError(error.code, error.reason) from None
+    except EngineError as error:
+        raise from_engine(error) from None
+    return [list(step) for step in play]

@@ -1,0 +1,209 @@
+"""What the templates need to draw a room: the state dict, shaped for the page.
+
+Nothing here decides a rule of the game or queries the database: the state
+comes from games.selectors, the viewer's seat from games.web.seats.
+"""
+
+from django.urls import reverse
+from django.utils.translation import gettext
+
+from games.bots import CHARACTERS
+from games.engine import Position, format_play, legal_plays
+from games.lib import clock
+from games.models import Room, Seat
+from games.selectors.history import describe_turn
+from games.web.seats import free_seat_number, session_token
+
+# --- the room page -------------------------------------------------------------
+
+CHECKER_STYLES = ("caps", "tyres")  # side 0 plays brass bottle caps, side 1 small tyres
+SHOWN_CHECKERS = 5  # a point draws at most this many checkers; the count says the rest
+
+
+def bot_card(room: Room) -> dict | None:
+    """The computer player's strength and style, translated: a person should know who
+    they face. None when both seats are people."""
+    character = CHARACTERS.get(room.bot or "")
+    if character is None:
+        return None
+    return {
+        "name": character.name,
+        "label": gettext(character.label),
+        "style": gettext(character.style),
+    }
+
+
+def room_context(request, room: Room, seat: Seat | None, state: dict) -> dict:
+    """Everything templates/games/room.html needs, from selectors.room_state."""
+    match = state["match"]
+    token = session_token(request, room) if seat is not None else None
+    context = {
+        "now": clock.now(),
+        "room": room,
+        "state": state,
+        "seat": seat,
+        "match": match,
+        "is_spectator": seat is None,
+        "invite_url": request.build_absolute_uri(reverse("games:room", args=[room.slug])),
+        # Only the holder sees their private link, rebuilt from their own session.
+        "seat_url": (
+            request.build_absolute_uri(reverse("games:seat_link", args=[room.slug, token]))
+            if token
+            else None
+        ),
+        "players": players(state),
+        "bot": bot_card(room),
+        "waiting_for_rival": free_seat_number(room) is not None,
+        "room_config": {
+            "stateUrl": reverse("games:api_state", args=[room.slug]),
+            "version": state["version"],
+        },
+    }
+    if match is not None:
+        allowed = set(match["allowed"])
+        context.update(
+            board=board_rows(state),
+            allowed=allowed,
+            history=history_lines(state),
+            games=match["games"],
+            play_choices=play_choices(match) if "play" in allowed else [],
+            turn_player=next(
+                (p for p in context["players"] if p["seat"] == match["turn_seat"]), None
+            ),
+        )
+    return context
+
+
+def players(state: dict) -> list[dict]:
+    """One entry per seat: name, side, checkers, pips, score, whether on turn."""
+    match = state["match"]
+    result = []
+    for seat in state["seats"]:
+        side = seat["side"]
+        entry = {
+            "seat": seat["number"],
+            "nickname": seat["nickname"],
+            "is_you": seat["is_you"],
+            "is_bot": seat["is_bot"],
+            "side": side,
+            "style": CHECKER_STYLES[side] if side is not None else None,
+        }
+        if match is not None and side is not None:
+            entry.update(
+                pips=match["pips"][side],
+                score=match["score"][side],
+                on_turn=match["turn"] == side,
+                owns_cube=match["cube"]["owner"] == side,
+            )
+        result.append(entry)
+    # The viewer's own seat first, so "you" read the panel from the top.
+    result.sort(key=lambda entry: (not entry["is_you"], entry["seat"]))
+    return result
+
+
+def board_rows(state: dict) -> dict:
+    """The 24 points, the bar and the trays, laid out from the viewing side.
+
+    Top row: points 13..24 left to right; bottom row: 12..1, so the viewer's home
+    board sits bottom right, as on a real table seen from your chair.
+    """
+    match = state["match"]
+    position = match["position"]
+    side = position["side"]
+    me, them = position["me"], position["them"]
+    names = {seat["side"]: seat["nickname"] for seat in state["seats"]}
+    viewer_is_player = state["viewer"]["side"] is not None
+    mine = _owner(side, names, viewer_is_player)
+    theirs = _owner(1 - side, names, viewer_is_player=False)
+
+    def point(number):
+        if me[number]:
+            return _stack(number, me[number], mine)
+        if them[25 - number]:
+            return _stack(number, them[25 - number], theirs)
+        return _stack(number, 0, None)
+
+    return {
+        "top": [point(n) for n in range(13, 19)],
+        "top_right": [point(n) for n in range(19, 25)],
+        "bottom": [point(n) for n in range(12, 6, -1)],
+        "bottom_right": [point(n) for n in range(6, 0, -1)],
+        "bar": {"mine": _stack(None, me[25], mine), "theirs": _stack(None, them[25], theirs)},
+        "off": {"mine": _stack(None, me[0], mine), "theirs": _stack(None, them[0], theirs)},
+        "mine": mine,
+        "theirs": theirs,
+    }
+
+
+def _owner(side: int, names: dict, viewer_is_player: bool) -> dict:
+    return {
+        "side": side,
+        "style": CHECKER_STYLES[side],
+        "name": names.get(side, ""),
+        "is_you": viewer_is_player,
+    }
+
+
+def _stack(number, count, owner) -> dict:
+    return {
+        "number": number,
+        "count": count,
+        "owner": owner,
+        "shown": range(min(count, SHOWN_CHECKERS)),
+        "overflow": count > SHOWN_CHECKERS,
+    }
+
+
+def play_choices(match: dict) -> list[tuple[str, str]]:
+    """The legal plays for the dice on the table: (form value, notation) pairs.
+
+    The engine lists them; this only writes each one for a <select>.
+    """
+    position = Position(me=tuple(match["position"]["me"]), them=tuple(match["position"]["them"]))
+    plays = legal_plays(position, tuple(match["dice"]))
+    # Listed like a player reads them: the furthest-back checker first.
+    plays.sort(key=lambda play: sorted(((-src, -dst) for src, dst in play)))
+    return [
+        (" ".join(f"{src}-{dst}" for src, dst in play), format_play(position, play))
+        for play in plays
+    ]
+
+
+def history_lines(state: dict) -> list[dict]:
+    """The move history grouped by game, each line a sentence in the page's language.
+
+    The form board writes one sentence per turn; selectors marked the opening
+    rolls (games.selectors.history.sheet_lines), which read "para empezar" here.
+    """
+    match = state["match"]
+    names = {seat["side"]: seat["nickname"] for seat in state["seats"]}
+    games: dict[int, list] = {}
+    for turn in match["history"]:
+        name = names.get(turn["side"], "?")
+        text = describe_turn(turn, name, opening=turn.get("opening", False), names=names)
+        games.setdefault(turn["game"], []).append({"turn": turn, "text": text})
+    results = {game["number"]: game.get("result") for game in match["games"]}
+    return [
+        {"number": number, "turns": turns, "result": results.get(number)}
+        for number, turns in sorted(games.items())
+    ]
+
+
+def opponent_radios(form, characters) -> dict:
+    """The home form's opponent radios: the person by link, then each computer player
+    with its strength and style (Spanish source text, translated here)."""
+    person, bots = None, []
+    for radio in form["opponent"]:
+        character = characters.get(radio.data["value"])
+        if character is None:
+            person = radio
+        else:
+            bots.append(
+                {
+                    "radio": radio,
+                    "name": character.name,
+                    "label": gettext(character.label),
+                    "style": gettext(character.style),
+                }
+            )
+    return {"person": person, "bots": bots}

@@ -1,0 +1,113 @@
+"""Who holds which seat: the browser's session, the private seat link, the account.
+
+A browser holds a seat through its session: the private seat link stores the
+seat's token there (the database keeps only its hash). A logged-in owner holds
+their seats on any device. Everybody else is a spectator.
+"""
+
+import re
+
+from django.conf import settings
+from django.db.models import Prefetch
+from django.http import Http404
+
+from games.lib.errors import NotFound
+from games.models import ROOM_SLUG_PATTERN, Room, Seat
+
+SESSION_SEATS = "mesa_seats"  # {room slug: seat token}
+
+
+def load_room(slug: str) -> Room:
+    """The room with its two seats, in two queries; NotFound (404) otherwise."""
+    if not isinstance(slug, str) or not re.fullmatch(ROOM_SLUG_PATTERN, slug):
+        raise NotFound("not_found", "not a room slug")  # never sent to the database
+    try:
+        return Room.objects.prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))
+        ).get(slug=slug)
+    except Room.DoesNotExist:
+        raise NotFound("not_found", f"no room {slug!r}") from None
+
+
+def session_token(request, room: Room) -> str | None:
+    token = request.session.get(SESSION_SEATS, {}).get(room.slug)
+    return token if isinstance(token, str) else None
+
+
+def session_tokens(request) -> dict[str, str]:
+    """{room slug: seat token} this browser holds (none on a request without a session)."""
+    seats = getattr(request, "session", {}).get(SESSION_SEATS, {})
+    return {slug: token for slug, token in seats.items() if isinstance(token, str)}
+
+
+def remember_seat(request, room: Room, token: str) -> None:
+    seats = dict(request.session.get(SESSION_SEATS, {}))
+    seats.pop(room.slug, None)  # re-remembered: now the newest
+    seats[room.slug] = token
+    # A bounded list: past the limit the oldest seats drop out of this browser
+    # (their private links and an account still hold them).
+    for slug in list(seats)[: max(0, len(seats) - settings.MESA_SESSION_SEATS_MAX)]:
+        del seats[slug]
+    request.session[SESSION_SEATS] = seats
+    # A new privilege, like a login: a fresh session key, so a session cookie
+    # planted by someone else never ends up holding the seat.
+    request.session.cycle_key()
+
+
+def seat_for_token(room: Room, token: str) -> Seat | None:
+    """The seat of this room whose secret is `token` (compared in constant time)."""
+    for seat in room.seats.all():
+        if seat.check_token(token):
+            return seat
+    return None
+
+
+def viewer_seat(request, room: Room) -> Seat | None:
+    """The seat this request may act for, or None for a spectator."""
+    token = session_token(request, room)
+    if token:
+        seat = seat_for_token(room, token)
+        if seat is not None:
+            return seat
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        for seat in room.seats.all():
+            if seat.user_id == user.pk:
+                return seat
+    return None
+
+
+def free_seat_number(room: Room) -> int | None:
+    """The number of the empty seat a guest would take, if the room is still open."""
+    if room.bot or room.status != Room.Status.WAITING:
+        return None
+    taken = {seat.number for seat in room.seats.all()}
+    free = [number for number in (1, 2) if number not in taken]
+    return free[0] if free else None
+
+
+def session_seats(request) -> list[Seat]:
+    """Every seat this browser holds (by its link's token) or this account owns.
+
+    The session keeps {room slug: token}, and a token may be the seat's own or
+    the one its emails carry (Seat.check_token knows both), so seats are found
+    by room and checked one by one rather than looked up by hash.
+    """
+    tokens = session_tokens(request)
+    seats = {
+        seat.pk: seat
+        for seat in Seat.objects.filter(room__slug__in=tokens).select_related("room")
+        if seat.check_token(tokens[seat.room.slug])
+    }
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        seats.update((seat.pk, seat) for seat in Seat.objects.filter(user=user))
+    return list(seats.values())
+
+
+def get_room_or_404(slug):
+    """load_room for the pages: a room that is not there is Django's 404 page."""
+    try:
+        return load_room(slug)
+    except NotFound:
+        raise Http404 from None

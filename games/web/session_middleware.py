@@ -1,0 +1,28 @@
+"""Django's session middleware, minus one cleanup that loses seats.
+
+Binding a seat cycles the session key (games.web.seats.remember_seat), and
+the old key is deleted at once. The same browser may still have a request in
+flight with that old key: above all the board's long poll, which reads the
+session only when the room moves, up to 25 seconds later. Django finds no
+session for the old key and answers with "delete the session cookie"; the
+browser, which by then holds the new key, drops it, and every seat with it.
+
+A session that arrived with a key the store does not know and that the request
+never changed is left alone here: its cookie is not ours to clear, because the
+browser may hold a newer one. Logging out still clears it (flush() marks the
+session modified), and an unknown key keeps giving an empty session, never
+someone else's.
+"""
+
+from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessionMiddleware
+from django.utils.cache import patch_vary_headers
+
+
+class SessionMiddleware(DjangoSessionMiddleware):
+    def process_response(self, request, response):
+        session = getattr(request, "session", None)
+        if session is not None and not session.modified and session.is_empty():
+            if session.accessed:
+                patch_vary_headers(response, ("Cookie",))
+            return response
+        return super().process_response(request, response)

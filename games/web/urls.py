@@ -1,0 +1,71 @@
+"""URLs of the site, grouped per resource: pages, then the JSON API.
+
+Room slugs are random and public (the invitation link); seat tokens only ever
+appear in the private seat link, which redirects to the clean room URL.
+"""
+
+from django.urls import path, register_converter
+
+from games.models import ROOM_SLUG_PATTERN
+from games.web import api, archive, review, views
+
+
+class RoomSlugConverter:
+    """A path segment that can be a room's slug; any other segment matches no URL (404)."""
+
+    regex = ROOM_SLUG_PATTERN
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
+register_converter(RoomSlugConverter, "room")
+
+app_name = "games"
+
+pages = [
+    path("", views.home, name="home"),
+    path("reglas/", views.rules, name="rules"),
+    path("mis-partidas/", views.my_rooms, name="my_rooms"),
+]
+
+rooms = [
+    path("mesa/<room:slug>/", views.room, name="room"),
+    path("mesa/<room:slug>/sentarse/", views.join, name="join"),
+    path("mesa/<room:slug>/asiento/<str:token>/", views.seat_link, name="seat_link"),
+    path("mesa/<room:slug>/mi-asiento/", views.my_seat, name="my_seat"),
+    path("mesa/<room:slug>/jugar/<str:action>/", views.act, name="act"),
+    path("mesa/<room:slug>/encuentro.mat", archive.match_file, name="match_file"),
+    path(
+        "mesa/<room:slug>/analisis/<int:match_number>/<int:game_number>/",
+        review.review_page,
+        name="review",
+    ),
+    path(
+        "mesa/<room:slug>/analisis/<int:match_number>/<int:game_number>/pedir/",
+        review.review_request,
+        name="review_request",
+    ),
+    # The archive: every match the room played, kept after each rematch.
+    path("mesa/<room:slug>/encuentros/", archive.room_archive, name="room_archive"),
+    path("mesa/<room:slug>/encuentros/<int:number>/", archive.past_match, name="past_match"),
+    path(
+        "mesa/<room:slug>/encuentro-<int:number>.mat",
+        archive.match_file,
+        name="match_file_number",
+    ),
+]
+
+json_api = [
+    path("api/rooms", api.room_create, name="api_create"),
+    path("api/rooms/<room:slug>/", api.room_state, name="api_state"),
+    path("api/rooms/<room:slug>/join", api.room_join, name="api_join"),
+    path("api/rooms/<room:slug>/steps", api.room_steps, name="api_steps"),
+    path("api/rooms/<room:slug>/actions/<str:action>", api.room_action, name="api_action"),
+    path("api/<path:rest>", api.not_found, name="api_not_found"),
+]
+
+urlpatterns = pages + rooms + json_api
