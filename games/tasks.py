@@ -163,6 +163,12 @@ def match_ended_email(match_id: int) -> int:
 
 
 @shared_task(base=MailTask)
+def answer_played_email(turn_id: int) -> int:
+    """The player whose written answer the table just played hears of it."""
+    return mail.send_answer_played(turn_id=turn_id)
+
+
+@shared_task(base=MailTask)
 def send_absence_reminders(batch: int = 100) -> int:
     """The reminder to the player on turn, 24 h before the absence deadline."""
     return mail.send_absence_reminders(batch=batch)

@@ -10,6 +10,7 @@ Dice: each Game has a secret seed; roll n of a game is derived from it
 """
 
 from games.engine import (
+    CONDITIONAL,
     Action,
     ActionKind,
     EngineError,
@@ -177,6 +178,10 @@ class Table:
             game.save()
         if self.turns:
             Turn.objects.bulk_create(self.turns)
+        for turn in self.turns:
+            if turn.reason == CONDITIONAL and turn.kind in _ANSWERS and not turn.seat.is_bot:
+                # The writer of the answer hears that it was played (games.mail).
+                outbox.schedule("games.tasks.answer_played_email", turn.pk)
         room = match.room
         room.last_move_at = now
         fields = ["last_move_at"]
@@ -191,6 +196,7 @@ class Table:
 
 # The Turn kinds that only note what a player wrote ahead.
 _NOTES = frozenset({ActionKind.CONDITIONAL_ANSWER, ActionKind.CONDITIONAL_PLAYS})
+_ANSWERS = frozenset({ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER})
 
 
 def _wants_forced_plays(seat: Seat) -> bool:

@@ -5,14 +5,16 @@ the opponent cannot change, and forced plays made at once for who wants
 them. Every test's match also replays from its Turn rows (autouse check).
 """
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
 
 from accounts.models import Profile
-from games import selectors, services
+from games import selectors, services, tasks
 from games.engine import Format, MatchRules
 from games.lib.errors import BadInput, Conflict, IllegalMoveError
-from games.models import Turn
+from games.models import FollowUp, Turn
 from tests.helpers import Persona, action_url, bind, current_match, first_legal_play, post_json
 
 MATCH5 = MatchRules(format=Format.MATCH, length=5)
@@ -244,3 +246,22 @@ def test_a_written_play_in_notation_must_be_legal(rules, room, alice, bob, race_
             plays=[{"dice": [6, 5], "play": "8/2 6/1 6/1"}],
         )
     assert turns(room, kind="cond_plays") == []
+
+
+def test_the_writer_hears_once_by_email_that_the_answer_was_played(
+    room, alice, bob, bob_to_roll, clock, mailoutbox
+):
+    version = bob_to_roll.version
+    services.game_conditional_answer(seat=alice.seat, version=version, answer="take")
+    clock.tick(timedelta(hours=3))  # alice left the board long ago
+    services.game_double(seat=bob.seat, version=version)
+    [take] = turns(room, kind="take")
+    owed = FollowUp.objects.filter(task="games.tasks.answer_played_email")
+    assert [row.args for row in owed] == [[take.pk]]
+
+    assert tasks.answer_played_email(take.pk) == 1
+    assert tasks.answer_played_email(take.pk) == 0  # a second delivery sends nothing
+    [email] = mailoutbox
+    assert email.to == ["alice@example.com"]
+    assert email.subject == "bob dobló y la mesa respondió por ti"
+    assert "Aceptaste, como lo dejaste escrito" in email.body and "cubo en 2" in email.body
