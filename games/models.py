@@ -438,3 +438,23 @@ class TurnAnalysis(models.Model):
 
     def __str__(self):
         return f"{self.turn} {self.kind} {self.loss:.3f}"
+
+
+class PushSubscription(models.Model):
+    """A browser where an account allowed notifications (the Push API's subscription).
+
+    The endpoint is the push service's URL for that browser; p256dh and auth
+    are its keys, which encrypt every message (RFC 8291) so the push service
+    reads nothing.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    endpoint = models.URLField(max_length=500, unique=True)
+    p256dh = models.CharField(max_length=100)
+    auth = models.CharField(max_length=40)
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.endpoint[:40]}"

@@ -65,6 +65,9 @@ MESSAGES = {
     "already_rolled": _("Ya tiraste los dados: ahora toca mover."),
     "unknown_action": _("Esa acción no existe."),
     "bad_action": _("A esa acción le falta algo o le sobra algo."),
+    "bad_subscription": _("El navegador mandó una suscripción a avisos que no entendemos."),
+    "push_off": _("Este sitio no manda avisos al teléfono."),
+    "not_signed_in": _("Entra con tu cuenta para recibir avisos en este dispositivo."),
     "bad_answer": _("La respuesta al cubo es aceptar, rechazar o castor."),
     "bad_table": _("Cada tirada se escribe una sola vez, con su jugada."),
     "no_double_ahead": _(

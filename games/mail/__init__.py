@@ -5,7 +5,7 @@
 - smtp: the backend that tells a refusal from a lost answer (ReplyLost)
 """
 
-from games.mail import claims, messages, smtp
+from games.mail import claims, messages, push, smtp
 from games.mail.claims import Uncertain, release_claim, stale_claim_after
 from games.mail.messages import (
     NotNow,
@@ -25,6 +25,7 @@ __all__ = [
     "board_link",
     "claims",
     "messages",
+    "push",
     "release_claim",
     "send_absence_claimable",
     "send_absence_reminders",

@@ -34,6 +34,7 @@ from games.services.actions import (
     session_stop,
 )
 from games.services.analysis import game_analysis_queue, game_analysis_run, requeue_stuck
+from games.services.push import push_subscribe, push_unsubscribe
 from games.services.rematch import rematch_accept, rematch_offer
 from games.services.rooms import room_create, room_join, seat_seen, seats_claim_for_user
 from games.services.sweeps import absence_close, room_expire
@@ -64,6 +65,8 @@ __all__ = [
     "game_take",
     "match_resign",
     "outbox",
+    "push_subscribe",
+    "push_unsubscribe",
     "rematch_accept",
     "rematch_offer",
     "requeue_stuck",

@@ -288,3 +288,8 @@ def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: b
         outbox.schedule(
             "games.tasks.turn_email", match.pk, match.version, delay=deadlines.TURN_EMAIL_PAUSE
         )
+        if turn_seat.user_id is not None:
+            # Its phone too, if the account allowed notifications (games.mail.push).
+            outbox.schedule(
+                "games.tasks.turn_push", match.pk, match.version, delay=deadlines.TURN_EMAIL_PAUSE
+            )

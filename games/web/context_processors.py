@@ -1,8 +1,10 @@
-"""What every page's header needs: how many matches wait for the visitor's move."""
+"""What every page's header needs: how many matches wait for the visitor's move, and
+whether the site pushes notifications (then every page registers the service worker)."""
 
 from functools import cache
 
 from games import selectors
+from games.mail.push import push_enabled
 from games.web.seats import session_tokens
 
 
@@ -18,3 +20,8 @@ def waiting_games(request) -> dict:
         return selectors.waiting_for_me(getattr(request, "user", None), session_tokens(request))
 
     return {"waiting_count": count}
+
+
+def push_site(request) -> dict:
+    """`push_site`: the site has a VAPID key pair, so pages register the service worker."""
+    return {"push_site": push_enabled()}

@@ -23,6 +23,7 @@ from games.web import presenters
 from games.web.actions import ACTIONS, perform
 from games.web.forms import JoinForm, NewRoomForm, form_body
 from games.web.http_errors import error_payload
+from games.web.push import push_context
 from games.web.seats import (
     free_seat_number,
     get_room_or_404,
@@ -146,7 +147,11 @@ def act(request, slug, action):
 @require_GET
 def my_rooms(request):
     seats = list(session_seats(request))
-    context = {"entries": selectors.rooms_for_seats(seats), "now": clock.now()}
+    context = {
+        "entries": selectors.rooms_for_seats(seats),
+        "now": clock.now(),
+        **push_context(request),
+    }
     return render(request, "games/my_rooms.html", context)
 
 
