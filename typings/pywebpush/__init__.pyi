@@ -1,6 +1,5 @@
 # What Mesa calls of pywebpush (games/mail/push.py); stubtest checks it against the package.
 from collections.abc import Mapping
-
 from typing import Any
 
 import requests
