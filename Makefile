@@ -58,8 +58,8 @@ typecheck: $(STAMP)
 # workers too, and waits for them to finish their current task.
 run: export DEBUG ?= true
 run: $(STAMP)
+	$(BIN)/python manage.py createcachetable  # before migrate, whose checks want it (config/checks.py)
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py createcachetable
 	@trap 'kill $$bots $$mail $$analysis 2>/dev/null; wait $$bots $$mail $$analysis' EXIT INT TERM; \
 	$(BIN)/celery -A config worker --beat -n bots@%h -Q bots,sweeps --concurrency=2 \
 		--without-gossip --without-mingle --loglevel=INFO & bots=$$!; \

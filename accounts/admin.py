@@ -2,7 +2,11 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 
+from .forms import AdminLoginForm
 from .models import EmailOptOut, Profile
+
+# The admin's log-in under the site's lockouts (accounts.lockout).
+admin.site.login_form = AdminLoginForm
 
 
 class ProfileInline(admin.StackedInline):

@@ -1,13 +1,16 @@
 import logging
+import zoneinfo
+from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from . import ratelimit
+from . import lockout
 from .emails import send_templated_mail
 from .models import Profile
 from .services import profile_for
@@ -31,63 +34,76 @@ class SignupForm(UserCreationForm):
         labels = {"username": _("Nombre de usuario")}
 
     def clean_email(self):
-        email = self.cleaned_data["email"].strip()
-        if get_user_model().objects.filter(email__iexact=email).exists():
+        # Whether an account has this address is not the form's to say: the
+        # view answers the same either way and mails the owner (views.signup).
+        return self.cleaned_data["email"].strip()
+
+
+class LockoutAuthenticationForm(AuthenticationForm):
+    """Refuse a log-in unchecked while its username or its address is locked out.
+
+    The failure itself is counted where every log-in path meets it: django-axes
+    for the username, accounts.lockout's receiver for the address.
+    """
+
+    def clean(self) -> dict[str, Any]:
+        username = self.cleaned_data.get("username") or ""
+        if self.request is not None and lockout.is_blocked(self.request, username):
             raise forms.ValidationError(
-                _("Ya hay una cuenta con ese correo. ¿Olvidaste tu clave?"), code="email_taken"
+                lockout.too_many_attempts_message(), code="too_many_attempts"
             )
-        return email
+        return super().clean()
 
 
-class RateLimitedAuthenticationForm(AuthenticationForm):
-    """Django's login form, refusing for a while after repeated failures."""
+class RateLimitedAuthenticationForm(LockoutAuthenticationForm):
+    """Django's log-in form, refusing for a while after repeated failures."""
 
     error_messages = {
         **AuthenticationForm.error_messages,
         "invalid_login": _(
             "Ese nombre de usuario y esa clave no coinciden. Revisa las mayúsculas de la clave."
         ),
-        "too_many_attempts": _(
-            "Demasiados intentos fallidos. Espera 15 minutos y vuelve a probar, "
-            "o recupera tu clave por correo."
-        ),
     }
 
-    def clean(self):
-        username = self.cleaned_data.get("username") or ""
-        address = ratelimit.client_address(self.request) if self.request else ""
-        if ratelimit.login_is_blocked(username=username, address=address):
-            raise forms.ValidationError(
-                self.error_messages["too_many_attempts"], code="too_many_attempts"
-            )
-        try:
-            cleaned = super().clean()
-        except forms.ValidationError as error:
-            if any(e.code == "invalid_login" for e in error.error_list):
-                ratelimit.login_failed(username=username, address=address)
-            raise
-        ratelimit.login_succeeded(username=username)
-        return cleaned
+
+class AdminLoginForm(LockoutAuthenticationForm, AdminAuthenticationForm):
+    """The admin's log-in form under the same lockouts as the site's (accounts.admin)."""
 
 
 class ProfileForm(forms.ModelForm):
     class Meta:
         model = Profile
-        fields = ("display_name", "language", "notify", "forced_plays")
+        fields = ("display_name", "language", "notify", "time_zone", "forced_plays")
         labels = {
             "display_name": _("Nombre que ven los demás"),
             "language": _("Idioma de la web y de los correos"),
             "notify": _("Correos sobre tus partidas"),
+            "time_zone": _("Tu zona horaria"),
             "forced_plays": _("Juega por mí las jugadas forzadas"),
         }
         help_texts = {
             "display_name": _("Si lo dejas vacío, se muestra tu nombre de usuario."),
+            "time_zone": _("Los correos te dicen en esta hora hasta cuándo puedes jugar."),
             "forced_plays": _(
                 "Si una tirada solo se puede jugar de una manera, la mesa la juega al momento."
             ),
         }
         # The radio buttons read Notify's own words.
         widgets = {"notify": forms.RadioSelect}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Every IANA zone this machine knows, the browser's first (static/js/zone.js).
+        zones = sorted(zoneinfo.available_timezones())
+        self.fields["time_zone"].widget = forms.Select(
+            choices=[("", _("UTC (sin zona horaria)"))] + [(zone, zone) for zone in zones]
+        )
+
+    def clean_time_zone(self) -> str:
+        zone = self.cleaned_data.get("time_zone") or ""
+        if zone and zone not in zoneinfo.available_timezones():
+            raise forms.ValidationError(_("No conocemos esa zona horaria."))
+        return zone
 
 
 class EmailChangeForm(forms.Form):

@@ -26,6 +26,8 @@ class Profile(models.Model):
     notify = models.CharField(
         _("correos"), max_length=8, choices=Notify.choices, default=Notify.EVERY_TURN
     )
+    # An IANA name ("Europe/Madrid"): the emails write deadlines in it; empty: UTC.
+    time_zone = models.CharField(_("zona horaria"), max_length=64, blank=True, default="")
     # Set when the person opened the confirmation link (or a password reset
     # link) sent to their address, so mail goes only to addresses proven theirs.
     email_confirmed = models.BooleanField(_("correo confirmado"), default=False)

@@ -5,35 +5,33 @@ games.web.throttle; a reset or confirmation mail here) per key in a fixed window
 The cache must be one all web workers share (settings.CACHES: Redis or the
 database, never a per-process memory cache in production).
 
-Failed log-ins are counted per username and per address; a fixed window starts at
-the first failure. Past the limit every attempt is refused before the
-password is even checked, so guessing stops paying off. The per-address limit
-is higher: several people behind one router mistype too, and it still stops
-one machine trying many usernames.
+Failed log-ins are counted per username (by django-axes, with the numbers
+here: accounts.lockout) and per address (here); a fixed window starts at the
+first failure. Past the limit every attempt is refused before the password
+is even checked, so guessing stops paying off. The per-address limit is
+higher: several people behind one router mistype too, and it still stops one
+machine trying many usernames.
 """
 
 import hashlib
 
 from django.core.cache import cache
 
+# Every limit counts per client address, decided once there; callers import it from here too.
+from .client import client_address as client_address
+
 WINDOW_SECONDS = 15 * 60
 MAX_FAILURES_PER_USERNAME = 5
 MAX_FAILURES_PER_ADDRESS = 20
 
 
-def _keys(username, address):
-    # Hash the username: it is user input and cache keys have a charset.
-    name = hashlib.sha256((username or "").strip().lower().encode()).hexdigest()
-    return f"mesa:login-fail:user:{name}", f"mesa:login-fail:addr:{address or '-'}"
+def _address_key(address: str) -> str:
+    return f"mesa:login-fail:addr:{address or '-'}"
 
 
-def login_is_blocked(*, username, address):
-    user_key, addr_key = _keys(username, address)
-    counts = cache.get_many([user_key, addr_key])
-    return (
-        counts.get(user_key, 0) >= MAX_FAILURES_PER_USERNAME
-        or counts.get(addr_key, 0) >= MAX_FAILURES_PER_ADDRESS
-    )
+def address_is_blocked(address: str) -> bool:
+    """Whether this address failed too many log-ins (accounts.lockout counts them)."""
+    return cache.get(_address_key(address), 0) >= MAX_FAILURES_PER_ADDRESS
 
 
 def _count(key, window):
@@ -53,20 +51,31 @@ def _digest(text) -> str:
 
 
 def allow(scope: str, ident: str, *, limit: int, window: int) -> bool:
-    """Count one hit of `ident` under `scope`; False once it passed `limit` in `window` s."""
-    return _count(f"mesa:rate:{scope}:{_digest(ident)}", window) <= limit
+    """Count one hit of `ident` under `scope`; False once it reached `limit` in `window` s."""
+    return allow_all([(scope, ident, limit, window)])
 
 
-def login_failed(*, username, address):
-    for key in _keys(username, address):
-        _count(key, WINDOW_SECONDS)
+def allow_all(counters: list[tuple[str, str, int, int]]) -> bool:
+    """Count one hit on every (scope, ident, limit, window) counter, or on none.
+
+    A refused hit writes nothing: every counter is read first, and only when
+    all are below their limits is each counted, so a client kept out cannot
+    keep its own window open or fill the cache. (Two requests at once may
+    both pass the read: a limit can be passed by the few in flight.)
+    """
+    keys = [
+        (f"mesa:rate:{scope}:{_digest(ident)}", limit, window)
+        for scope, ident, limit, window in counters
+    ]
+    counts = cache.get_many([key for key, _limit, _window in keys])
+    if any(counts.get(key, 0) >= limit for key, limit, _window in keys):
+        return False
+    return all([_count(key, window) <= limit for key, limit, window in keys])
 
 
-def login_succeeded(*, username):
-    # Only the username's count: an address count cleared by one good
-    # log-in would let someone with an account guess for others freely.
-    user_key, _ = _keys(username, None)
-    cache.delete(user_key)
+def login_failed(*, address: str) -> None:
+    """Count one failed log-in from `address` (the username's count is django-axes')."""
+    _count(_address_key(address), WINDOW_SECONDS)
 
 
 # Password reset mail: a few per hour, so the form cannot be used to flood
@@ -86,6 +95,17 @@ def password_reset_allowed(*, email, address):
     return per_email and per_address
 
 
+# Sign-up: every sign-up mails an address the form names (a confirmation, or
+# a note to the owner of an account it already has), so an address may sign
+# up a few times an hour, like the reset form.
+MAX_SIGNUPS_PER_ADDRESS = 5
+
+
+def signup_allowed(*, address: str) -> bool:
+    """Count one sign-up from `address`; False past the hourly limit."""
+    return allow("signup:addr", address, limit=MAX_SIGNUPS_PER_ADDRESS, window=RESET_WINDOW_SECONDS)
+
+
 # Confirmation mail on request, from the profile: the same few per hour, so an
 # account signed up with someone else's address cannot flood that inbox.
 MAX_CONFIRMATIONS_PER_USER = 3
@@ -96,8 +116,3 @@ def confirmation_resend_allowed(*, user_id):
     return allow(
         "confirm:user", str(user_id), limit=MAX_CONFIRMATIONS_PER_USER, window=RESET_WINDOW_SECONDS
     )
-
-
-def client_address(request):
-    """The address the request came from, as the web server saw it."""
-    return request.META.get("REMOTE_ADDR", "")

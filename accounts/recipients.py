@@ -22,6 +22,7 @@ class Recipient:
     language: str
     notify: str  # a Notify value, never Notify.NONE
     unsubscribe_url: str
+    time_zone: str = ""  # an IANA name for the deadlines the mail names; "" is UTC
 
 
 def recipient_for_seat(seat):
@@ -31,12 +32,19 @@ def recipient_for_seat(seat):
         if not profile.email_confirmed:
             return None
         email, language, notify = seat.user.email, profile.language, profile.notify
+        # The profile's zone, else the one the browser gave when the seat was taken.
+        zone = profile.time_zone or seat.time_zone
     else:
         if not seat.email_consent:
             return None
         email, language, notify = seat.email, seat.language, seat.notify
+        zone = seat.time_zone
     if not email or notify == Notify.NONE or email_is_opted_out(email):
         return None
     return Recipient(
-        email=email, language=language, notify=notify, unsubscribe_url=unsubscribe_url(email)
+        email=email,
+        language=language,
+        notify=notify,
+        unsubscribe_url=unsubscribe_url(email),
+        time_zone=zone,
     )

@@ -1,5 +1,7 @@
 """Account operations used by the views, the emails and the other apps."""
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
@@ -54,7 +56,7 @@ def email_is_opted_out(email):
 
 
 @transaction.atomic
-def profile_update(*, profile, display_name, language, notify, forced_plays=None):
+def profile_update(*, profile, display_name, language, notify, time_zone="", forced_plays=None):
     """Save the profile; choosing some mail again lifts an earlier opt-out.
 
     ``forced_plays`` None leaves that option as it was.
@@ -62,7 +64,8 @@ def profile_update(*, profile, display_name, language, notify, forced_plays=None
     profile.display_name = display_name
     profile.language = language
     profile.notify = notify
-    fields = ["display_name", "language", "notify"]
+    profile.time_zone = time_zone
+    fields = ["display_name", "language", "notify", "time_zone"]
     if forced_plays is not None:
         profile.forced_plays = forced_plays
         fields.append("forced_plays")
@@ -109,3 +112,25 @@ def email_confirm(*, token):
 def email_mark_confirmed(*, user):
     profile_for(user)
     Profile.objects.filter(user=user).update(email_confirmed=True)
+
+
+def account_with_email(email: str) -> Any:
+    """The account that has this address (whatever its case), or None."""
+    return get_user_model().objects.filter(email__iexact=normalize_email(email)).first()
+
+
+def account_activate(*, user: Any) -> bool:
+    """Activate an account waiting for its first confirmation; True if it was waiting.
+
+    Only an account that never logged in: an account an admin turned off
+    stays off, whatever links it still holds.
+    """
+    if user.is_active or user.last_login is not None:
+        return False
+    activated = (
+        get_user_model()
+        .objects.filter(pk=user.pk, is_active=False, last_login__isnull=True)
+        .update(is_active=True)
+    )
+    user.is_active = bool(activated)
+    return user.is_active

@@ -24,3 +24,15 @@ def send_templated_mail_task(*, to, template_name, context, language, unsubscrib
         language=language,
         unsubscribe_url=unsubscribe_url,
     )
+
+
+@shared_task
+def clear_expired_sessions() -> None:
+    """Delete the sessions past their expiry (Django's `clearsessions`), daily on beat.
+
+    Sessions last a year (settings.SESSION_COOKIE_AGE) and the database
+    backend never removes one by itself.
+    """
+    from django.core.management import call_command
+
+    call_command("clearsessions")

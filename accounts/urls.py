@@ -6,6 +6,7 @@ from . import views
 app_name = "accounts"
 urlpatterns = [
     path("registro/", views.signup, name="signup"),
+    path("registro/enviado/", views.signup_sent, name="signup_sent"),
     path("entrar/", views.LoginView.as_view(), name="login"),
     path("salir/", auth_views.LogoutView.as_view(), name="logout"),
     path("perfil/", views.profile, name="profile"),

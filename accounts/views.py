@@ -1,14 +1,16 @@
 import logging
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.hashers import make_password
 from django.core import signing
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse_lazy
+from django.urls import reverse, reverse_lazy
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -71,33 +73,111 @@ def _send_confirmation(request, user):
     return True
 
 
-@require_http_methods(["GET", "POST"])
-def signup(request):
+def _mail_signup(user: Any, *, template_name: str, context: dict[str, Any]) -> bool:
+    """One sign-up mail; False when the mail server failed (logged)."""
+    profile = services.profile_for(user)
+    try:
+        send_templated_mail(
+            to=user.email,
+            template_name=template_name,
+            context={"name": profile.name, **context},
+            language=profile.language,
+        )
+    except Exception:
+        logger.exception("could not send the sign-up mail %s to user %s", template_name, user.pk)
+        return False
+    return True
+
+
+SIGNUP_NEXT = "mesa_signup_next"
+
+
+def _safe_next(request: HttpRequest) -> str:
     next_url = request.POST.get("next") or request.GET.get("next") or ""
-    if not url_has_allowed_host_and_scheme(
+    if url_has_allowed_host_and_scheme(
         next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        next_url = ""
+        return next_url
+    return ""
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    """Open an account; the answer is the same whether the email has one already.
+
+    1. A new email: the account is made inactive and its confirmation link
+       mailed; opening the link activates it and logs in (confirm_email).
+    2. An email with an account: nothing is made; its owner gets a note (or,
+       for an account still waiting for its link, the link again).
+    Either way the browser sees "check your mail", so the form cannot tell
+    anyone which addresses have an account. Each counts against the
+    address's sign-up limit, since each sends a mail.
+    """
+    next_url = _safe_next(request)
     if request.user.is_authenticated:
         return redirect(next_url or "accounts:profile")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
-        profile = services.profile_for(user)
-        # The account starts in the language the person was reading.
-        profile.language = translation.get_language() or profile.language
-        profile.save(update_fields=["language"])
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        if _send_confirmation(request, user):
-            messages.success(
-                request,
+        if not ratelimit.signup_allowed(address=ratelimit.client_address(request)):
+            form.add_error(
+                None,
                 _(
-                    "Te damos la bienvenida a Mesa. "
-                    "Te mandamos un correo para confirmar tu dirección."
+                    "Demasiadas cuentas nuevas desde tu conexión. "
+                    "Prueba otra vez dentro de una hora."
                 ),
             )
-        return _after_login(request, user, redirect(next_url or "accounts:profile"))
+            return render(
+                request, "accounts/signup.html", {"form": form, "next": next_url}, status=429
+            )
+        existing = services.account_with_email(form.cleaned_data["email"])
+        if existing is not None:
+            # Hash the password all the same: a sign-up that skipped the
+            # hasher would answer a known email measurably sooner.
+            make_password(form.cleaned_data["password1"])
+        if existing is None:
+            user = form.save(commit=False)
+            user.is_active = False
+            user.save()
+            profile = services.profile_for(user)
+            # The account starts in the language the person was reading.
+            profile.language = translation.get_language() or profile.language
+            profile.save(update_fields=["language"])
+            sent = _mail_signup(
+                user,
+                template_name="confirm_email",
+                context={"confirm_url": services.confirm_email_url(user)},
+            )
+        elif not existing.is_active and existing.last_login is None:
+            sent = _mail_signup(
+                existing,
+                template_name="confirm_email",
+                context={"confirm_url": services.confirm_email_url(existing)},
+            )
+        else:
+            sent = _mail_signup(
+                existing,
+                template_name="signup_existing",
+                context={
+                    "username": existing.get_username(),
+                    "login_url": settings.SITE_URL + reverse("accounts:login"),
+                    "reset_url": settings.SITE_URL + reverse("accounts:password_reset"),
+                },
+            )
+        if next_url:
+            # Where the link brings this browser back to (confirm_email).
+            request.session[SIGNUP_NEXT] = next_url
+        if not sent:
+            messages.warning(
+                request,
+                _("No pudimos mandarte el correo. Prueba otra vez en unos minutos."),
+            )
+        return redirect("accounts:signup_sent")
     return render(request, "accounts/signup.html", {"form": form, "next": next_url})
+
+
+@require_http_methods(["GET"])
+def signup_sent(request: HttpRequest) -> HttpResponse:
+    return render(request, "accounts/signup_sent.html")
 
 
 class LoginView(auth_views.LoginView):
@@ -189,8 +269,15 @@ def resend_confirmation(request):
 
 
 @require_http_methods(["GET"])
-def confirm_email(request, token):
+def confirm_email(request: HttpRequest, token: str) -> HttpResponse:
     user = services.email_confirm(token=token)
+    if user is not None and services.account_activate(user=user):
+        # The link of a new account: opening it proved the mailbox, and it
+        # is the account's first way in. A later link only confirms.
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, _("Te damos la bienvenida a Mesa. Tu cuenta está lista."))
+        next_url = request.session.pop(SIGNUP_NEXT, "")
+        return _after_login(request, user, redirect(next_url or "accounts:profile"))
     return render(request, "accounts/confirm_email.html", {"confirmed": user is not None})
 
 

@@ -10,17 +10,40 @@ worker would be tied up by one open board, and the timeout must exceed 25 s.
 LONG_POLL_WAITERS (settings) stays below `threads` so page views always find a
 free thread. Any setting here can still be overridden on the command line or with
 GUNICORN_CMD_ARGS.
+
+Behind nginx (deploy/nginx.conf) bind to a unix socket or loopback
+(GUNICORN_BIND=unix:/run/mesa/gunicorn.sock): slow clients are nginx's to
+hold, never a gunicorn thread's. The access log names the client as the app
+does (TRUSTED_PROXIES) and masks private-link tokens (config/gunicorn_log.py).
+Before the master forks, it runs the system checks with the database
+(config/checks.py): a missing cache table or an embedded default in
+production stops the start instead of answering 500s.
 """
 
 import os
 
 wsgi_app = "config.wsgi"
-bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
 worker_class = "gthread"
 threads = int(os.environ.get("GUNICORN_THREADS", "20"))
 timeout = 60
 errorlog = "-"
 accesslog = "-"
+logger_class = "config.gunicorn_log.AccessLogger"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 capture_output = True
+
+
+def on_starting(server: object) -> None:
+    """Run the system checks, database ones included, once in the master."""
+    import django
+    from django.core.management import call_command
+    from django.db import connections
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
+    django.setup()
+    try:
+        call_command("check", "--database", "default")
+    finally:
+        connections.close_all()  # the workers fork from here: no shared connection

@@ -1,7 +1,12 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from config import health
+
 urlpatterns = [
+    # Probes (config/health.py): outside every app, no session, no language.
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     path("cuenta/", include("accounts.urls")),

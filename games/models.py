@@ -97,6 +97,8 @@ class Seat(models.Model):
     email_consent = models.BooleanField(default=False)
     token_hash = models.CharField(max_length=64, unique=True, editable=False)
     language = models.CharField(max_length=8, default="es")
+    # The browser's IANA time zone, for the deadlines the emails name; empty: UTC.
+    time_zone = models.CharField(max_length=64, blank=True, default="")
     notify = models.CharField(max_length=5, choices=Notify.choices, default=Notify.EVERY_TURN)
     created_at = models.DateTimeField()
     last_seen_at = models.DateTimeField(null=True, blank=True)
@@ -405,6 +407,8 @@ class GameAnalysis(models.Model):
     def pr_of(self, side: int) -> float | None:
         if self.status != self.Status.DONE or not self.summary:
             return None
+        if not self.summary[side].get("decisions"):
+            return None  # every move was forced: there is nothing to rate
         return self.summary[side]["pr"]
 
 

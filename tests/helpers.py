@@ -158,6 +158,7 @@ SLUG_PATHS = [
     "/api/rooms/{}/actions/roll",
     "/mesa/{}/",
     "/mesa/{}/sentarse/",
+    "/mesa/{}/mirar/",
     "/mesa/{}/asiento/sometoken/",
     "/mesa/{}/jugar/roll/",
     "/mesa/{}/encuentro.mat",
@@ -399,3 +400,42 @@ def finish_turn(page):
     finish = page.locator("#board-finish")
     expect(finish).to_be_enabled()
     finish.click()
+
+
+def drawn_colour(page, x: float, y: float) -> tuple[int, int, int]:
+    """The colour the browser painted at page point (x, y), as (r, g, b).
+
+    A 1x1 screenshot of that point, decoded by the page itself (no image
+    library needed): what the player sees, after every stylesheet applied.
+    """
+    png = page.screenshot(clip={"x": x, "y": y, "width": 1, "height": 1})
+    data = "data:image/png;base64," + base64.b64encode(png).decode()
+    return tuple(
+        page.evaluate(
+            """async (data) => {
+                const image = new Image();
+                image.src = data;
+                await image.decode();
+                const canvas = document.createElement("canvas");
+                canvas.width = canvas.height = 1;
+                const context = canvas.getContext("2d");
+                context.drawImage(image, 0, 0);
+                return Array.from(context.getImageData(0, 0, 1, 1).data.slice(0, 3));
+            }""",
+            data,
+        )
+    )
+
+
+def centre_of(locator) -> tuple[float, float]:
+    """The middle of an element's bounding box on the page."""
+    box = locator.bounding_box()
+    assert box is not None, "the element is not drawn"
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def sideways_overflow(page) -> int:
+    """How many CSS pixels the document is wider than the window (0: nothing scrolls sideways)."""
+    return page.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )

@@ -45,6 +45,9 @@ def test_gunicorn_logs_the_traceback_of_a_500(tmp_path):
         ALLOWED_HOSTS="127.0.0.1",
         SITE_URL="http://127.0.0.1",
         DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        CACHE_URL="locmemcache://",
+        CELERY_BROKER_URL="memory://",
+        MESA_ALLOW_EMBEDDED="1",
         PYTHONPATH=str(ROOT),
     )
     log = (tmp_path / "gunicorn.log").open("w+")

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0002_notify_words"),
+        ("accounts", "0005_profile_time_zone"),
     ]
 
     operations = [

@@ -10,7 +10,10 @@ from pathlib import Path
 
 import environ
 from celery.schedules import crontab
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
+
+from accounts.client import parse_trusted as parse_trusted_proxies
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -32,6 +35,15 @@ if not SECRET_KEY:
     SECRET_KEY = "insecure-dev-key-set-SECRET_KEY-in-production-0123456789abcdef"
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+# The proxies in front (nginx: deploy/nginx.conf), as addresses or networks,
+# comma-separated. Only their X-Forwarded-For entries are believed: the client
+# is the rightmost entry that is not one of them (accounts.client). Empty,
+# the default, believes no forwarding header: the peer is the client.
+TRUSTED_PROXIES = env.str("TRUSTED_PROXIES", default="")
+try:
+    parse_trusted_proxies(TRUSTED_PROXIES)
+except ValueError as error:
+    raise ImproperlyConfigured(f"TRUSTED_PROXIES is not a list of addresses: {error}") from None
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -43,10 +55,14 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "games",
     "accounts",
+    "config.apps.MesaConfig",
+    "axes",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "games.web.session_middleware.SessionMiddleware",  # keeps a newer session cookie: see there
     "django.middleware.locale.LocaleMiddleware",
@@ -55,6 +71,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns the attempt that locked an account into its answer (accounts.lockout).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -145,17 +163,53 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    # "Not Found: /mesa/…/asiento/<token>/" would hand a seat to whoever reads
+    # the log: private-link tokens are masked in every line (config.logmask).
+    "filters": {"mask_tokens": {"()": "config.logmask.MaskTokens"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "stream": "ext://sys.stderr",
             "formatter": "plain",
+            "filters": ["mask_tokens"],
         }
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
         "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
     },
+}
+
+# Content-Security-Policy (django-csp): every script, style and request comes
+# from the site itself; the board's SVG is drawn by our own modules and the
+# page data travels in json_script blocks, so nothing inline needs allowing.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+# Permissions-Policy (django-permissions-policy): only what the room page uses,
+# copying its link and the phone's share sheet; the rest is off for everyone.
+PERMISSIONS_POLICY = {
+    "accelerometer": [],
+    "camera": [],
+    "clipboard-write": ["self"],
+    "geolocation": [],
+    "gyroscope": [],
+    "magnetometer": [],
+    "microphone": [],
+    "payment": [],
+    "usb": [],
+    "web-share": ["self"],
 }
 
 # Security: production turns these on through SITE_URL being https.
@@ -166,6 +220,8 @@ SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=SECURE_HTTPS)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000 if SECURE_HTTPS else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HTTPS
 SECURE_HSTS_PRELOAD = SECURE_HTTPS
+# Probes on the host itself speak plain HTTP to the app (config/health.py).
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if SECURE_HTTPS else None
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[SITE_URL])
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365  # correspondence games last for days
@@ -244,6 +300,7 @@ CELERY_TASK_ROUTES = {
     "games.tasks.answer_played_email": {"queue": "mail"},
     "games.tasks.turn_push": {"queue": "mail"},
     "games.tasks.send_*": {"queue": "mail"},
+    "accounts.tasks.clear_expired_sessions": {"queue": "sweeps"},
     "accounts.tasks.*": {"queue": "mail"},
     # The analysis of a game takes seconds of CPU: its own queue and worker
     # (docs/ANALYSIS.md), so it never delays a bot or a mail.
@@ -307,6 +364,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=12, minute=0),
         "options": {"expires": 60 * 60},
     },
+    # Expired sessions out of the database, once a day at a quiet hour.
+    "clear-expired-sessions": {
+        "task": "accounts.tasks.clear_expired_sessions",
+        "schedule": crontab(hour=4, minute=30),
+        "options": {"expires": 60 * 60},
+    },
     # Analysis after the game (docs/ANALYSIS.md): its task is owed through the
     # outbox like any follow-up; this only sends again a run stuck RUNNING.
     "requeue-stuck-analyses": {
@@ -321,6 +384,32 @@ CELERY_BEAT_SCHEDULE = {
 # table (`manage.py createcachetable` after migrate; make run does it). Never
 # a per-process memory cache: each gunicorn worker would count alone.
 CACHES = {"default": env.cache("CACHE_URL", default="dbcache://mesa_cache")}
+# With DEBUG off, SQLite, the filesystem broker and the database cache are
+# system check errors (config/checks.py) unless this says the operator means it.
+MESA_ALLOW_EMBEDDED = env.bool("MESA_ALLOW_EMBEDDED", default=False)
+# Log-in lockouts on every way in (django-axes, accounts/lockout.py): its backend
+# first refuses a locked username before any password is checked. Failures are
+# rows (axes' admin lists them; `manage.py axes_reset` clears them) counted per
+# username, whatever its case, with accounts.ratelimit's numbers; the client
+# address is accounts.client's.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_USERNAME_CALLABLE = "accounts.lockout.username"
+AXES_FAILURE_LIMIT = "accounts.lockout.failure_limit"
+AXES_COOLOFF_TIME = "accounts.lockout.cool_off"
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "accounts.client.client_address"
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.locked_out"
+# No row per successful log-in: the failures are what the lockout needs.
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False  # no banner on every command; lockouts still log warnings
+# axes.W006 asks for a per-address lockout in axes too: ours is
+# accounts.ratelimit's, with its own, higher limit (a shared router).
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "games:my_rooms"
 LOGOUT_REDIRECT_URL = "games:home"
@@ -348,3 +437,15 @@ CSRF_FAILURE_VIEW = "games.web.views.csrf_failure"
 
 # A chosen language outlives the browser session, like the seat it goes with.
 LANGUAGE_COOKIE_AGE = SESSION_COOKIE_AGE
+
+# Optional error tracking: with SENTRY_DSN, sentry-sdk reports the web's and
+# the workers' errors (Django and Celery integrations), tokens masked.
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+if SENTRY_DSN:
+    from config import sentry
+
+    sentry.init(
+        SENTRY_DSN,
+        environment=env.str("SENTRY_ENVIRONMENT", default="production"),
+        traces_sample_rate=float(env.str("SENTRY_TRACES_SAMPLE_RATE", default="0")),
+    )

@@ -12,6 +12,8 @@ os.environ.setdefault("SECRET_KEY", "test-only-key-never-used-outside-the-test-s
 
 from .base import *  # noqa: E402, F403
 
+# The suite runs with DEBUG off on SQLite and the database cache on purpose.
+MESA_ALLOW_EMBEDDED = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 PUSH_ALLOW_LOOPBACK = True  # tests/games/test_push.py runs a push service on 127.0.0.1

@@ -23,6 +23,7 @@ from accounts.services import normalize_email
 from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState
 from games.lib import clock, deadlines
 from games.mail import claims
+from games.mail.news import turn_news
 from games.models import Match, Room, Seat, Turn
 from games.selectors import due
 from games.selectors.board import current_match
@@ -61,12 +62,14 @@ def _opponent(seat: Seat) -> Seat | None:
     return Seat.objects.filter(room_id=seat.room_id).exclude(pk=seat.pk).first()
 
 
-def _game_line(seat: Seat, match: Match) -> dict:
+def _game_line(seat: Seat, match: Match, time_zone: str | None = None) -> dict:
     opponent = _opponent(seat)
     return {
         "opponent": opponent.nickname if opponent else "",
         "link": board_link(seat),
         "since": match.turn_started_at,
+        # What happened since the reader last acted, read from the record (mail.news).
+        "news": turn_news(match, seat, zone_name=time_zone),
     }
 
 
@@ -116,7 +119,7 @@ def send_your_turn(*, match_id: int, version: int) -> int:
     turns = claims.claim_waiting_turns(recipient)
     if not turns:
         return 0
-    games = [_game_line(turn.seat, turn.match) for turn in turns]
+    games = [_game_line(turn.seat, turn.match, recipient.time_zone) for turn in turns]
     context = {"games": games, "first": games[0]}
     return claims.send_claimed(
         [turn.claim for turn in turns], lambda: _send(recipient, "your_turn", context)
@@ -200,7 +203,7 @@ def _send_digest(recipient: Recipient, day: str) -> int:
     if not lines:
         return 0
     lines.sort(key=lambda line: line[0].turn_started_at)
-    games = [_game_line(seat, match) for match, seat in lines]
+    games = [_game_line(seat, match, recipient.time_zone) for match, seat in lines]
     sent = _send_once(key, recipient, "daily_digest", {"games": games, "now": clock.now()})
     if sent:
         Seat.objects.filter(pk__in=[seat.pk for _, seat in lines]).update(

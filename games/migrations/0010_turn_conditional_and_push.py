@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0007_claims_one_release_shape"),
+        ("games", "0011_seat_time_zone"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -27,7 +27,8 @@ def describe_turn(turn: dict, name: str, opening: bool = False, names=None) -> s
             "b": dice[1],
         }
     if kind == ActionKind.ROLL:
-        words = {"name": name, "a": dice[0], "b": dice[1]}
+        high, low = sorted(dice, reverse=True)  # players say the higher die first
+        words = {"name": name, "a": high, "b": low}
         if turn.get("blocked"):
             return _("%(name)s saca %(a)s-%(b)s y no puede mover: pasa el turno") % words
         if turn.get("automatic"):

@@ -4,6 +4,7 @@ from collections.abc import Iterable
 
 from django.db.models import Q
 
+from games.engine import Format, MatchRules, MatchState
 from games.lib import clock, deadlines
 from games.models import Match, Room, Seat
 from games.selectors import review
@@ -21,8 +22,10 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
     the last to end first. Each line: room, seat, opponent, status, group,
     your_turn, turn_started_at, deadline and hours_left (None without one),
     last_move_at, ended_at, finished_matches (how many matches the room
-    keeps in its archive) and prs (each analysed game of the latest match:
-    your PR and your rival's).
+    keeps in its archive), prs (each analysed game of the latest match:
+    your PR and your rival's), score ({mine, theirs, length} or None for a
+    partida simple) and, on the rival's turn, rival_deadline and
+    rival_hours_left (when you may close their game for absence).
     """
     now = clock.now()
     seats = list(seats)
@@ -56,6 +59,9 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
             "ended_at": (match.ended_at if match and match.ended_at else room.ended_at),
             "finished_matches": finished.get(room.pk, 0),
             "prs": review.seat_prs(prs, match, seat),  # analysed games: your PR, theirs
+            "score": _seat_score(room, match, seat),
+            "rival_deadline": None,
+            "rival_hours_left": None,
         }
         if not room.is_active or (match and match.status == Match.Status.FINISHED):
             line["group"] = FINISHED
@@ -67,9 +73,27 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
             line["hours_left"] = turn.hours_left(now)  # whole hours, rounded down
         else:
             line["group"] = THEIR_TURN
+            if match and match.turn_seat_id is not None:
+                # The rival's clock too: when you may close their game for absence.
+                turn = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
+                line["rival_deadline"] = turn.closes_at
+                line["rival_hours_left"] = turn.hours_left(now)
         lines.append(line)
     lines.sort(key=_urgency)
     return lines
+
+
+def _seat_score(room: Room, match: Match | None, seat: Seat) -> dict[str, int | None] | None:
+    """{mine, theirs, length} for a match or a sesión libre; None for a partida simple."""
+    if match is None:
+        return None
+    rules = MatchRules.from_json(room.rules)
+    if rules.format == Format.SINGLE:
+        return None
+    score = MatchState.from_json(match.state).score
+    mine = match.side_of(seat)
+    length = rules.length if rules.format == Format.MATCH else None
+    return {"mine": score[mine], "theirs": score[1 - mine], "length": length}
 
 
 def _urgency(line: dict) -> tuple:

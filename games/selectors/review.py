@@ -5,17 +5,45 @@ the writes: which analyses are current is games.lib.evaluator's. Positions for t
 are given from side 0's chair, like a spectator's board: `me` is side 0.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.db.models import JSONField, OuterRef, QuerySet, Subquery
+from django.utils.translation import gettext_lazy as _
 
 from games import analysis
 from games.engine import Position
 from games.lib import evaluator
-from games.models import Game, GameAnalysis, Seat, TurnAnalysis
+from games.models import Game, GameAnalysis, Seat, Turn, TurnAnalysis
 
 THRESHOLDS = {"doubtful": analysis.DOUBTFUL, "error": analysis.ERROR, "blunder": analysis.BLUNDER}
 RECENT_GAMES = 50  # the profile's average PR covers this many analysed games
+
+# A cube decision in words: the analysis stores its kind ("no_double"), a player reads this.
+DECISION_WORDS = {
+    "no_double": _("no dobla"),
+    "double": _("dobla"),
+    "take": _("acepta"),
+    "drop": _("rechaza"),
+    "beaver": _("castor"),
+}
+
+
+def decision_text(code: str) -> str:
+    """A cube decision's kind in the request's language; a play's notation as it is."""
+    word = DECISION_WORDS.get(code)
+    return str(word) if word is not None else code
+
+
+def dice_text(dice: Sequence[int]) -> str:
+    """A roll as players write it, the higher die first: "5-1"."""
+    high, low = sorted(dice, reverse=True)
+    return f"{high}-{low}"
+
+
+def pr_shown(summary: dict[str, Any]) -> float | None:
+    """A player's PR, or None when they made no unforced decision (no "PR 0,0" then)."""
+    return summary["pr"] if summary.get("decisions") else None
 
 
 def current_analyses(games: Iterable[Game]) -> dict[int, GameAnalysis]:
@@ -48,7 +76,7 @@ def games_analysis(games: list[Game]) -> list[dict]:
             {
                 "game": game.number,
                 "status": status,
-                "pr": [summary[0]["pr"], summary[1]["pr"]] if done else [None, None],
+                "pr": [pr_shown(summary[0]), pr_shown(summary[1])] if done else [None, None],
             }
         )
     return lines
@@ -62,6 +90,19 @@ def page_context(room, game: Game, seat: Seat | None) -> dict:
     match = game.match
     names = {match.side_of(s): s.nickname for s in room.seats.all()}  # rematches swap sides
     waiting = (GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING)
+    summaries = (
+        [
+            {
+                "side": side,
+                "name": names.get(side, ""),
+                **row.summary[side],
+                "pr": pr_shown(row.summary[side]),
+            }
+            for side in (0, 1)
+        ]
+        if done
+        else []
+    )
     return {
         "room": room,
         "game": game,
@@ -71,11 +112,10 @@ def page_context(room, game: Game, seat: Seat | None) -> dict:
         "running": status in waiting,
         # A finished game is queued by itself; a seat may ask for a missing or failed one.
         "can_request": seat is not None and status in (None, GameAnalysis.Status.FAILED),
-        "summaries": [
-            {"side": side, "name": names.get(side, ""), **row.summary[side]} for side in (0, 1)
-        ]
-        if done
-        else [],
+        "summaries": summaries,
+        # A partida simple has no cube: no column of cube errors for it.
+        "has_cube": match.room.rules.get("format") != "single"
+        or any(s["cube_decisions"] for s in summaries),
         "review": {
             "steps": review_steps(row) if done else [],
             "names": [names.get(0, ""), names.get(1, "")],
@@ -90,24 +130,33 @@ def review_steps(row: GameAnalysis) -> list[dict]:
     turns = (
         TurnAnalysis.objects.filter(analysis=row).select_related("turn").order_by("turn__number")
     )
+    # A play's dice are on the roll turn before it (its own row keeps only the steps).
+    rolls = Turn.objects.filter(game_id=row.game_id, kind="roll").values_list("number", "dice")
+    dice_before = sorted(rolls)
     steps = []
     for rated in turns:
         if rated.kind == "no_double" and not rated.counted:
             continue  # a quiet roll: nothing was close to a double
-        steps.append(_step(rated))
+        dice = rated.turn.dice
+        if rated.kind == "play" and not dice:
+            dice = next((d for n, d in reversed(dice_before) if n < rated.turn.number), None)
+        steps.append(_step(rated, dice))
     return steps
 
 
-def _step(rated: TurnAnalysis) -> dict:
+def _step(rated: TurnAnalysis, dice: list[int] | None) -> dict[str, Any]:
     turn = rated.turn
     before = Position.from_position_id(turn.position_before)  # the mover's chair
     step = {
         "turn": turn.number,
         "side": rated.side,
         "kind": rated.kind,
-        "dice": turn.dice if rated.kind == "play" else None,
+        "dice": dice if rated.kind == "play" else None,
+        "dice_text": dice_text(dice) if rated.kind == "play" and dice else None,
         "played": turn.notation if rated.kind == "play" else rated.kind,
         "best": rated.best,
+        "played_text": decision_text(turn.notation if rated.kind == "play" else rated.kind),
+        "best_text": decision_text(rated.best),
         "played_equity": rated.played_equity,
         "best_equity": rated.best_equity,
         "loss": rated.loss,

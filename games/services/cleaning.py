@@ -6,6 +6,9 @@ the JSON API check only that a value has the right type and take their limits
 Each refusal is a BadInput whose code names the field.
 """
 
+import functools
+import zoneinfo
+
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
@@ -62,6 +65,25 @@ def clean_email(email, consent) -> tuple[str, bool]:
     except ValidationError:
         raise BadInput("bad_email") from None
     return email, bool(consent)
+
+
+TIME_ZONE_MAX = 64
+
+
+@functools.cache
+def _known_zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def clean_time_zone(name: object) -> str:
+    """The browser's IANA time zone name if this machine knows it, else "" (UTC).
+
+    Only used to write deadlines in emails: an unknown name is dropped, not refused.
+    """
+    if not isinstance(name, str) or len(name) > TIME_ZONE_MAX:
+        return ""
+    name = name.strip()
+    return name if name in _known_zones() else ""
 
 
 def int_from_text(text: str) -> int | None:

@@ -30,6 +30,7 @@ def room_create(
     user=None,
     bot: str | None = None,
     language: str = "es",
+    time_zone: str = "",
 ) -> Seat:
     """Open a room and sit its host at seat 1; against a bot the match starts at once.
 
@@ -45,7 +46,9 @@ def room_create(
         room = Room.objects.create(
             rules=rules.to_json(), bot=bot or "", created_at=now, last_move_at=now
         )
-        host = _new_seat(room, 1, nickname, email, email_consent, user, language, now)
+        host = _new_seat(
+            room, 1, nickname, email, email_consent, user, language, now, time_zone=time_zone
+        )
         if bot:
             _new_seat(room, 2, bot.capitalize(), "", False, None, "es", now)
             room.status = Room.Status.PLAYING
@@ -62,6 +65,7 @@ def room_join(
     email_consent: bool = False,
     user=None,
     language: str = "es",
+    time_zone: str = "",
 ) -> Seat:
     """Take the free seat of a waiting room and start the match (opening roll included).
 
@@ -79,7 +83,9 @@ def room_join(
             raise Conflict("room_full", f"room is {room.status}")
         if user is not None and room.seats.filter(user=user).exists():
             raise Conflict("already_seated")
-        seat = _new_seat(room, 2, nickname, email, email_consent, user, language, now)
+        seat = _new_seat(
+            room, 2, nickname, email, email_consent, user, language, now, time_zone=time_zone
+        )
         room.status = Room.Status.PLAYING
         room.last_move_at = now
         room.save(update_fields=["status", "last_move_at"])
@@ -104,7 +110,9 @@ def seat_seen(*, seat: Seat) -> None:
     seat.last_seen_at = now
 
 
-def _new_seat(room, number, nickname, email, email_consent, user, language, now) -> Seat:
+def _new_seat(
+    room, number, nickname, email, email_consent, user, language, now, *, time_zone: str = ""
+) -> Seat:
     seat = Seat(
         room=room,
         number=number,
@@ -113,6 +121,8 @@ def _new_seat(room, number, nickname, email, email_consent, user, language, now)
         email_consent=email_consent,
         user=user,
         language=language if language in ("es", "en") else "es",
+        # The browser's time zone, for the deadlines in this seat's emails (UTC without one).
+        time_zone=cleaning.clean_time_zone(time_zone),
         created_at=now,
         last_seen_at=now,  # the person is on the site right now: no email at once
     )

@@ -17,6 +17,7 @@ from functools import wraps
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, JsonResponse
+from django.http.request import RawPostDataException
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language
@@ -83,6 +84,10 @@ def read_json_body(request) -> dict:
         raw = request.body
     except RequestDataTooBig:
         raise RequestError("too_large", "body too large", status=413) from None
+    except RawPostDataException:
+        # Sent as a form (multipart/form-data): the CSRF check has read it as
+        # one already, and it is not the JSON object every endpoint takes.
+        raise RequestError("bad_json", "a form body, not JSON") from None
     if len(raw) > MAX_BODY:
         raise RequestError("too_large", "body too large", status=413)
     try:
@@ -170,14 +175,21 @@ def room_action(request, slug, action):
 
 
 def parse_player(body: dict) -> dict:
-    """Nickname, email and consent, strictly typed; the service checks their content."""
+    """Nickname, email and consent, strictly typed; the service checks their content.
+    An optional time_zone (an IANA name) is kept when the server knows it."""
     nickname, email = body.get("nickname"), body.get("email", "")
     consent = body.get("email_consent", False)
     if not isinstance(nickname, str):
         raise BadInput("bad_nickname")
     if not isinstance(email, str) or not isinstance(consent, bool):
         raise BadInput("bad_email")
-    return {"nickname": nickname, "email": email, "email_consent": consent}
+    zone = body.get("time_zone", "")
+    return {
+        "nickname": nickname,
+        "email": email,
+        "email_consent": consent,
+        "time_zone": zone if isinstance(zone, str) else "",
+    }
 
 
 @json_endpoint(("POST",))

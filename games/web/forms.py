@@ -49,6 +49,8 @@ class PlayerFields(forms.Form):
         label=_("Sí, quiero recibir un correo cuando me toque jugar."),
         required=False,
     )
+    # Filled by static/js/zone.js: the deadlines in the emails use it.
+    time_zone = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
     def __init__(self, *args, user=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -80,6 +82,7 @@ class PlayerFields(forms.Form):
             "email": data["email"],
             "email_consent": bool(data["email"]) and data["email_consent"],
             "user": self.user,
+            "time_zone": data.get("time_zone") or "",
         }
 
 

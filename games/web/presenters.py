@@ -45,6 +45,8 @@ def room_context(request, room: Room, seat: Seat | None, state: dict) -> dict:
         "match": match,
         "is_spectator": seat is None,
         "invite_url": request.build_absolute_uri(reverse("games:room", args=[room.slug])),
+        # To watch, never to sit: the invitation offers the free seat to whoever opens it.
+        "watch_url": request.build_absolute_uri(reverse("games:watch", args=[room.slug])),
         # Only the holder sees their private link, rebuilt from their own session.
         "seat_url": (
             request.build_absolute_uri(reverse("games:seat_link", args=[room.slug, token]))

@@ -6,7 +6,9 @@ every web worker sees the same counts. The limits live in
 settings.MESA_RATE_LIMITS and are generous: a person taking a turn every
 second never meets them; a script opening dozens of rooms a second does.
 Past a limit the JSON API answers 429 in JSON, the pages a short 429 page;
-nothing is written either way.
+nothing is written either way: no count, no session, no row. A request that
+comes without a session counts by its address, and its session (if the view
+kept one) gets the id it is counted by from then on.
 """
 
 import hashlib
@@ -17,24 +19,31 @@ from django.conf import settings
 from django.http import JsonResponse
 from django.shortcuts import render
 
-from accounts.ratelimit import allow, client_address
+from accounts.ratelimit import allow_all, client_address
 from games.lib.errors import RequestError, public_message
 from games.web.http_errors import error_payload, is_api
 
 SESSION_ID = "mesa_client"
 
 
-def within_limits(request, kind: str) -> bool:
-    """Count this request of `kind`; False when its address or its session is over a limit."""
+def within_limits(request, kind: str, ident: str | None) -> bool:
+    """Count this request of `kind` (its session named `ident`, see session_id);
+    False, with nothing written, when its address or its session is at a limit."""
     limits = settings.MESA_RATE_LIMITS[kind]
-    by_address = allow(f"{kind}:address", client_address(request), **_limit(limits["address"]))
-    by_session = allow(f"{kind}:session", session_id(request), **_limit(limits["session"]))
-    return by_address and by_session
+    counters = [(f"{kind}:address", client_address(request), *limits["address"])]
+    if ident is not None:
+        counters.append((f"{kind}:session", ident, *limits["session"]))
+    return allow_all(counters)
 
 
-def session_id(request) -> str:
-    """A name for this session that outlives its key: taking a seat cycles the
-    session key (games.web.seats.remember_seat), and the count must go on."""
+def session_id(request) -> str | None:
+    """A name for this session that outlives its key, read without writing.
+
+    Taking a seat cycles the session key (games.web.seats.remember_seat), so
+    the count goes by an id kept in the session (`count_new_session` stores it
+    once a request was answered). A request without a session has none: it
+    counts by its address only, and gets one when it is answered.
+    """
     ident = request.session.get(SESSION_ID)
     if isinstance(ident, str):
         return ident
@@ -45,8 +54,25 @@ def session_id(request) -> str:
         # session whose cookie replaces the browser's newer one, seats and all;
         # count this request under its old key instead.
         return "gone:" + hashlib.sha256(cookie.encode()).hexdigest()[:16]
-    ident = request.session[SESSION_ID] = secrets.token_urlsafe(12)
-    return ident
+    if request.session.session_key is not None:
+        return "key:" + hashlib.sha256(request.session.session_key.encode()).hexdigest()[:16]
+    return None
+
+
+def count_new_session(request, kind: str, ident: str | None) -> None:
+    """After an answered request, give the session its lasting id, counting
+    this request under it if it came without one. Only a session the
+    request kept anyway: a refused or rejected request saves none."""
+    session = request.session
+    if SESSION_ID in session or (ident or "").startswith("gone:"):
+        return
+    if session.session_key is None and not session.modified:
+        return
+    if ident is None:
+        ident = secrets.token_urlsafe(12)
+        limits = settings.MESA_RATE_LIMITS[kind]
+        allow_all([(f"{kind}:session", ident, *limits["session"])])
+    session[SESSION_ID] = ident
 
 
 def _limit(pair) -> dict:
@@ -71,9 +97,15 @@ def rate_limited(kind: str):
     def decorate(view):
         @wraps(view)
         def wrapper(request, *args, **kwargs):
-            if request.method == "POST" and not within_limits(request, kind):
+            if request.method != "POST":
+                return view(request, *args, **kwargs)
+            ident = session_id(request)
+            if not within_limits(request, kind, ident):
                 return too_many_requests(request, kind)
-            return view(request, *args, **kwargs)
+            response = view(request, *args, **kwargs)
+            if response.status_code < 400:
+                count_new_session(request, kind, ident)
+            return response
 
         return wrapper
 

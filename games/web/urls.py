@@ -38,6 +38,7 @@ pages = [
 rooms = [
     path("mesa/<room:slug>/", views.room, name="room"),
     path("mesa/<room:slug>/sentarse/", views.join, name="join"),
+    path("mesa/<room:slug>/mirar/", views.watch, name="watch"),
     path("mesa/<room:slug>/asiento/<str:token>/", views.seat_link, name="seat_link"),
     path("mesa/<room:slug>/mi-asiento/", views.my_seat, name="my_seat"),
     path("mesa/<room:slug>/jugar/<str:action>/", views.act, name="act"),

@@ -76,6 +76,19 @@ def room(request, slug):
     return render(request, "games/room.html", context)
 
 
+@never_cache
+@require_GET
+def watch(request, slug):
+    """The spectator's link: the room as a spectator sees it. It never offers the
+    free seat, so it can be passed around while the room waits for its guest."""
+    room = get_room_or_404(slug)
+    state = selectors.room_state(room, None)
+    context = presenters.room_context(request, room, None, state)
+    context["watching"] = True
+    context["past_matches"] = archive.room_matches(room, finished_only=True, games=False)
+    return render(request, "games/room.html", context)
+
+
 @require_POST
 @rate_limited("join")
 def join(request, slug):

@@ -1,6 +1,7 @@
 // Home page: show only the options of the chosen format. Without this
 // module every option stays visible and the server ignores the ones that do
 // not belong to the format, so nothing depends on it.
+import { fillTimeZones } from "./zone.js";
 
 const form = document.querySelector("form.new-room");
 if (form) {
@@ -21,3 +22,4 @@ if (form) {
   });
   update();
 }
+fillTimeZones();

@@ -1,6 +1,7 @@
 """A guest's seats in this browser join the account at sign-up or log-in."""
 
 from django.contrib.auth import get_user_model
+from django.core import mail
 
 from games import services
 from games.engine import MatchRules
@@ -31,7 +32,7 @@ class GuestSeatClaimTests(AccountsTestCase):
         self.assertIsNone(Seat.objects.get(pk=self.other.pk).user)
         self.assertContains(self.client.get("/cuenta/perfil/"), "ahora es de tu cuenta")
 
-    def test_sign_up_joins_them_too(self):
+    def test_sign_up_joins_them_when_its_link_is_opened_in_this_browser(self):
         self.hold_in_this_browser(self.seat)
 
         self.client.post(
@@ -43,6 +44,11 @@ class GuestSeatClaimTests(AccountsTestCase):
                 "password2": PASSWORD,
             },
         )
+
+        self.assertIsNone(Seat.objects.get(pk=self.seat.pk).user)  # not before the link
+
+        link = next(w for w in mail.outbox[-1].body.split() if "/cuenta/correo/confirmar/" in w)
+        self.client.get(link.removeprefix("http://127.0.0.1:8000"))
 
         self.assertEqual(Seat.objects.get(pk=self.seat.pk).user.username, "bruno")
 

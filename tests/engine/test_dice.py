@@ -1,5 +1,6 @@
 """The engine's dice: seeded dice and the opening roll (secure dice: tests/test_dice_source.py)."""
 
+import json
 import subprocess
 import sys
 from collections import Counter
@@ -82,3 +83,14 @@ def test_seeded_dice_reject_bad_arguments():
         SeededDice(b"")
     with pytest.raises(ValueError):
         SeededDice(SEED).roll_at(-1)
+
+
+def test_the_browsers_dice_vector_is_what_the_engine_derives():
+    # static/js/dice.js is tested against this file (tests/js/dice.test.mjs).
+    path = Path(__file__).resolve().parents[1] / "js" / "dice_vector.json"
+    vector = json.loads(path.read_text())
+    seed = bytes.fromhex(vector["seed"])
+    assert vector["commitment"] == commitment(seed)
+    dice = SeededDice(seed)
+    assert vector["rolls"] == [list(dice.roll_at(n)) for n in range(len(vector["rolls"]))]
+    assert len(vector["rolls"]) >= 34  # pairs 15 and 33 skip a byte of 252 or more

@@ -57,7 +57,7 @@ class TestYourTurn:
         assert tasks.turn_email(match.pk, match.version) is False  # a second delivery
         [email] = mailoutbox
         assert email.to == ["bob@example.com"]
-        assert email.subject == "Es tu turno en Mesa"
+        assert email.subject == "Te toca contra alice en la partida simple"
         link = settings.SITE_URL + reverse(
             "games:seat_link", args=[room.slug, bob.seat.mail_token()]
         )
@@ -94,8 +94,8 @@ class TestYourTurn:
         assert tasks.turn_email(match.pk, match.version) is True
         [email] = mailoutbox
         assert email.to == ["bea@example.com"]
-        assert email.subject == "Your turn at Mesa"
-        assert "carlos" in email.body and "Play whenever you can" in email.body
+        assert email.subject == "Your turn against carlos in the single game"
+        assert "carlos" in email.body and "You have until" in email.body
         seat_link = settings.SITE_URL + reverse("games:my_seat", args=[seat.room.slug])
         assert f"{seat_link}\n" in email.body  # the seat's address, never a seat secret
         assert "/asiento/" not in email.body
@@ -164,7 +164,7 @@ class TestYourTurn:
         assert tasks.turn_email(second.pk, second.version) is False
         [email] = mailoutbox
         assert email.subject == "Es tu turno en 2 partidas de Mesa"
-        assert "contra alice" in email.body and "contra dora" in email.body
+        assert "Contra alice" in email.body and "Contra dora" in email.body
         assert email.body.count("/asiento/") == 2
 
     def test_the_digest_and_no_mail_choices_get_no_turn_email(
@@ -220,6 +220,8 @@ class TestDigest:
         assert email.to == ["alice@example.com"]
         assert email.subject == "Tu resumen del día en Mesa"
         assert "contra bob, desde hace 5\xa0horas" in email.body
+        # The game has just begun: alice starts, and the digest says so, not "bob moved".
+        assert "Empieza la partida contra bob. Salida: tú sacas 3 y bob 1" in email.body
         assert messages.board_link(alice.refresh()) in email.body
 
         clock.tick(timedelta(days=1))

@@ -95,7 +95,7 @@ def test_a_turn_commits_and_es_tu_turno_arrives_with_the_seat_link(dice, smtp_se
     assert len(inbox.messages) == 1, worker.output
     [message] = inbox.messages
     assert message["To"] == "bob@example.com"
-    assert message["Subject"] == "Es tu turno en Mesa"
+    assert message["Subject"] == "Te toca contra alice en la partida simple"
     assert message["List-Unsubscribe"].strip().startswith(f"<{SITE_URL}/cuenta/correo/baja/")
     text = message.get_body(preferencelist=("plain",)).get_content()
     html = message.get_body(preferencelist=("html",)).get_content()

@@ -8,7 +8,7 @@ import pytest
 from django.utils import translation
 
 from games import selectors, services
-from games.selectors.history import sheet_lines
+from games.selectors.history import describe_turn, sheet_lines
 from tests.helpers import bind, first_legal_play, state_url, version_of
 
 NAMES = {0: "alice", 1: "bob"}
@@ -77,3 +77,13 @@ def test_the_state_json_carries_the_lines_in_the_viewers_language(room, alice, b
     bind(bob, room)
     english = bob.client.get(state_url(room), HTTP_ACCEPT_LANGUAGE="en").json()["match"]["history"]
     assert english[0]["text"].startswith("Opening roll: alice rolls ")
+
+
+def test_the_form_boards_roll_lines_say_the_higher_die_first():
+    with translation.override("es"):
+        assert describe_turn({"kind": "roll", "dice": [2, 6]}, "bob") == "bob tira 6-2"
+        blocked = {"kind": "roll", "dice": [1, 5], "blocked": True}
+        assert describe_turn(blocked, "bob") == "bob saca 5-1 y no puede mover: pasa el turno"
+        # The opening roll is one die each: it says whose die is whose.
+        opening = describe_turn({"kind": "roll", "dice": [1, 5]}, "bob", opening=True, names=NAMES)
+        assert opening == "Salida: alice saca 1, bob saca 5"

@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import selectors, services
-from games.engine import MatchRules
+from games.engine import Format, MatchRules
 from games.lib.deadlines import ABSENCE_AFTER
 from tests.helpers import count_queries, seat_url
 
@@ -129,3 +129,40 @@ def test_mis_partidas_costs_the_same_queries_however_many_tables(marta, tables):
     six = count_queries(client, reverse("games:my_rooms"))
     services.room_create(rules=MatchRules(), nickname="marta", user=marta)
     assert count_queries(client, reverse("games:my_rooms")) == six
+
+
+def row_of(page: str, room) -> str:
+    return page.split(f'data-room="{room.slug}"')[1].split("</li>")[0]
+
+
+def test_each_row_says_the_score_the_last_move_and_the_time_left_on_either_turn(marta, clock, dice):
+    client = Client()
+    client.force_login(marta)
+    # A match to 5 on the rival's turn, and a partida simple on marta's.
+    seat = services.room_create(
+        rules=MatchRules(format=Format.MATCH, length=5), nickname="marta", user=marta
+    )
+    dice.push((3, 1))
+    leo = services.room_join(room=seat.room, nickname="leo")
+    services.game_play(seat=seat, version=1, play=[[8, 5], [6, 5]])
+    match_room = seat.room
+    mine = services.room_create(rules=MatchRules(), nickname="marta", user=marta)
+    dice.push((3, 1))
+    services.room_join(room=mine.room, nickname="ana")
+    clock.tick(5 * HOUR)
+
+    page = client.get(reverse("games:my_rooms")).content.decode()
+    rival = row_of(page, match_room)
+    assert "le toca a tu rival" in rival
+    assert "a tu rival le quedan 43 h" in rival  # 48 hours from leo's turn, 5 gone
+    assert "tú 0, rival 0 (a 5)" in rival
+    assert "última jugada hace 5" in rival
+    own = row_of(page, mine.room)
+    assert "te quedan 43 h" in own and "tú 0" not in own  # no score in a partida simple
+
+    # A resigned game counts: marta leads 1 to 0 (leo resigns a single game at his turn).
+    services.game_resign_offer(seat=leo, version=match_room.matches.get().version, value=1)
+    services.game_resign_accept(seat=seat, version=match_room.matches.get().version)
+    page = client.get(reverse("games:my_rooms"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "you 1, opponent 0 (to 5)" in row_of(page, match_room)
+    assert "last move a moment ago" in row_of(page, match_room)

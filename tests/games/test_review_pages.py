@@ -5,14 +5,18 @@ analysis. The evaluator runs at bgsage 1-ply here (fast).
 """
 
 import json
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from django.utils import translation
 
 from games import services, tasks
+from games.engine import Format, MatchRules
 from games.models import Game, GameAnalysis, Seat, Turn
-from tests.helpers import bind, play_out
+from games.templatetags.analysis import cube_errors_text
+from tests.helpers import Persona, bind, play_out, version_of
 
 
 @pytest.fixture(autouse=True)
@@ -130,3 +134,110 @@ def test_a_past_match_page_links_its_games_reviews_after_a_rematch(analysed, ali
     past = carol.client.get(reverse("games:past_match", args=[analysed.slug, 1])).content.decode()
     assert review_url(analysed) in past
     assert f"alice PR {row.pr_of(0):.1f}".replace(".", ",") in past
+
+
+def review_page(persona, room, language="es") -> str:
+    response = persona.client.get(review_url(room), HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def decision_list(page: str) -> str:
+    return page.split('id="decision-list"')[1].split("</ol>")[0]
+
+
+@pytest.fixture
+def doubled_and_analysed(db, clock, dice):
+    """A match to 3: bob doubles at his first turn and alice takes; played out and analysed."""
+    alice = services.room_create(rules=MatchRules(format=Format.MATCH, length=3), nickname="alice")
+    dice.push((3, 1))
+    bob = services.room_join(room=alice.room, nickname="bob")
+    room = alice.room
+    services.game_play(seat=alice, version=version_of(room), play=[[8, 5], [6, 5]])
+    services.game_double(seat=bob, version=version_of(room))
+    services.game_take(seat=alice, version=version_of(room))
+    play_out(room, Persona("alice", seat=alice), Persona("bob", seat=bob))
+    for row in GameAnalysis.objects.filter(game__match__room=room, game__number=1):
+        services.game_analysis_run(analysis_id=row.pk)
+    return room
+
+
+def test_cube_decisions_are_listed_in_words_never_as_codes(doubled_and_analysed, carol):
+    spanish = decision_list(review_page(carol, doubled_and_analysed))
+    assert re.search(r"bob</strong>\s+dobla\b", spanish)
+    assert re.search(r"alice</strong>\s+acepta\b", spanish)
+    for code in ("no_double", "double", "take", "drop", "beaver"):
+        assert code not in spanish  # the analysis's codes stay out of the Spanish page
+    english = decision_list(review_page(carol, doubled_and_analysed, "en"))
+    assert re.search(r"bob</strong>\s+double\b", english)
+    assert re.search(r"alice</strong>\s+take\b", english)
+    assert "no_double" not in english
+    data = review_page(carol, doubled_and_analysed).split(
+        'id="review-data" type="application/json">'
+    )
+    steps = json.loads(data[1].split("<")[0])["steps"]
+    double = next(s for s in steps if s["kind"] == "double")
+    assert double["played_text"] == "dobla"
+    assert {s["best_text"] for s in steps if s["kind"] in ("double", "no_double")} <= {
+        "dobla",
+        "no dobla",
+    }
+
+
+def test_a_game_with_a_cube_counts_its_cube_errors_with_the_right_plurals(
+    doubled_and_analysed, carol
+):
+    page = review_page(carol, doubled_and_analysed)
+    assert "Errores de cubo" in page
+    assert re.search(r"\d+ errores? y \d+ graves? en \d+ decisi(ón|ones)", page)
+
+
+def test_every_cube_count_takes_its_own_plural_in_both_languages():
+    counts = {"cube_errors": 1, "cube_blunders": 1, "cube_decisions": 1}
+    with translation.override("es"):
+        assert cube_errors_text(counts) == "1 error y 1 grave en 1 decisión"
+        assert cube_errors_text({**counts, "cube_decisions": 3}) == (
+            "1 error y 1 grave en 3 decisiones"
+        )
+        assert cube_errors_text({"cube_errors": 0, "cube_blunders": 2, "cube_decisions": 2}) == (
+            "0 errores y 2 graves en 2 decisiones"
+        )
+    with translation.override("en"):
+        assert cube_errors_text(counts) == "1 error and 1 blunder in 1 decision"
+        assert cube_errors_text({**counts, "cube_errors": 2, "cube_decisions": 4}) == (
+            "2 errors and 1 blunder in 4 decisions"
+        )
+
+
+def test_a_player_without_a_decision_has_no_pr_and_a_partida_simple_no_cube_column(
+    room, alice, bob, carol
+):
+    # alice plays her opening 3-1, bob resigns the game: he never decided anything.
+    services.game_play(seat=alice.seat, version=version_of(room), play=[[8, 5], [6, 5]])
+    services.match_resign(seat=bob.seat, version=version_of(room))
+    services.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
+    page = review_page(carol, room)
+    bob_row = page.split('<tr data-side="1">')[1].split("</tr>")[0]
+    assert "sin decisiones" in bob_row and "0,0" not in bob_row
+    assert "Errores de cubo" not in page  # no cube in a partida simple
+    assert GameAnalysis.objects.get().pr_of(1) is None
+    state = carol.client.get(reverse("games:api_state", args=[room.slug])).json()
+    assert state["match"]["analysis"][0]["pr"][1] is None
+    bind(alice, room)
+    room_page = alice.client.get(reverse("games:room", args=[room.slug])).content.decode()
+    assert "bob PR 0,0" not in room_page and "bob: sin decisiones" in room_page
+
+
+def test_the_opening_roll_is_written_high_die_first(db, clock, dice, carol):
+    # The opening roll is one die each, alice's 1 and bob's 5: bob starts with "5-1".
+    alice = services.room_create(rules=MatchRules(), nickname="alice")
+    dice.push((1, 5))
+    bob = services.room_join(room=alice.room, nickname="bob")
+    room = alice.room
+    services.game_play(seat=bob, version=version_of(room), play=[[13, 8], [6, 5]])
+    services.match_resign(seat=alice, version=version_of(room))
+    services.game_analysis_run(analysis_id=GameAnalysis.objects.get().pk)
+    assert Turn.objects.filter(kind="roll").first().dice == [1, 5]  # who rolled what
+    page = decision_list(review_page(carol, room))
+    assert re.search(r"bob</strong>\s+5-1: 13/8 6/5", page)
+    assert "1-5" not in page

@@ -42,7 +42,8 @@ test("when the second player doubles and then plays, the starter's next play ope
     { game: 1, side: 0, kind: "roll", dice: [3, 1], steps: null, text: null },
     { game: 1, side: 0, kind: "double", cube_value: 2, text: "alice dobla a 4" },
     { game: 1, side: 1, kind: "drop", text: "bob rechaza el cubo y pierde la partida" },
-    { game: 1, side: 0, kind: "next_game", text: "Empieza la partida siguiente" },
+    // The server records the "next game" turn in the game it opens.
+    { game: 2, side: 0, kind: "next_game", text: "Empieza la partida siguiente" },
     { game: 2, side: 1, kind: "roll", dice: [1, 2], steps: null, opening: true, text: "Salida: alice saca 1, bob saca 2" },
     { game: 2, side: 1, kind: "play", notation: "13/11 6/5", steps: [[13, 11], [6, 5]], text: "bob 21: 13/11 6/5" },
   ];
@@ -50,14 +51,18 @@ test("when the second player doubles and then plays, the starter's next play ope
   assert.deepEqual(first.moves.map((move) => move.number), [1, 2, 3]);
   assert.deepEqual(first.moves[1].lines.at(-1), "bob 21: 13/11 6/5");
   assert.deepEqual(first.moves[2].lines, ["alice dobla a 4", "bob rechaza el cubo y pierde la partida"]);
-  assert.deepEqual(first.after, ["Empieza la partida siguiente"]);
+  assert.deepEqual(first.after, []);
+  assert.deepEqual(first.next, ["Empieza la partida siguiente"]);
   assert.deepEqual(second.before, ["Salida: alice saca 1, bob saca 2"]);
   assert.deepEqual(second.moves, [{ number: 1, lines: ["bob 21: 13/11 6/5"] }]);
+  // The game in play does not end on "the next game starts".
+  assert.deepEqual(second.after, []);
+  assert.deepEqual(second.next, []);
 });
 
 test("a history from before the lines were written shows no line rather than a wrong one", () => {
   const [game] = historyByMove([{ game: 1, side: 0, kind: "roll", dice: [3, 1] }]);
-  assert.deepEqual(game, { game: 1, before: [], moves: [], after: [] });
+  assert.deepEqual(game, { game: 1, before: [], moves: [], after: [], next: [] });
 });
 
 test("the blocked rolls since the last action are the ones the board announces", () => {

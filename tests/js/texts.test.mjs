@@ -44,5 +44,13 @@ test("since says how long ago in words, nothing under a minute", () => {
 
 test("dice are said as the board shows them", () => {
   assert.equal(diceText([3, 1]), "3-1");
+  assert.equal(diceText([1, 5]), "5-1"); // an opening roll: alice's 1, bob's 5
+  assert.equal(diceText([2, 6]), "6-2");
   assert.equal(diceText([6, 6]), "6-6");
+});
+
+test("numbers are written as the page's language writes them", () => {
+  assert.equal(createTexts(STRINGS, "es").number(3.25), "3,3");
+  assert.equal(createTexts(STRINGS, "en").number(3.25), "3.3");
+  assert.equal(createTexts(STRINGS, "es").number(0, 1), "0,0");
 });

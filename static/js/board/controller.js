@@ -23,6 +23,11 @@ import { boardView } from "./view.js";
 import { livePoll } from "../poll.js";
 
 const HOME_LEFT_KEY = "mesa.board.homeLeft";
+// The review URL comes with these numbers in place of the match and the game (_board_app.html).
+const REVIEW_MATCH = "/90001/";
+const REVIEW_GAME = "/90002/";
+const ANALYSIS_LOOK_MS = 10000; // an analysis in progress moves no version: look again after this
+const ANALYSIS_LOOK_MAX_MS = 300000; // ...and at the latest this often
 
 /**
  * Mount the board in `app` (hiding the form board) and keep it current.
@@ -67,9 +72,13 @@ export function startController(app, { state, config, texts, bot }) {
     info: h("div", { class: "board-info" }),
     history: h("div", { class: "board-history" }),
     proof: h("div", { class: "board-proof" }),
+    analysis: h("div", { class: "board-analysis", id: "board-analysis", hidden: true }),
   };
   const fallback = document.getElementById("board-fallback");
   if (fallback) fallback.hidden = true;
+  // The page's analysis list is drawn once; the board keeps its own one current.
+  const staticAnalysis = document.getElementById("analysis-links");
+  if (staticAnalysis) staticAnalysis.remove();
   app.hidden = false;
   app.replaceChildren(
     h("div", { class: "board-main" }, [
@@ -83,7 +92,7 @@ export function startController(app, { state, config, texts, bot }) {
       parts.conditional,
       parts.bottom,
     ]),
-    h("aside", { class: "board-side" }, [parts.info, parts.history, parts.proof]),
+    h("aside", { class: "board-side" }, [parts.info, parts.analysis, parts.history, parts.proof]),
   );
 
   const dialogs = createDialogs(texts, model, act);
@@ -96,7 +105,9 @@ export function startController(app, { state, config, texts, bot }) {
       requestRender();
     },
   });
-  const panels = createPanels(parts, texts, bot);
+  const reviewUrl = (matchNumber, game) => config.reviewUrl
+    .replace(REVIEW_MATCH, `/${matchNumber}/`).replace(REVIEW_GAME, `/${game}/`);
+  const panels = createPanels(parts, texts, bot, reviewUrl);
   const actions = createActions(parts, texts, {
     ...dialogs,
     act,
@@ -174,6 +185,29 @@ export function startController(app, { state, config, texts, bot }) {
     }
     requestRender();
     if (myMove(model)) loadOptions();
+    lookForAnalysis();
+  }
+
+  // A finished game's analysis runs on a worker and changes no version, so no held
+  // poll answers when it is done: look with a plain request now and then meanwhile.
+  // Slower and slower, so a board left open while no worker runs costs little.
+  let analysisTimer = null;
+  let analysisDelay = ANALYSIS_LOOK_MS;
+  function lookForAnalysis() {
+    const m = match(model);
+    const waiting = m && (m.analysis || []).some((line) => line.status === "pending" || line.status === "running");
+    if (!waiting) analysisDelay = ANALYSIS_LOOK_MS;
+    if (!waiting || analysisTimer !== null) return;
+    analysisTimer = window.setTimeout(async () => {
+      analysisTimer = null;
+      analysisDelay = Math.min(analysisDelay * 1.5, ANALYSIS_LOOK_MAX_MS);
+      try {
+        await refresh();
+      } catch {
+        // offline for now: the next state brings it
+      }
+      lookForAnalysis();
+    }, analysisDelay);
   }
 
   /** Fetch the state now, or with `wait` hold the request until the room moves (long polling). */
@@ -297,6 +331,7 @@ export function startController(app, { state, config, texts, bot }) {
 
   renderNow();
   poll = livePoll(() => refresh({ wait: true })); // the board's only poller
+  lookForAnalysis();
   if (myMove(model)) loadOptions();
   window.setInterval(requestRender, 60000); // "desde hace 5 minutos" moves on
 }

@@ -7,18 +7,28 @@
  * The history numbered by move, as a score sheet: one number per pair of turns,
  * the side that moved first in the game, then the other ("3. ana 61: 13/7 8/7 ·
  * bob 55: …"). A cube or resignation exchange stays in the move it interrupted.
- * Returns [{game, before, moves: [{number, lines}], after}]: `before` holds the
- * opening roll(s), `after` what closes the game or the session.
+ * Returns [{game, before, moves: [{number, lines}], after, next}]: `before` holds
+ * the opening roll(s), `after` what closes the game or the session, `next` the
+ * line that says another game follows. The server records that "next game" turn
+ * in the game it opens; it is written under the game it closes, never as the
+ * last line of a game still being played.
  */
 export function historyByMove(history) {
   const games = new Map();
-  for (const turn of history) {
-    if (!games.has(turn.game)) {
-      games.set(turn.game, { game: turn.game, before: [], moves: [], after: [], starter: null });
+  const sheetOf = (game) => {
+    if (!games.has(game)) {
+      games.set(game, { game, before: [], moves: [], after: [], next: [], starter: null });
     }
-    const sheet = games.get(turn.game);
+    return games.get(game);
+  };
+  for (const turn of history) {
+    const sheet = sheetOf(turn.game);
     const line = turn.text;
     if (line === null || line === undefined) continue; // a roll its play writes
+    if (turn.kind === "next_game") {
+      if (games.has(turn.game - 1)) games.get(turn.game - 1).next.push(line);
+      continue;
+    }
     if (turn.opening) {
       sheet.before.push(line);
       continue;
@@ -36,12 +46,12 @@ export function historyByMove(history) {
     move.lines.push(line);
     if (turn.side !== sheet.starter && (turn.kind === "play" || isBlocked(turn))) move.answered = true;
   }
-  return [...games.values()].map(({ game, before, moves, after }) => ({
-    game, before, after, moves: moves.map(({ number, lines }) => ({ number, lines })),
+  return [...games.values()].map(({ game, before, moves, after, next }) => ({
+    game, before, after, next, moves: moves.map(({ number, lines }) => ({ number, lines })),
   }));
 }
 
-const CLOSING = new Set(["next_game", "stop", "forfeit"]);
+const CLOSING = new Set(["stop", "forfeit"]);
 
 function isBlocked(turn) {
   return turn.kind === "roll" && (turn.blocked || (Array.isArray(turn.steps) && turn.steps.length === 0));

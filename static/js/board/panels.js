@@ -1,6 +1,7 @@
 // The panels around the board that only show things: the two player cards,
 // the match info with its IDs, the history and the dice proof. Each redraws
 // from the model; the history and the proof only when what they show changed.
+import { proofButton } from "../dice.js";
 import { h } from "./dom.js";
 import { pips } from "./geometry.js";
 import { historyByMove } from "./history.js";
@@ -8,13 +9,15 @@ import { pieceIcon } from "./pieces.js";
 import { bottomSide, isSpectator, match, nameOf, shownPositionId } from "./table.js";
 
 /**
- * `nodes` {top, bottom, info, history, proof}: the elements to fill; `texts`
- * from createTexts; `bot` the computer player's card ({label, style}) or null.
+ * `nodes` {top, bottom, info, history, proof, analysis}: the elements to fill;
+ * `texts` from createTexts; `bot` the computer player's card ({label, style}) or
+ * null; `reviewUrl(match, game)` the review page of a game.
  * render(model, board) redraws them for the checkers as shown.
  */
-export function createPanels(nodes, { t, since }, bot) {
+export function createPanels(nodes, { t, since, number }, bot, reviewUrl) {
   let historyKey = null;
   let proofKey = null;
+  let analysisKey = null;
 
   function playerCard(model, side, board) {
     const m = match(model);
@@ -30,7 +33,9 @@ export function createPanels(nodes, { t, since }, bot) {
     ];
     if (m.format === "match") {
       const needed = m.away ? m.away[side] : Math.max(0, m.length - m.score[side]);
-      const words = [t("score", { count: m.score[side] }), t("needed", { count: needed })];
+      // Once the match is over nobody needs anything more: no "le faltan 0".
+      const words = [t("score", { count: m.score[side] })];
+      if (needed > 0 && m.status !== "finished") words.push(t("needed", { count: needed }));
       rows.push(h("span", { class: "player-score", text: words.join(", ") }));
     } else if (m.format === "session") {
       rows.push(h("span", { class: "player-score", text: t("score", { count: m.score[side] }) }));
@@ -91,7 +96,7 @@ export function createPanels(nodes, { t, since }, bot) {
     historyKey = key;
     const sections = [];
     const results = new Map(games.map((g) => [g.number, g.result]));
-    for (const { game, before, moves, after } of historyByMove(m.history)) {
+    for (const { game, before, moves, after, next } of historyByMove(m.history)) {
       sections.push(h("h3", { text: t("game_n", { number: game }) }));
       sections.push(...before.map((line) => h("p", { class: "history-note", text: line })));
       // One numbered line per move, both players' turns side by side, as in a score sheet.
@@ -102,6 +107,7 @@ export function createPanels(nodes, { t, since }, bot) {
       // The server's sentence for the game's end: "Dani gana 2 puntos (gammon)".
       const result = results.get(game);
       if (result) sections.push(h("p", { class: "history-result", text: `${result.text}. ${result.score_text}.` }));
+      sections.push(...next.map((line) => h("p", { class: "history-note", text: line })));
     }
     nodes.history.replaceChildren(h("h2", { text: t("history") }), ...sections);
     const list = nodes.history.querySelector("ol.moves:last-of-type");
@@ -109,24 +115,64 @@ export function createPanels(nodes, { t, since }, bot) {
   }
 
   // The verifiable dice, Mesa's promise: each game's commitment, and once it ends its
-  // seed and the command that recomputes every roll.
+  // seed, a button that re-derives every roll here (static/js/dice.js) and compares
+  // it with the record, and the command line for the curious.
   function renderProof(model) {
-    const games = match(model).games || [];
-    const key = games.map((g) => `${g.number}:${g.commitment}:${g.seed || ""}:${g.rolls}`).join("|");
+    const m = match(model);
+    const games = m.games || [];
+    const key = `${m.number}|` + games.map((g) => `${g.number}:${g.commitment}:${g.seed || ""}:${g.rolls}`).join("|");
     if (key === proofKey) return;
     proofKey = key;
-    const blocks = games.map((g) => h("div", { class: "dice-proof" }, [
+    const blocks = games.map((g) => h("div", { class: "dice-proof", "data-game": g.number }, [
       games.length > 1 ? h("h3", { text: t("game_n", { number: g.number }) }) : null,
       h("p", {}, [`${t("proof_commitment")} `, h("span", { class: "code", text: g.commitment })]),
-      ...(g.seed
-        ? [
-          h("p", {}, [`${t("proof_seed")} `, h("span", { class: "code", text: g.seed })]),
-          h("p", { text: t("proof_check") }),
-          h("pre", { class: "code" }, [h("code", { text: `python -m games.engine.dice ${g.seed} ${g.rolls}` })]),
-        ]
-        : [h("p", { text: t("proof_later") })]),
+      ...(g.seed ? revealed(m, g) : [h("p", { text: t("proof_later") })]),
     ]));
     nodes.proof.replaceChildren(h("h2", { text: t("proof_title") }), ...blocks);
+  }
+
+  function revealed(m, game) {
+    // The record's rolls of this game, the opening roll(s) first, as the state lists them.
+    const recorded = m.history.filter((turn) => turn.game === game.number && turn.kind === "roll").map((turn) => turn.dice);
+    const { button, verdict } = proofButton(h, game, recorded, t);
+    return [
+      h("p", {}, [`${t("proof_seed")} `, h("span", { class: "code", text: game.seed })]),
+      h("p", { class: "proof-actions" }, [button]),
+      verdict,
+      h("details", {}, [
+        h("summary", { text: t("proof_curious") }),
+        h("pre", { class: "code" }, [h("code", { text: `python -m games.engine.dice ${game.seed} ${game.rolls}` })]),
+      ]),
+    ];
+  }
+
+  // Each finished game's analysis, live: its review link once the game ends, the
+  // PR once the worker is done; a new match (a rematch) starts with none.
+  function renderAnalysis(model) {
+    const m = match(model);
+    const lines = m.analysis || [];
+    const key = `${m.number}|` + lines.map((l) => `${l.game}:${l.status}:${l.pr}`).join("|");
+    if (key === analysisKey) return;
+    analysisKey = key;
+    nodes.analysis.hidden = lines.length === 0;
+    const names = (side) => nameOf(model, side);
+    const items = lines.map((line) => {
+      let what;
+      if (line.status === "done") {
+        what = [0, 1].map((side) => (line.pr[side] === null
+          ? t("analysis_no_pr", { name: names(side) })
+          : t("analysis_pr", { name: names(side), pr: number(line.pr[side], 1) }))).join(" · ");
+      } else if (line.status === "pending" || line.status === "running") {
+        what = t("analysing");
+      } else {
+        what = t("no_analysis");
+      }
+      return h("li", { "data-game": line.game }, [
+        h("a", { href: reviewUrl(m.number, line.game), text: t("game_n", { number: line.game }) }),
+        `: ${what}`,
+      ]);
+    });
+    nodes.analysis.replaceChildren(h("h2", { text: t("analysis_title") }), h("ul", {}, items));
   }
 
   return {
@@ -137,6 +183,7 @@ export function createPanels(nodes, { t, since }, bot) {
       renderInfo(model);
       renderHistory(model);
       renderProof(model);
+      renderAnalysis(model);
     },
   };
 }

@@ -1,7 +1,7 @@
 // Draw the board as SVG with createElementNS. The view comes from board.js
 // (built by view.js) or the review page; nothing here knows a rule, it only draws what it is told.
 import {
-  BAR, BOTTOM, HEIGHT, LABEL_HEIGHT, MIDDLE, OFF, SIZE, TOP, WIDTH,
+  BAR, BOTTOM, CHECKER, HEIGHT, LABEL_HEIGHT, MIDDLE, OFF, SIZE, TOP, WIDTH,
   barBox, barCentre, checkerCentre, labelWidth, placeLabels, pointBox, traySlice, trayBox,
 } from "./geometry.js";
 import { cube, defs, die, el, piece, slice, text } from "./pieces.js";
@@ -83,6 +83,7 @@ function drawCheckers(view, o) {
       const isTop = i === count - 1;
       const selected = isTop && view.selected === String(n);
       layers.push(piece(style, c.x, c.y, { class: `piece ${style}${selected ? " selected" : ""}` }));
+      if (isTop && !selected && view.sources.has(String(n))) layers.push(movableRing(c));
       if (isTop && count > 5) {
         layers.push(text(c.x, c.y + 5, String(count), { class: `stack-count ${style}` }));
       }
@@ -99,6 +100,7 @@ function drawCheckers(view, o) {
       const c = barCentre(mine, i, o);
       const selected = mine && i === shown - 1 && view.selected === "bar";
       layers.push(piece(style, c.x, c.y, { class: `piece ${style}${selected ? " selected" : ""}` }));
+      if (mine && i === shown - 1 && !selected && view.sources.has("bar")) layers.push(movableRing(c));
       if (i === shown - 1 && count > 1) {
         layers.push(text(c.x, c.y + 5, String(count), { class: `stack-count ${style}` }));
       }
@@ -127,6 +129,15 @@ function drawCheckers(view, o) {
   }
   return layers;
 }
+
+// A checker that may move wears a bright ring before the first tap, so a player
+// sees at a glance which ones the dice let go.
+function movableRing(c) {
+  return el("circle", { cx: c.x, cy: c.y, r: CHECKER / 2 + 1, class: "movable-ring" });
+}
+
+// A finger needs about 44 CSS pixels: on a 390 px phone that is some 80 board units.
+const FINGER_UNITS = 84;
 
 // The dice (or the button that rolls them) and the cube, on a layer over the checkers.
 function drawControls(view, bar) {
@@ -164,6 +175,9 @@ function drawControls(view, bar) {
     const g = view.canDouble ? spot("cube", view, { control: true }) : el("g", { "aria-hidden": "true" });
     if (view.canDouble) {
       g.classList.add("cube-button");
+      // A see-through tap area as tall as a finger, inside the bar.
+      const y = Math.min(Math.max(cy - FINGER_UNITS / 2, TOP), BOTTOM - FINGER_UNITS);
+      g.append(el("rect", { x: bar.x, y, width: bar.width, height: FINGER_UNITS, class: "tap-area" }));
       g.append(el("rect", { x: cx - size / 2 - 5, y: cy - size / 2 - 5, width: size + 10, height: size + 10, rx: 8, class: "hit cube-hit" }));
     }
     g.append(cube(view.cube.value, cx, cy, size));

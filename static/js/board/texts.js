@@ -32,10 +32,16 @@ export function createTexts(strings, lang = "es") {
     return new Date(iso).toLocaleString(lang);
   }
 
-  return { t, since, moment };
+  /** A number as the reader's language writes it, with `digits` decimals: "3,2" in Spanish. */
+  function number(value, digits = 1) {
+    return new Intl.NumberFormat(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
+  }
+
+  return { t, since, moment, number };
 }
 
-/** Dice as the board says them: "3-1". */
+/** Dice as players write them, the higher first: "5-1", also for an opening roll of 1 and 5. */
 export function diceText(dice) {
-  return `${dice[0]}-${dice[1]}`;
+  const [high, low] = [...dice].sort((a, b) => b - a);
+  return `${high}-${low}`;
 }

@@ -57,7 +57,8 @@ function lastMarks(model) {
 function diceView(model) {
   const m = match(model);
   if (!m.dice || m.phase !== "move") return null;
-  const values = m.dice[0] === m.dice[1] ? [m.dice[0], m.dice[0], m.dice[0], m.dice[0]] : m.dice.slice();
+  // The higher die first, as players say the roll ("5-1", even for an opening 1 and 5).
+  const values = m.dice[0] === m.dice[1] ? [m.dice[0], m.dice[0], m.dice[0], m.dice[0]] : [...m.dice].sort((a, b) => b - a);
   const used = values.map(() => false);
   if (myMove(model)) {
     for (const die of model.chosen.flatMap((o) => o.dice)) {

@@ -9,6 +9,11 @@ const data = JSON.parse(document.getElementById("review-data").textContent);
 const t = JSON.parse(document.getElementById("review-strings").textContent);
 const app = document.getElementById("review-app");
 const steps = data.steps;
+// Equities as the page's language writes numbers: "−0,327" in Spanish, "−0.327" in English.
+const numbers = new Intl.NumberFormat(document.documentElement.lang || "es", {
+  minimumFractionDigits: 3, maximumFractionDigits: 3, signDisplay: "negative",
+});
+const number = (value) => numbers.format(value).replace("-", "−");
 
 function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, key) => values[key]);
@@ -40,8 +45,8 @@ function view(position, marks, dice, side) {
 }
 
 function label(step, which) {
-  const text = which === "best" ? step.best : step.played;
-  return t[text] || text; // a cube action is a word; a play its notation
+  // The server writes a cube action as a word and a play in its notation.
+  return which === "best" ? step.best_text : step.played_text;
 }
 
 function markText(step) {
@@ -52,7 +57,7 @@ function markText(step) {
 function detail(step) {
   const box = document.getElementById("review-detail");
   const name = data.names[step.side];
-  const dice = step.dice ? ` ${step.dice[0]}-${step.dice[1]}` : "";
+  const dice = step.dice_text ? ` ${step.dice_text}` : "";
   const lines = [];
   const head = document.createElement("p");
   head.append(document.createElement("strong"));
@@ -68,7 +73,7 @@ function detail(step) {
   const verdict = document.createElement("p");
   verdict.className = "verdict";
   verdict.textContent = step.loss > 0
-    ? `${t.best}: ${label(step, "best")}. ${fill(t.loss, { loss: step.loss.toFixed(3) })}`
+    ? `${t.best}: ${label(step, "best")}. ${fill(t.loss, { loss: number(step.loss) })}`
     : t.same;
   lines.push(verdict);
   if (step.alternatives && step.alternatives.length) {
@@ -86,13 +91,14 @@ function detail(step) {
       if (alt.notation === step.played) row.className = "played";
       row.insertCell().textContent = String(i + 1);
       row.insertCell().textContent = alt.notation;
-      row.insertCell().textContent = alt.equity.toFixed(3);
+      row.insertCell().textContent = number(alt.equity);
     });
     lines.push(table);
   } else if (step.cube) {
     const cube = document.createElement("p");
     cube.className = "cube-equities";
-    cube.textContent = `${t.no_double} ${step.cube.nd.toFixed(3)} · ${t.double}/${t.take} ${step.cube.dt.toFixed(3)} · ${t.double}/${t.drop} ${step.cube.dp.toFixed(3)}`;
+    const { nd, dt, dp } = step.cube;
+    cube.textContent = `${t.no_double} ${number(nd)} · ${t.double}/${t.take} ${number(dt)} · ${t.double}/${t.drop} ${number(dp)}`;
     lines.push(cube);
   }
   box.replaceChildren(...lines);

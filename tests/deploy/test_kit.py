@@ -1,0 +1,78 @@
+"""deploy/: the systemd units and the compose file start the same processes
+as the README (a worker for every queue, mail alone, exactly one beat, the
+web behind nginx) and fill every placeholder of the nginx template."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from django.conf import settings
+
+from tests.test_celery_config import consumed
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+DEPLOY = ROOT / "deploy"
+EVERY_QUEUE = set(settings.CELERY_QUEUE_NAMES.split(","))
+
+
+def units() -> dict[str, str]:
+    return {path.name: path.read_text() for path in (DEPLOY / "systemd").glob("*.service")}
+
+
+def compose_commands() -> dict[str, list[str]]:
+    """Each service's command in deploy/compose.yaml (one JSON-style list a line)."""
+    commands, service = {}, None
+    for line in (DEPLOY / "compose.yaml").read_text().splitlines():
+        if match := re.match(r"^  ([\w-]+):$", line):
+            service = match[1]
+        elif match := re.match(r"^    command: (\[.*\])$", line):
+            commands[service] = json.loads(match[1])
+    return commands
+
+
+def test_the_systemd_units_start_a_worker_for_every_queue_and_one_beat():
+    text = "\n".join(units().values())
+    workers = consumed(text.replace("%%H", "%h"))
+    assert set().union(*workers) == EVERY_QUEUE
+    assert {"mail"} in workers
+    assert len(re.findall(r"celery -A config beat", text)) == 1
+    target = (DEPLOY / "systemd" / "mesa.target").read_text()
+    for name in units():
+        assert name in target, name
+        assert "Restart=always" in units()[name], name
+
+
+def test_the_web_unit_serves_on_the_socket_nginx_proxies_to():
+    web = units()["mesa-web.service"]
+    assert "GUNICORN_BIND=unix:/run/mesa/gunicorn.sock" in web
+    assert "gunicorn -c config/gunicorn.conf.py" in web
+    template = (DEPLOY / "nginx" / "mesa.conf.template").read_text()
+    assert "server ${MESA_UPSTREAM}" in template
+
+
+def test_the_compose_file_runs_the_same_processes():
+    commands = compose_commands()
+    workers = [
+        set(command[command.index("-Q") + 1].split(","))
+        for command in commands.values()
+        if command[:4] == ["celery", "-A", "config", "worker"]
+    ]
+    assert set().union(*workers) == EVERY_QUEUE
+    assert {"mail"} in workers
+    assert [name for name, command in commands.items() if "beat" in command] == ["beat"]
+    assert commands["migrate"] == ["python", "manage.py", "migrate", "--noinput"]
+    assert "gunicorn -c config/gunicorn.conf.py" in " ".join(commands["web"])
+
+
+def test_the_compose_file_fills_every_placeholder_of_the_nginx_template():
+    template = (DEPLOY / "nginx" / "mesa.conf.template").read_text()
+    placeholders = set(re.findall(r"\$\{(MESA_\w+)\}", template))
+    compose = (DEPLOY / "compose.yaml").read_text()
+    nginx = compose[compose.index("\n  nginx:") :]
+    given = set(re.findall(r"^      (MESA_\w+):", nginx, re.M))
+    assert placeholders == given
+    # The envsubst line of the template's own instructions names them all too.
+    instructions = template[: template.index("map ")]
+    assert placeholders == set(re.findall(r"\$(MESA_\w+)", instructions))
