@@ -200,14 +200,15 @@ _ANSWERS = frozenset({ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER})
 
 
 def _wants_forced_plays(seat: Seat) -> bool:
-    """A person's choice on their profile; on for guests, who have none (the default)."""
-    if seat.is_bot:
-        return False
+    """An account's choice on its profile (on unless turned off).
+
+    A guest has no profile to say so: their forced plays wait for them, as before.
+    """
     user = seat.user
-    if user is None:
-        return True
+    if seat.is_bot or user is None:
+        return False
     profile = getattr(user, "profile", None)
-    return True if profile is None else profile.forced_plays
+    return True if profile is None else bool(profile.forced_plays)
 
 
 def _turn_row(*, action: Action, **fields) -> Turn:

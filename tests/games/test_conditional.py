@@ -154,8 +154,20 @@ def test_the_api_records_changes_and_clears_the_answer(room, alice, bob, bob_to_
 # -- forced plays ---------------------------------------------------------------------------
 
 
+def account_at_the_table(rules, dice, **profile):
+    """alicia (an account, side 0) hosts and bob (a guest) joins; the opening 3-1 is hers."""
+    user = get_user_model().objects.create_user("alicia", "alicia@example.com", "pw")
+    if profile:
+        Profile.objects.update_or_create(user=user, defaults=profile)
+    alice = Persona("alice", seat=services.room_create(rules=rules, nickname="alicia", user=user))
+    dice.push((3, 1))
+    bob = Persona("bob", seat=services.room_join(room=alice.seat.room, nickname="bob"))
+    return alice.seat.room, alice, bob
+
+
 @pytest.mark.parametrize("rules", [MatchRules()])
-def test_a_forced_play_is_played_at_once_for_a_guest(rules, room, alice, bob, dice):
+def test_a_forced_play_is_played_at_once_for_an_account_by_default(rules, db, clock, dice):
+    room, alice, bob = account_at_the_table(rules, dice)
     dice.push(*TO_FORCED)
     for persona in (alice, bob, alice, bob):
         play_first(room, persona)
@@ -168,12 +180,16 @@ def test_a_forced_play_is_played_at_once_for_a_guest(rules, room, alice, bob, di
 
 @pytest.mark.parametrize("rules", [MatchRules()])
 def test_forced_plays_wait_for_a_player_who_turned_them_off(rules, db, clock, dice):
-    user = get_user_model().objects.create_user("alicia", "alicia@example.com", "pw")
-    Profile.objects.update_or_create(user=user, defaults={"forced_plays": False})
-    alice = Persona("alice", seat=services.room_create(rules=rules, nickname="alicia", user=user))
-    dice.push((3, 1))
-    bob = Persona("bob", seat=services.room_join(room=alice.seat.room, nickname="bob"))
-    room = alice.seat.room
+    room, alice, bob = account_at_the_table(rules, dice, forced_plays=False)
+    dice.push(*TO_FORCED)
+    for persona in (alice, bob, alice, bob):
+        play_first(room, persona)
+    state = selectors.room_state(room, alice.seat)["match"]
+    assert (state["phase"], state["turn"], state["dice"]) == ("move", 0, [5, 4])
+
+
+@pytest.mark.parametrize("rules", [MatchRules()])
+def test_a_guest_plays_forced_moves_by_hand(rules, room, alice, bob, dice):
     dice.push(*TO_FORCED)
     for persona in (alice, bob, alice, bob):
         play_first(room, persona)
