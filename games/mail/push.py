@@ -61,7 +61,7 @@ def send_turn_push(*, match_id: int, version: int) -> int:
     return sent
 
 
-def _message(seat: Seat) -> dict:
+def _message(seat: Seat) -> dict[str, str]:
     opponent = Seat.objects.filter(room_id=seat.room_id).exclude(pk=seat.pk).first()
     language = getattr(getattr(seat.user, "profile", None), "language", None) or seat.language
     with translation.override(language):

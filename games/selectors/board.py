@@ -160,7 +160,7 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
     }
 
 
-def _conditional(state: MatchState, view_side: int | None) -> dict | None:
+def _conditional(state: MatchState, view_side: int | None) -> dict[str, object] | None:
     """What the viewer has written for the table to play, and what they may write now.
 
     The viewer's own notes only: the opponent never learns an answer before it

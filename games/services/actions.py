@@ -25,6 +25,7 @@ from games.engine import (
     Format,
     IllegalMove,
     InvalidInput,
+    Play,
     greedy_bearoff_table,
     parse_play,
 )
@@ -33,7 +34,7 @@ from games.lib.actions import SiteAction
 from games.lib.errors import BadInput, Conflict, IllegalMoveError, from_engine
 from games.models import Match, Seat
 from games.services import cleaning
-from games.services.table import lock_current_match, open_table
+from games.services.table import Table, lock_current_match, open_table
 
 
 def _engine(kind: ActionKind, **fields):
@@ -146,13 +147,13 @@ def game_next(*, seat: Seat, version) -> Match:
 # sees them until the table plays them.
 
 
-def game_conditional_answer(*, seat: Seat, version, answer) -> Match:
+def game_conditional_answer(*, seat: Seat, version: object, answer: object) -> Match:
     """Write (or clear, with None) the answer to the opponent's next double."""
     answer = cleaning.clean_answer(answer)
     return _act(seat, version, _engine(ActionKind.CONDITIONAL_ANSWER, reason=answer))
 
 
-def game_conditional_plays(*, seat: Seat, version, plays) -> Match:
+def game_conditional_plays(*, seat: Seat, version: object, plays: object) -> Match:
     """Write the plays of the next turn, one per roll (an empty list clears them).
 
     Each entry's play is a list of steps or a text in notation ("13/7 13/8"),
@@ -160,27 +161,30 @@ def game_conditional_plays(*, seat: Seat, version, plays) -> Match:
     """
     entries = cleaning.clean_play_table(plays)
 
-    def act(table, side):
+    def act(table: Table, side: int) -> None:
         position = table.state.position_for(side)
-        written = []
-        for dice, play in entries:
-            if isinstance(play, str):
+        written: list[tuple[tuple[int, int], Play]] = []
+        for dice, sent in entries:
+            play: Play = ()
+            if isinstance(sent, str):
                 try:
-                    play = parse_play(position, dice, play)
+                    play = parse_play(position, dice, sent)
                 except (InvalidInput, IllegalMove) as exc:
                     if table.state.may_record_plays(side):
                         raise from_engine(exc) from None
-                    play = ()  # the engine's refusal below says why nothing can be written
+                    # The engine's refusal below says why nothing can be written now.
+            else:
+                play = sent
             written.append((dice, tuple(play)))
         table.apply(Action(ActionKind.CONDITIONAL_PLAYS, side, table=tuple(written)))
 
     return _act(seat, version, act)
 
 
-def game_conditional_greedy(*, seat: Seat, version) -> Match:
+def game_conditional_greedy(*, seat: Seat, version: object) -> Match:
     """Fill the next turn's table with the greedy bear-off play of each of the 21 rolls."""
 
-    def act(table, side):
+    def act(table: Table, side: int) -> None:
         position = table.state.position_for(side)
         if not table.state.may_record_plays(side):
             raise IllegalMoveError("opponent_can_change")

@@ -8,6 +8,7 @@ account: subscribing it again from another account moves it.
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 
 from games.lib import clock
@@ -41,7 +42,9 @@ def clean_key(value: object, longest: int) -> str:
     return value
 
 
-def push_subscribe(*, user, endpoint: object, p256dh: object, auth: object) -> PushSubscription:
+def push_subscribe(
+    *, user: User | AnonymousUser | None, endpoint: object, p256dh: object, auth: object
+) -> PushSubscription:
     """Remember this browser for `user` (signed in); the same endpoint again updates it."""
     if user is None or not user.is_authenticated:
         raise NotSeatHolder("not_signed_in")
@@ -58,7 +61,7 @@ def push_subscribe(*, user, endpoint: object, p256dh: object, auth: object) -> P
     return subscription
 
 
-def push_unsubscribe(*, user, endpoint: object) -> int:
+def push_unsubscribe(*, user: User | AnonymousUser | None, endpoint: object) -> int:
     """Forget this browser for `user`; how many subscriptions went (0 or 1)."""
     if user is None or not user.is_authenticated:
         raise NotSeatHolder("not_signed_in")

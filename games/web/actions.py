@@ -13,6 +13,7 @@ caller, and the rules are the engine's.
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from games import services
 from games.engine import ActionKind
@@ -44,14 +45,14 @@ def parse_resign_value(body: dict) -> dict:
     return {"value": value}
 
 
-def parse_answer(body: dict) -> dict:
+def parse_answer(body: dict[str, Any]) -> dict[str, Any]:
     answer = body.get("answer")
     if answer is not None and not isinstance(answer, str):
         raise BadInput("bad_answer", f"answer={answer!r}")
     return {"answer": answer}
 
 
-def parse_plays(body: dict) -> dict:
+def parse_plays(body: dict[str, Any]) -> dict[str, Any]:
     plays = body.get("plays")
     if not isinstance(plays, list):
         raise BadInput("bad_table", "plays must be a list of {dice, play}")

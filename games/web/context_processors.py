@@ -3,6 +3,8 @@ whether the site pushes notifications (then every page registers the service wor
 
 from functools import cache
 
+from django.http import HttpRequest
+
 from games import selectors
 from games.mail.push import push_enabled
 from games.web.seats import session_tokens
@@ -22,6 +24,6 @@ def waiting_games(request) -> dict:
     return {"waiting_count": count}
 
 
-def push_site(request) -> dict:
+def push_site(request: HttpRequest) -> dict[str, bool]:
     """`push_site`: the site has a VAPID key pair, so pages register the service worker."""
     return {"push_site": push_enabled()}

@@ -2,8 +2,10 @@
 the offline page, and the JSON endpoints where a browser subscribes to push.
 """
 
+from typing import Any
+
 from django.conf import settings
-from django.http import JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.templatetags.static import static
 from django.urls import reverse
@@ -17,7 +19,7 @@ from games.web.api import json_endpoint, read_json_body
 
 
 @require_GET
-def manifest(request):
+def manifest(request: HttpRequest) -> HttpResponse:
     """The web app manifest: Mesa on the home screen, opening at "Mis partidas"."""
     data = {
         "name": "Mesa",
@@ -39,7 +41,7 @@ def manifest(request):
 
 
 @require_GET
-def service_worker(request):
+def service_worker(request: HttpRequest) -> HttpResponse:
     """The service worker, from the site's root so that it may serve every page."""
     response = render(
         request,
@@ -53,11 +55,11 @@ def service_worker(request):
 
 
 @require_GET
-def offline(request):
+def offline(request: HttpRequest) -> HttpResponse:
     return render(request, "games/offline.html")
 
 
-def _keys(body: dict) -> dict:
+def _keys(body: dict[str, Any]) -> dict[str, Any]:
     keys = body.get("keys")
     if not isinstance(keys, dict):
         raise BadInput("bad_subscription")
@@ -65,7 +67,7 @@ def _keys(body: dict) -> dict:
 
 
 @json_endpoint(("POST",))
-def subscribe(request):
+def subscribe(request: HttpRequest) -> HttpResponse:
     """Body: the browser's PushSubscription as JSON ({endpoint, keys: {p256dh, auth}})."""
     body = read_json_body(request)
     if not push_enabled():
@@ -81,13 +83,13 @@ def subscribe(request):
 
 
 @json_endpoint(("POST",))
-def unsubscribe(request):
+def unsubscribe(request: HttpRequest) -> HttpResponse:
     body = read_json_body(request)
     deleted = services.push_unsubscribe(user=request.user, endpoint=body.get("endpoint"))
     return JsonResponse({"subscribed": False, "removed": deleted})
 
 
-def push_context(request) -> dict:
+def push_context(request: HttpRequest) -> dict[str, object]:
     """What the page's push button needs: the site's public key, or nothing when push is off."""
     if not push_enabled() or not request.user.is_authenticated:
         return {}
