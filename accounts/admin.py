@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.models import User
 
 from .forms import AdminLoginForm
 from .models import EmailOptOut, Profile
@@ -9,7 +10,7 @@ from .models import EmailOptOut, Profile
 admin.site.login_form = AdminLoginForm
 
 
-class ProfileInline(admin.StackedInline):
+class ProfileInline(admin.StackedInline[Profile, User]):
     model = Profile
     can_delete = False
 
@@ -19,12 +20,12 @@ admin.site.unregister(get_user_model())
 
 
 @admin.register(get_user_model())
-class MesaUserAdmin(UserAdmin):
+class MesaUserAdmin(UserAdmin[User]):
     inlines = [ProfileInline]
 
 
 @admin.register(Profile)
-class ProfileAdmin(admin.ModelAdmin):
+class ProfileAdmin(admin.ModelAdmin[Profile]):
     list_display = ("user", "display_name", "language", "notify", "email_confirmed")
     list_filter = ("language", "notify", "email_confirmed")
     search_fields = ("user__username", "user__email", "display_name")
@@ -32,6 +33,6 @@ class ProfileAdmin(admin.ModelAdmin):
 
 
 @admin.register(EmailOptOut)
-class EmailOptOutAdmin(admin.ModelAdmin):
+class EmailOptOutAdmin(admin.ModelAdmin[EmailOptOut]):
     list_display = ("email", "created_at")
     search_fields = ("email",)

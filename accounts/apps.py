@@ -6,5 +6,5 @@ class AccountsConfig(AppConfig):
     name = "accounts"
     verbose_name = _("Cuentas")
 
-    def ready(self):
+    def ready(self) -> None:
         from . import lockout, signals  # noqa: F401  (connects the receivers)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -85,7 +85,14 @@ def client_address_of_meta(meta: Mapping[str, Any], trusted_spec: str) -> str:
     )
 
 
-def client_address(request: Any) -> str:
+class HasMeta(Protocol):
+    """What client_address reads of a request (an HttpRequest; Django is not imported here)."""
+
+    @property
+    def META(self) -> Mapping[str, Any]: ...  # Django's name, upper case
+
+
+def client_address(request: HasMeta) -> str:
     """The client's address for this request (settings.TRUSTED_PROXIES decides whom to believe)."""
     from django.conf import settings
 

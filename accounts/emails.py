@@ -6,21 +6,33 @@ templates/emails/<name>.txt and <name>.html, and a subject from
 unsubscribe link (RFC 8058): in the footer and in the List-Unsubscribe header.
 """
 
+from collections.abc import Mapping
+
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template import Context
+from django.template.backends.django import Template
 from django.template.loader import get_template, render_to_string
 from django.utils import translation
 
 
-def render_plain(template_name, context) -> str:
+def render_plain(template_name: str, context: Mapping[str, object]) -> str:
     """A plain-text part (the subject, the text body): rendered without HTML
     escaping, so a nickname "<b>" reads "<b>", not "&lt;b&gt;". Only the HTML
     part escapes."""
-    return get_template(template_name).template.render(Context(context, autoescape=False))
+    template = get_template(template_name)
+    assert isinstance(template, Template), "mail templates are Django templates"
+    return template.template.render(Context(dict(context), autoescape=False))
 
 
-def send_templated_mail(*, to, template_name, context, language, unsubscribe_url=None):
+def send_templated_mail(
+    *,
+    to: str,
+    template_name: str,
+    context: Mapping[str, object],
+    language: str,
+    unsubscribe_url: str | None = None,
+) -> int:
     """Render and send one message to `to`; return how many were sent (0 or 1).
 
     `language` is the recipient's ("es" or "en"), not the current request's.

@@ -7,6 +7,8 @@ from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
+from django.contrib.auth.models import User
+from django.db.models import CharField
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -17,26 +19,36 @@ from .services import profile_for
 
 logger = logging.getLogger(__name__)
 
+
 # Django's EmailField accepts up to 320 characters; the column holds 254.
-EMAIL_MAX = get_user_model()._meta.get_field("email").max_length
+def _email_max() -> int:
+    column = get_user_model()._meta.get_field("email")
+    assert isinstance(column, CharField) and column.max_length is not None
+    return column.max_length
 
 
-class SignupForm(UserCreationForm):
+EMAIL_MAX = _email_max()
+
+
+class SignupForm(UserCreationForm[User]):
     email = forms.EmailField(
         label=_("Correo"),
         max_length=EMAIL_MAX,
         help_text=_("Para recuperar tu clave y, si quieres, avisarte de tu turno."),
     )
 
-    class Meta(UserCreationForm.Meta):
+    # django-stubs declares no UserCreationForm.Meta; Django's has the model and
+    # the username's field class, which this Meta keeps.
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]
         model = get_user_model()
         fields = ("username", "email")
         labels = {"username": _("Nombre de usuario")}
 
-    def clean_email(self):
+    def clean_email(self) -> str:
         # Whether an account has this address is not the form's to say: the
         # view answers the same either way and mails the owner (views.signup).
-        return self.cleaned_data["email"].strip()
+        email: str = self.cleaned_data["email"].strip()
+        return email
 
 
 class LockoutAuthenticationForm(AuthenticationForm):
@@ -70,7 +82,7 @@ class AdminLoginForm(LockoutAuthenticationForm, AdminAuthenticationForm):
     """The admin's log-in form under the same lockouts as the site's (accounts.admin)."""
 
 
-class ProfileForm(forms.ModelForm):
+class ProfileForm(forms.ModelForm[Profile]):
     class Meta:
         model = Profile
         fields = ("display_name", "language", "notify", "time_zone", "forced_plays")
@@ -91,7 +103,7 @@ class ProfileForm(forms.ModelForm):
         # The radio buttons read Notify's own words.
         widgets = {"notify": forms.RadioSelect}
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Every IANA zone this machine knows, the browser's first (static/js/zone.js).
         zones = sorted(zoneinfo.available_timezones())
@@ -112,19 +124,19 @@ class EmailChangeForm(forms.Form):
     email = forms.EmailField(label=_("Correo nuevo"), max_length=EMAIL_MAX)
     password = forms.CharField(label=_("Tu clave actual"), strip=False, widget=forms.PasswordInput)
 
-    def __init__(self, user, *args, **kwargs):
+    def __init__(self, user: User, *args: Any, **kwargs: Any) -> None:
         self.user = user
         super().__init__(*args, **kwargs)
 
-    def clean_email(self):
-        email = self.cleaned_data["email"].strip()
+    def clean_email(self) -> str:
+        email: str = self.cleaned_data["email"].strip()
         taken = get_user_model().objects.filter(email__iexact=email).exclude(pk=self.user.pk)
         if taken.exists():
             raise forms.ValidationError(_("Ya hay una cuenta con ese correo."), code="email_taken")
         return email
 
-    def clean_password(self):
-        password = self.cleaned_data["password"]
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
         if not self.user.check_password(password):
             raise forms.ValidationError(_("Esa no es tu clave."), code="wrong_password")
         return password
@@ -135,13 +147,13 @@ class MesaPasswordResetForm(PasswordResetForm):
 
     def send_mail(
         self,
-        subject_template_name,
-        email_template_name,
-        context,
-        from_email,
-        to_email,
-        html_email_template_name=None,
-    ):
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
         user = context["user"]
         # SITE_URL, not the request's Host header: a forged Host must never
         # end up in a reset link.

@@ -25,12 +25,12 @@ from . import ratelimit
 from .client import client_address
 
 
-def username(request: HttpRequest | None, credentials: dict | None) -> str:
+def username(request: HttpRequest | None, credentials: dict[str, Any] | None) -> str:
     """AXES_USERNAME_CALLABLE: one count per username whatever its case."""
     return str((credentials or {}).get("username") or "").strip().lower()
 
 
-def failure_limit(request: HttpRequest | None, credentials: dict | None) -> int:
+def failure_limit(request: HttpRequest | None, credentials: dict[str, Any] | None) -> int:
     """AXES_FAILURE_LIMIT."""
     return ratelimit.MAX_FAILURES_PER_USERNAME
 
@@ -51,7 +51,8 @@ def is_blocked(request: HttpRequest, name: str) -> bool:
     """Whether a log-in as `name` from this request must be refused unchecked."""
     if ratelimit.address_is_blocked(client_address(request)):
         return True
-    return AxesProxyHandler.is_locked(request, {"username": name})
+    locked: bool = AxesProxyHandler.is_locked(request, {"username": name})  # axes ships no types
+    return locked
 
 
 def locked_out(
@@ -83,7 +84,7 @@ def locked_out(
 
 @receiver(user_login_failed)
 def count_the_address(
-    sender: Any, credentials: dict, request: HttpRequest | None = None, **kwargs: Any
+    sender: Any, credentials: dict[str, Any], request: HttpRequest | None = None, **kwargs: Any
 ) -> None:
     """Every failed log-in, whichever form it came through, counts for its address."""
     if request is not None:

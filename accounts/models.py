@@ -39,11 +39,11 @@ class Profile(models.Model):
         verbose_name = _("perfil")
         verbose_name_plural = _("perfiles")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self.display_name or self.user.get_username()
 
 
@@ -57,5 +57,5 @@ class EmailOptOut(models.Model):
         verbose_name = _("baja de correo")
         verbose_name_plural = _("bajas de correo")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.email

@@ -31,21 +31,23 @@ def _address_key(address: str) -> str:
 
 def address_is_blocked(address: str) -> bool:
     """Whether this address failed too many log-ins (accounts.lockout counts them)."""
-    return cache.get(_address_key(address), 0) >= MAX_FAILURES_PER_ADDRESS
+    failures: int = cache.get(_address_key(address), 0)
+    return failures >= MAX_FAILURES_PER_ADDRESS
 
 
-def _count(key, window):
+def _count(key: str, window: int) -> int:
     """Add one to a counter whose window starts at its first hit; the new count."""
     # add() starts the window only if it is not running yet.
     cache.add(key, 0, timeout=window)
     try:
-        return cache.incr(key)
+        count: int = cache.incr(key)
+        return count
     except ValueError:  # expired between add() and incr()
         cache.set(key, 1, timeout=window)
         return 1
 
 
-def _digest(text) -> str:
+def _digest(text: str | None) -> str:
     # Hash what identifies the client: it may be user input, and cache keys have a charset.
     return hashlib.sha256((text or "-").encode()).hexdigest()
 
@@ -67,7 +69,7 @@ def allow_all(counters: list[tuple[str, str, int, int]]) -> bool:
         (f"mesa:rate:{scope}:{_digest(ident)}", limit, window)
         for scope, ident, limit, window in counters
     ]
-    counts = cache.get_many([key for key, _limit, _window in keys])
+    counts: dict[str, int] = cache.get_many([key for key, _limit, _window in keys])
     if any(counts.get(key, 0) >= limit for key, limit, _window in keys):
         return False
     return all([_count(key, window) <= limit for key, limit, window in keys])
@@ -85,7 +87,7 @@ MAX_RESETS_PER_EMAIL = 3
 MAX_RESETS_PER_ADDRESS = 10
 
 
-def password_reset_allowed(*, email, address):
+def password_reset_allowed(*, email: str | None, address: str) -> bool:
     """Count one reset request; False once the address or the email asked too often."""
     email = (email or "").strip().lower()
     per_email = allow("reset:email", email, limit=MAX_RESETS_PER_EMAIL, window=RESET_WINDOW_SECONDS)
@@ -111,7 +113,7 @@ def signup_allowed(*, address: str) -> bool:
 MAX_CONFIRMATIONS_PER_USER = 3
 
 
-def confirmation_resend_allowed(*, user_id):
+def confirmation_resend_allowed(*, user_id: int) -> bool:
     """Count one request to resend the confirmation; False past the hourly limit."""
     return allow(
         "confirm:user", str(user_id), limit=MAX_CONFIRMATIONS_PER_USER, window=RESET_WINDOW_SECONDS

@@ -11,6 +11,9 @@ promises of the profile and the unsubscribe link hold everywhere:
 """
 
 from dataclasses import dataclass
+from typing import Protocol
+
+from django.contrib.auth.models import User
 
 from .models import Notify
 from .services import email_is_opted_out, profile_for, unsubscribe_url
@@ -25,9 +28,28 @@ class Recipient:
     time_zone: str = ""  # an IANA name for the deadlines the mail names; "" is UTC
 
 
-def recipient_for_seat(seat):
+class MailSeat(Protocol):
+    """What this module reads of a seat (games.models.Seat; accounts never imports games)."""
+
+    @property
+    def user_id(self) -> int | None: ...
+    @property
+    def user(self) -> User | None: ...
+    @property
+    def email(self) -> str: ...
+    @property
+    def email_consent(self) -> bool: ...
+    @property
+    def language(self) -> str: ...
+    @property
+    def notify(self) -> str: ...
+    @property
+    def time_zone(self) -> str: ...
+
+
+def recipient_for_seat(seat: MailSeat) -> Recipient | None:
     """The Recipient of mail about `seat`, or None when nobody is to be mailed."""
-    if seat.user_id is not None:
+    if seat.user is not None:
         profile = profile_for(seat.user)
         if not profile.email_confirmed:
             return None

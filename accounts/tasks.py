@@ -1,6 +1,7 @@
 """Celery tasks of the accounts app."""
 
 import smtplib
+from collections.abc import Mapping
 
 from celery import shared_task
 
@@ -15,7 +16,14 @@ from .emails import send_templated_mail
     retry_jitter=True,
     max_retries=5,
 )
-def send_templated_mail_task(*, to, template_name, context, language, unsubscribe_url=None):
+def send_templated_mail_task(
+    *,
+    to: str,
+    template_name: str,
+    context: Mapping[str, object],
+    language: str,
+    unsubscribe_url: str | None = None,
+) -> int:
     """Send a templated message from a worker; arguments as send_templated_mail."""
     return send_templated_mail(
         to=to,

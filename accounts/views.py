@@ -6,7 +6,9 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, SetPasswordForm
 from django.contrib.auth.hashers import make_password
+from django.contrib.auth.models import User
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -30,7 +32,13 @@ from .forms import (
 logger = logging.getLogger(__name__)
 
 
-def _use_language(response, language):
+class AccountRequest(HttpRequest):
+    """A request that login_required let through: its user is an account."""
+
+    user: User
+
+
+def _use_language(response: HttpResponse, language: str) -> HttpResponse:
     # The same cookie Django's set_language view writes, so the site follows
     # the profile from the next page on.
     response.set_cookie(
@@ -43,7 +51,7 @@ def _use_language(response, language):
     return response
 
 
-def _after_login(request, user, response):
+def _after_login(request: HttpRequest, user: User, response: HttpResponse) -> HttpResponse:
     """What every way into an account does once the user is logged in.
 
     (The guest seats of this browser join the account in games.web.signals, a
@@ -52,7 +60,7 @@ def _after_login(request, user, response):
     return _use_language(response, services.profile_for(user).language)
 
 
-def _send_confirmation(request, user):
+def _send_confirmation(request: HttpRequest, user: User) -> bool:
     """Mail the confirmation link and tell the person how it went."""
     profile = services.profile_for(user)
     try:
@@ -73,7 +81,7 @@ def _send_confirmation(request, user):
     return True
 
 
-def _mail_signup(user: Any, *, template_name: str, context: dict[str, Any]) -> bool:
+def _mail_signup(user: User, *, template_name: str, context: dict[str, Any]) -> bool:
     """One sign-up mail; False when the mail server failed (logged)."""
     profile = services.profile_for(user)
     try:
@@ -185,16 +193,18 @@ class LoginView(auth_views.LoginView):
     template_name = "registration/login.html"
     redirect_authenticated_user = True
 
-    def form_valid(self, form):
+    def form_valid(self, form: AuthenticationForm) -> HttpResponse:
         response = super().form_valid(form)
-        return _after_login(self.request, form.get_user(), response)
+        user = form.get_user()
+        assert isinstance(user, User)  # a valid login form holds the account
+        return _after_login(self.request, user, response)
 
 
 class PasswordResetView(auth_views.PasswordResetView):
     form_class = MesaPasswordResetForm
     success_url = reverse_lazy("accounts:password_reset_done")
 
-    def form_valid(self, form):
+    def form_valid(self, form: PasswordResetForm) -> HttpResponse:
         allowed = ratelimit.password_reset_allowed(
             email=form.cleaned_data["email"], address=ratelimit.client_address(self.request)
         )
@@ -207,7 +217,7 @@ class PasswordResetView(auth_views.PasswordResetView):
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     success_url = reverse_lazy("accounts:password_reset_complete")
 
-    def form_valid(self, form):
+    def form_valid(self, form: "SetPasswordForm[User]") -> HttpResponse:
         # Opening the link proved the mailbox is theirs.
         services.email_mark_confirmed(user=form.user)
         return super().form_valid(form)
@@ -219,7 +229,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def profile(request):
+def profile(request: AccountRequest) -> HttpResponse:
     profile = services.profile_for(request.user)
     form = ProfileForm(request.POST or None, instance=profile)
     if request.method == "POST" and form.is_valid():
@@ -232,7 +242,7 @@ def profile(request):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def change_email(request):
+def change_email(request: AccountRequest) -> HttpResponse:
     form = EmailChangeForm(request.user, request.POST or None)
     if request.method == "POST" and form.is_valid():
         if not services.email_change(user=request.user, email=form.cleaned_data["email"]):
@@ -256,7 +266,7 @@ def change_email(request):
 
 @login_required
 @require_http_methods(["POST"])
-def resend_confirmation(request):
+def resend_confirmation(request: AccountRequest) -> HttpResponse:
     if services.profile_for(request.user).email_confirmed:
         return redirect("accounts:profile")
     if not ratelimit.confirmation_resend_allowed(user_id=request.user.pk):
@@ -285,7 +295,7 @@ def confirm_email(request: HttpRequest, token: str) -> HttpResponse:
 # signed token in the URL is what authorises the request.
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
-def unsubscribe(request, token):
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
     try:
         email = services.email_from_unsubscribe_token(token)
     except signing.BadSignature:

@@ -6,9 +6,13 @@ appear (not in lists, not in forms).
 """
 
 from django.contrib import admin
-from django.db import transaction
+from django.db import models, transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
+from django_stubs_ext import StrOrPromise
 
 from games.mail import claims
 from games.models import FollowUp, Game, Match, Room, Seat, SentEmail, Turn
@@ -18,11 +22,11 @@ from games.services import outbox
 class ServicesWriteMixin:
     """Rows are born in games.services only: no "add" button here."""
 
-    def has_add_permission(self, request, obj=None):
+    def has_add_permission(self, request: HttpRequest, obj: models.Model | None = None) -> bool:
         return False
 
 
-class SeatInline(admin.TabularInline):
+class SeatInline(admin.TabularInline[Seat, Room]):
     model = Seat
     fields = ("number", "nickname", "user", "email", "email_consent", "last_seen_at")
     readonly_fields = fields
@@ -31,7 +35,7 @@ class SeatInline(admin.TabularInline):
     show_change_link = True
 
 
-class MatchInline(admin.TabularInline):
+class MatchInline(admin.TabularInline[Match, Room]):
     model = Match
     fields = ("number", "status", "version", "turn_seat", "turn_started_at", "winner_side")
     readonly_fields = fields
@@ -41,7 +45,7 @@ class MatchInline(admin.TabularInline):
 
 
 @admin.register(Room)
-class RoomAdmin(ServicesWriteMixin, admin.ModelAdmin):
+class RoomAdmin(ServicesWriteMixin, admin.ModelAdmin[Room]):
     list_display = ("slug", "status", "bot", "created_at", "last_move_at")
     list_filter = ("status", "bot")
     search_fields = ("slug", "seats__nickname", "seats__email")
@@ -51,7 +55,7 @@ class RoomAdmin(ServicesWriteMixin, admin.ModelAdmin):
 
 
 @admin.register(Seat)
-class SeatAdmin(ServicesWriteMixin, admin.ModelAdmin):
+class SeatAdmin(ServicesWriteMixin, admin.ModelAdmin[Seat]):
     list_display = ("__str__", "number", "nickname", "user", "email", "notify", "last_seen_at")
     list_filter = ("notify", "email_consent", "language")
     search_fields = ("nickname", "email", "room__slug", "user__username")
@@ -75,7 +79,7 @@ class SeatAdmin(ServicesWriteMixin, admin.ModelAdmin):
     readonly_fields = ("room", "number", "created_at", "last_seen_at", "turn_notified_at")
 
 
-class GameInline(admin.TabularInline):
+class GameInline(admin.TabularInline[Game, Match]):
     model = Game
     fields = ("number", "status", "commitment", "rolls_drawn", "winner_side", "points")
     readonly_fields = fields
@@ -85,7 +89,7 @@ class GameInline(admin.TabularInline):
 
 
 @admin.register(Match)
-class MatchAdmin(ServicesWriteMixin, admin.ModelAdmin):
+class MatchAdmin(ServicesWriteMixin, admin.ModelAdmin[Match]):
     list_display = ("__str__", "status", "version", "turn_seat", "turn_started_at", "winner_side")
     list_filter = ("status",)
     search_fields = ("room__slug",)
@@ -94,7 +98,7 @@ class MatchAdmin(ServicesWriteMixin, admin.ModelAdmin):
     inlines = [GameInline]
 
 
-class TurnInline(admin.TabularInline):
+class TurnInline(admin.TabularInline[Turn, Game]):
     model = Turn
     fields = ("number", "side", "kind", "automatic", "dice", "notation", "cube_value", "created_at")
     readonly_fields = fields
@@ -103,7 +107,7 @@ class TurnInline(admin.TabularInline):
 
 
 @admin.register(Game)
-class GameAdmin(ServicesWriteMixin, admin.ModelAdmin):
+class GameAdmin(ServicesWriteMixin, admin.ModelAdmin[Game]):
     list_display = ("__str__", "status", "commitment", "rolls_drawn", "winner_side", "points")
     list_filter = ("status",)
     search_fields = ("match__room__slug", "commitment")
@@ -126,20 +130,20 @@ class GameAdmin(ServicesWriteMixin, admin.ModelAdmin):
     inlines = [TurnInline]
 
     @admin.display(description=_("semilla"))
-    def seed_if_revealed(self, game):
+    def seed_if_revealed(self, game: Game) -> str | Promise:
         # The seed of a running game would let its reader know every future roll.
         return game.revealed_seed or _("(secreta hasta el final de la partida)")
 
 
 @admin.register(Turn)
-class TurnAdmin(ServicesWriteMixin, admin.ModelAdmin):
+class TurnAdmin(ServicesWriteMixin, admin.ModelAdmin[Turn]):
     list_display = ("__str__", "side", "kind", "automatic", "dice", "notation", "created_at")
     list_filter = ("kind", "automatic")
     search_fields = ("game__match__room__slug",)
     list_select_related = ("game", "game__match", "game__match__room")
     readonly_fields = [f.name for f in Turn._meta.fields]
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Turn | None = None) -> bool:
         return False
 
 
@@ -147,14 +151,16 @@ class DeadLetterFilter(admin.SimpleListFilter):
     title = _("estado")
     parameter_name = "estado"
 
-    def lookups(self, request, model_admin):
+    def lookups(
+        self, request: HttpRequest, model_admin: admin.ModelAdmin[FollowUp]
+    ) -> list[tuple[str, StrOrPromise]]:
         return [
             ("dead", _("sin enviar (agotó los intentos o sin respuesta del servidor)")),
             ("waiting", _("esperando su momento")),
             ("published", _("publicada")),
         ]
 
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset: QuerySet[FollowUp]) -> QuerySet[FollowUp]:
         if self.value() == "dead":
             return queryset.filter(failed_at__isnull=False)
         if self.value() == "waiting":
@@ -165,7 +171,7 @@ class DeadLetterFilter(admin.SimpleListFilter):
 
 
 @admin.register(FollowUp)
-class FollowUpAdmin(ServicesWriteMixin, admin.ModelAdmin):
+class FollowUpAdmin(ServicesWriteMixin, admin.ModelAdmin[FollowUp]):
     """The outbox (games.services.outbox): what is owed, what waits to retry, the dead letters."""
 
     list_display = ("__str__", "due_at", "published_at", "failed_at", "error")
@@ -175,7 +181,7 @@ class FollowUpAdmin(ServicesWriteMixin, admin.ModelAdmin):
     actions = ["send_again"]
 
     @admin.action(description=_("Volver a enviar"))
-    def send_again(self, request, queryset):
+    def send_again(self, request: HttpRequest, queryset: QuerySet[FollowUp]) -> None:
         # An "uncertain" mail keeps its claim; whoever presses this checked it
         # did not arrive, so the claim goes and the task sends it once more.
         with transaction.atomic():
@@ -196,7 +202,7 @@ class FollowUpAdmin(ServicesWriteMixin, admin.ModelAdmin):
 
 
 @admin.register(SentEmail)
-class SentEmailAdmin(ServicesWriteMixin, admin.ModelAdmin):
+class SentEmailAdmin(ServicesWriteMixin, admin.ModelAdmin[SentEmail]):
     list_display = ("key", "state", "sent_at")
     list_filter = ("state",)
     search_fields = ("key",)

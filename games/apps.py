@@ -5,7 +5,7 @@ class GamesConfig(AppConfig):
     name = "games"
     verbose_name = "Mesa"
 
-    def ready(self):
+    def ready(self) -> None:
         # games.services.outbox publishes tasks by name from any process, the
         # web ones too, where Celery's autodiscovery (worker start-up) never
         # runs; games.web.signals connects its receivers (guest seats join at

@@ -71,7 +71,7 @@ class Room(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.slug
 
     @property
@@ -114,7 +114,7 @@ class Seat(models.Model):
         ]
         ordering = ["room_id", "number"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.room.slug}#{self.number} {self.nickname}"
 
     @property
@@ -213,7 +213,7 @@ class Match(models.Model):
         ]
         verbose_name_plural = "matches"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.room.slug} match {self.number}"
 
     def side_of(self, seat: Seat) -> int:
@@ -248,7 +248,7 @@ class Game(models.Model):
             models.UniqueConstraint(fields=["match", "number"], name="game_unique_number"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.match} game {self.number}"
 
     @property
@@ -298,7 +298,7 @@ class Turn(models.Model):
         ]
         ordering = ["game_id", "number"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.game} #{self.number} {self.kind}"
 
 
@@ -321,7 +321,7 @@ class SentEmail(models.Model):
     sent_at = models.DateTimeField(help_text="When it was claimed (and, once sent, sent).")
     state = models.CharField(max_length=10, choices=State.choices, default=State.SENT)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.key
 
 
@@ -359,7 +359,7 @@ class FollowUp(models.Model):
         verbose_name = _("tarea pendiente")
         verbose_name_plural = _("tareas pendientes")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.task}{tuple(self.args)}"
 
 
@@ -401,7 +401,7 @@ class GameAnalysis(models.Model):
         ]
         verbose_name_plural = "game analyses"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.game} analysis {self.status}"
 
     def pr_of(self, side: int) -> float | None:
@@ -409,7 +409,8 @@ class GameAnalysis(models.Model):
             return None
         if not self.summary[side].get("decisions"):
             return None  # every move was forced: there is nothing to rate
-        return self.summary[side]["pr"]
+        pr: float | None = self.summary[side]["pr"]  # summary: a JSON list, one per side
+        return pr
 
 
 class TurnAnalysis(models.Model):
@@ -440,7 +441,7 @@ class TurnAnalysis(models.Model):
         ]
         ordering = ["analysis_id", "turn__number"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.turn} {self.kind} {self.loss:.3f}"
 
 

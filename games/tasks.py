@@ -14,8 +14,11 @@ the sweeps on "sweeps", so a hung mail server never holds up a bot.
 """
 
 import smtplib
+from typing import Any, TypedDict
 
+from billiard.einfo import ExceptionInfo
 from celery import Task, shared_task
+from celery.result import AsyncResult
 from django.conf import settings as django_settings
 from django.db import OperationalError
 
@@ -27,11 +30,20 @@ from games.lib.errors import Conflict
 from games.models import Match
 from games.services import outbox
 
+
 # A lost database connection or a deadlock victim is worth another try; the
 # task re-reads everything, so running it again is safe. These retries wait
 # in the broker (1, 2, 4... seconds, never more than a minute), well inside
 # its visibility timeout.
-RETRYING = {
+class _Retrying(TypedDict):
+    acks_late: bool
+    autoretry_for: tuple[type[BaseException], ...]
+    retry_backoff: bool
+    retry_backoff_max: int
+    max_retries: int
+
+
+RETRYING: _Retrying = {
     "acks_late": True,
     "autoretry_for": (OperationalError,),
     "retry_backoff": True,
@@ -71,7 +83,7 @@ def bot_turn(match_id: int, version: int) -> str:
     return action.kind
 
 
-class MailTask(Task):
+class MailTask(Task[..., int]):
     """A mail task: delivery trouble waits in the database, not in the broker.
 
     When the mail server is down, hung or refuses for now (an SMTP error, a
@@ -95,7 +107,7 @@ class MailTask(Task):
     # signature check when publishing.
     typing = False
 
-    def __call__(self, *args, attempt: int = 0, **kwargs):
+    def __call__(self, *args: object, attempt: int = 0, **kwargs: object) -> int:
         try:
             return super().__call__(*args, **kwargs)
         except mail.Uncertain as uncertain:
@@ -107,7 +119,14 @@ class MailTask(Task):
             outbox.retry_later(self.name, args, attempt=tries, error=error)
         return 0
 
-    def on_failure(self, exc, task_id, args, kwargs, einfo):
+    def on_failure(
+        self,
+        exc: Exception,
+        task_id: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        einfo: ExceptionInfo,
+    ) -> None:
         # Anything else that finally failed a mail task (the database gone for
         # good, a bug): keep it as a dead letter if the database lets us.
         try:
@@ -132,7 +151,14 @@ class AfterAPause(MailTask):
     list every game that turned to the same person meanwhile, in one message.
     """
 
-    def apply_async(self, args=None, kwargs=None, **options):
+    # The options are passed on whole, as Celery's own apply_async reads them;
+    # celery-types spells each one out, so the shorter signature is flagged.
+    def apply_async(  # type: ignore[override]
+        self,
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+        **options: Any,
+    ) -> AsyncResult[int]:
         if "countdown" not in options and "eta" not in options:
             options["countdown"] = deadlines.TURN_EMAIL_PAUSE.total_seconds()
         return super().apply_async(args, kwargs, **options)

@@ -32,10 +32,12 @@ def test_readyz_is_ready_when_every_dependency_answers():
 @pytest.mark.django_db
 def test_readyz_fails_when_the_broker_is_unreachable(monkeypatch):
     # A port of this project's range that nothing listens on. Celery reads the
-    # CELERY_BROKER_URL variable before its own setting, so both are moved.
+    # CELERY_BROKER_URL variable before its own setting, so both are moved; the
+    # setting first, or monkeypatch would remember the variable's value as the
+    # setting's and leave the broker unreachable for the tests after this one.
     unreachable = "redis://127.0.0.1:18499/0"
-    monkeypatch.setenv("CELERY_BROKER_URL", unreachable)
     monkeypatch.setattr(app.conf, "broker_url", unreachable)
+    monkeypatch.setenv("CELERY_BROKER_URL", unreachable)
     response = Client().get("/readyz")
     assert response.status_code == 503
     checks = response.json()["checks"]

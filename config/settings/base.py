@@ -8,12 +8,17 @@ asked. Production differs only by environment variables (see README).
 from datetime import timedelta
 from pathlib import Path
 
+import django_stubs_ext
 import environ
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from accounts.client import parse_trusted as parse_trusted_proxies
+
+# Django's generic classes take the type parameters django-stubs gives them
+# (admin.ModelAdmin[Room]) at run time too.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 

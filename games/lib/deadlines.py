@@ -15,6 +15,10 @@ else asks a TurnClock. Pure: no queries, no Django.
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from games.models import Match
 
 # The player on turn who owes an action this long may lose the game by absence.
 ABSENCE_AFTER = timedelta(hours=48)
@@ -48,7 +52,7 @@ class TurnClock:
     against_bot: bool = False
 
     @classmethod
-    def of(cls, match, *, against_bot: bool) -> "TurnClock":
+    def of(cls, match: "Match", *, against_bot: bool) -> "TurnClock":
         """The clock of a Match's current turn (reads its fields, nothing else)."""
         started = match.turn_started_at
         waived = started is not None and match.absence_waived_for == started
@@ -87,7 +91,8 @@ class TurnClock:
     def show_deadline(self, now: datetime) -> bool:
         """The board says "you may close by absence at <due_at>" to the waiting player."""
         return (
-            self.due_at is not None
+            self.turn_started_at is not None
+            and self.due_at is not None
             and not self.claimable(now)
             and now - self.turn_started_at > SHOW_DEADLINE_AFTER
         )

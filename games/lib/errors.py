@@ -99,7 +99,7 @@ FALLBACK_BY_STATUS = {
 }
 
 
-def public_message(error) -> str:
+def public_message(error: "ServiceError") -> str:
     """The sentence a person reads for `error` (a ServiceError), always translated."""
     if error.code in MESSAGES:
         return str(MESSAGES[error.code])
@@ -110,13 +110,13 @@ class ServiceError(Exception):
     status = 400
     default_code = "bad_input"
 
-    def __init__(self, code: str | None = None, reason: str = ""):
+    def __init__(self, code: str | None = None, reason: str = "") -> None:
         self.code = code or self.default_code
         self.reason = reason  # plain English detail for logs and developers
         super().__init__(f"{self.code}: {reason}" if reason else self.code)
 
     @property
-    def message(self):
+    def message(self) -> str:
         # `reason` is English for developers; a person always reads a translated
         # sentence, in the language active when it is read (lazy).
         return lazy(public_message, str)(self)
@@ -155,7 +155,7 @@ class RequestError(BadInput):
     """A request the site cannot read or answer (not JSON, too large, an unknown action,
     a failure games.web.http_errors answers); its sentence is in MESSAGES like any other."""
 
-    def __init__(self, code, reason="", status=400):
+    def __init__(self, code: str, reason: str = "", status: int = 400) -> None:
         super().__init__(code, reason)
         self.status = status
 

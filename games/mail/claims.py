@@ -34,6 +34,7 @@ No row lock is held while talking to the mail server.
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TypedDict
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -64,7 +65,7 @@ class Claim:
     claimed: datetime | None = None
     previous: datetime | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> "ClaimJSON":
         return {
             "row": self.row,
             "id": self.id,
@@ -74,18 +75,34 @@ class Claim:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "Claim":
+    def from_json(cls, data: "ClaimJSON") -> "Claim":
         claimed, previous = _parse(data["claimed"]), _parse(data["previous"])
         return cls(data["row"], data["id"], data["field"], claimed, previous)
+
+
+class ClaimJSON(TypedDict):
+    """A Claim as FollowUp.release keeps it (times in ISO 8601)."""
+
+    row: str
+    id: int | str
+    field: str
+    claimed: str | None
+    previous: str | None
+
+
+class ReleaseJSON(TypedDict):
+    """What undoes an uncertain mail's claims: Uncertain.release, FollowUp.release."""
+
+    claims: list[ClaimJSON]
 
 
 class Uncertain(Exception):
     """The server may have delivered it: not retried. `release` (the claims as
     JSON) undoes the claims, for the admin's "send again" (release_claim)."""
 
-    def __init__(self, claims: list[Claim], error: BaseException):
+    def __init__(self, claims: list[Claim], error: BaseException) -> None:
         super().__init__(f"the server's answer was lost: {error}")
-        self.release = {"claims": [claim.to_json() for claim in claims]}
+        self.release: ReleaseJSON = {"claims": [claim.to_json() for claim in claims]}
 
 
 def stale_claim_after() -> timedelta:
@@ -127,7 +144,7 @@ def release(claims: list[Claim]) -> None:
         )
 
 
-def release_claim(release_json: dict) -> None:
+def release_claim(release_json: ReleaseJSON) -> None:
     """Undo the claims of an "uncertain" mail (Uncertain.release), so that its
     task sends it again: the admin's "send again", after a person checked."""
     release([Claim.from_json(data) for data in release_json.get("claims", [])])
@@ -183,7 +200,7 @@ def claim_waiting_turns(recipient: Recipient) -> list[TurnClaim]:
                 turn_seat_id__in=seat_ids, status=Match.Status.PLAYING
             )
         }
-        claims = []
+        claims: list[TurnClaim] = []
         for seat in seats:
             match = matches.get(seat.pk)
             if match is None or seat.is_bot or seat.turn_notified_at == match.turn_started_at:
@@ -200,7 +217,8 @@ def claim_waiting_turns(recipient: Recipient) -> list[TurnClaim]:
             )
             claims.append(TurnClaim(seat, match, claim))
             Seat.objects.filter(pk=seat.pk).update(turn_notified_at=match.turn_started_at)
-    claims.sort(key=lambda claim: claim.match.turn_started_at)
+    # A match with a seat on turn has its turn's start (the `or` is for the type).
+    claims.sort(key=lambda claim: claim.match.turn_started_at or now)
     return claims
 
 

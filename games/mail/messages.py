@@ -11,6 +11,7 @@ function re-reads and re-checks: the ids it gets are all it trusts. Which
 rows are due is the selectors' (games.selectors.due).
 """
 
+from collections.abc import Callable
 from datetime import datetime
 
 from django.conf import settings
@@ -33,7 +34,7 @@ class NotNow(Exception):
     """The person is on the board right now: ask again at `until` (the caller
     owes the message again then)."""
 
-    def __init__(self, until: datetime):
+    def __init__(self, until: datetime) -> None:
         super().__init__(f"on the board, not before {until.isoformat()}")
         self.until = until
 
@@ -62,7 +63,12 @@ def _opponent(seat: Seat) -> Seat | None:
     return Seat.objects.filter(room_id=seat.room_id).exclude(pk=seat.pk).first()
 
 
-def _game_line(seat: Seat, match: Match, time_zone: str | None = None) -> dict:
+# A built email: who gets it, the template, the template's context.
+Context = dict[str, object]
+Message = tuple[Recipient, str, Context]
+
+
+def _game_line(seat: Seat, match: Match, time_zone: str | None = None) -> Context:
     opponent = _opponent(seat)
     return {
         "opponent": opponent.nickname if opponent else "",
@@ -73,7 +79,7 @@ def _game_line(seat: Seat, match: Match, time_zone: str | None = None) -> dict:
     }
 
 
-def _send(recipient: Recipient, template_name: str, context: dict) -> None:
+def _send(recipient: Recipient, template_name: str, context: Context) -> None:
     send_templated_mail(
         to=recipient.email,
         template_name=template_name,
@@ -83,7 +89,7 @@ def _send(recipient: Recipient, template_name: str, context: dict) -> None:
     )
 
 
-def _send_once(key: str, recipient: Recipient, template_name: str, context: dict) -> int:
+def _send_once(key: str, recipient: Recipient, template_name: str, context: Context) -> int:
     """Send under a SentEmail key: 1 when this call sent it, 0 when it was already sent."""
     claim = claims.claim_key(key)
     if claim is None:
@@ -114,13 +120,13 @@ def send_your_turn(*, match_id: int, version: int) -> int:
     if recipient is None or recipient.notify != Notify.EVERY_TURN:
         return 0
     seat = match.turn_seat
-    if is_on_the_board(seat, clock.now()):
+    if seat.last_seen_at is not None and is_on_the_board(seat, clock.now()):
         raise NotNow(deadlines.quiet_ends(seat.last_seen_at))
     turns = claims.claim_waiting_turns(recipient)
     if not turns:
         return 0
     games = [_game_line(turn.seat, turn.match, recipient.time_zone) for turn in turns]
-    context = {"games": games, "first": games[0]}
+    context: Context = {"games": games, "first": games[0]}
     return claims.send_claimed(
         [turn.claim for turn in turns], lambda: _send(recipient, "your_turn", context)
     )
@@ -194,15 +200,19 @@ def _send_digest(recipient: Recipient, day: str) -> int:
     key = f"digest:{day}:{address}"
     if due.email_sent(key):
         return 0  # the common case when one address waits in several games
-    lines = []
+    lines: list[tuple[Match, Seat]] = []
     for match in due.waiting_for_address(address).select_related("room", "turn_seat__room"):
         seat = match.turn_seat
+        if seat is None:  # the query asks for a seat on turn
+            continue
         mine = recipient_for_seat(seat)
         if not seat.is_bot and mine and normalize_email(mine.email) == address:
             lines.append((match, seat))
     if not lines:
         return 0
-    lines.sort(key=lambda line: line[0].turn_started_at)
+    # A seat on turn means a turn start (the `or` is for the type).
+    now = clock.now()
+    lines.sort(key=lambda line: line[0].turn_started_at or now)
     games = [_game_line(seat, match, recipient.time_zone) for match, seat in lines]
     sent = _send_once(key, recipient, "daily_digest", {"games": games, "now": clock.now()})
     if sent:
@@ -230,9 +240,13 @@ def send_opponent_joined(*, room_id: int) -> int:
         return 0
     match = current_match(room)
     your_turn = match is not None and match.turn_seat_id == host.pk
-    context = {"opponent": guest.nickname, "link": board_link(host), "your_turn": your_turn}
+    context: Context = {
+        "opponent": guest.nickname,
+        "link": board_link(host),
+        "your_turn": your_turn,
+    }
     sent = _send_once(f"joined:{room.pk}", recipient, "opponent_joined", context)
-    if sent and your_turn:
+    if sent and your_turn and match is not None:
         # This message said it is their turn: no separate "Es tu turno" for it.
         Seat.objects.filter(pk=host.pk).update(turn_notified_at=match.turn_started_at)
     return sent
@@ -288,10 +302,12 @@ def send_absence_claimable(*, batch: int = 100) -> int:
     return sum(_send_for_turn(i, "absence_notice_sent_for", _claimable) for i in due_ids)
 
 
-def _send_for_turn(match_id: int, field: str, build) -> int:
+def _send_for_turn(
+    match_id: int, field: str, build: Callable[[int, datetime], Message | None]
+) -> int:
     """Claim the match's `field` for the current turn, then build and send its email."""
     claim = claims.claim_turn_field(match_id, field, reminder=build is _reminder)
-    if claim is None:
+    if claim is None or claim.claimed is None:  # a field claim holds the turn's start
         return 0
     message = build(match_id, claim.claimed)
     if message is None:
@@ -300,14 +316,16 @@ def _send_for_turn(match_id: int, field: str, build) -> int:
     return claims.send_claimed([claim], lambda: _send(recipient, template_name, context))
 
 
-def _reminder(match_id: int, started: datetime):
+def _reminder(match_id: int, started: datetime) -> Message | None:
     match = Match.objects.select_related("turn_seat__room", "turn_seat__user").get(pk=match_id)
     seat = match.turn_seat
-    recipient = recipient_for_seat(seat) if seat is not None else None
+    if seat is None or match.turn_started_at != started:
+        return None  # the claimed turn is over: the seat on turn now is someone else's
+    recipient = recipient_for_seat(seat)
     if recipient is None:
         return None
     opponent = _opponent(seat)
-    context = {
+    context: Context = {
         "opponent": opponent.nickname if opponent else "",
         # The claimed turn's deadline (the match may have moved on since).
         "deadline": deadlines.TurnClock(started).due_at,
@@ -316,8 +334,12 @@ def _reminder(match_id: int, started: datetime):
     return recipient, "absence_reminder", context
 
 
-def _claimable(match_id: int, started: datetime):
+def _claimable(match_id: int, started: datetime) -> Message | None:
     match = Match.objects.select_related("room").get(pk=match_id)
+    if match.turn_seat_id is None or match.turn_started_at != started:
+        # The claimed turn is over (played, or the match ended): the seat on turn
+        # now is not the absent one, and the waiting player has nothing to close.
+        return None
     absent = Seat.objects.get(pk=match.turn_seat_id)
     waiting = Seat.objects.select_related("room", "user").get(
         room_id=match.room_id, number=3 - absent.number

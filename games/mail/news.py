@@ -12,6 +12,7 @@ language active when they are called.
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
+from typing import TypedDict
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.utils import formats, timezone
@@ -80,7 +81,7 @@ class TurnNews:
             return ngettext(
                 "%(name)s ofrece rendirse y darte %(points)s punto (%(what)s).",
                 "%(name)s ofrece rendirse y darte %(points)s puntos (%(what)s).",
-                self.resign_points,
+                self.resign_points or 1,  # set whenever a resignation is offered
             ) % {"name": name, "points": self.resign_points, "what": resign_word(self.resign_kind)}
         if self.kind == RESIGN_DECLINED:
             return _("%(name)s rechazó tu rendición: la partida sigue.") % {"name": name}
@@ -139,7 +140,7 @@ class TurnNews:
             return ngettext(
                 "el match a %(length)s punto (tú %(mine)s, %(name)s %(theirs)s)",
                 "el match a %(length)s puntos (tú %(mine)s, %(name)s %(theirs)s)",
-                self.length,
+                self.length or 0,  # a match always has its length
             ) % {**words, "length": self.length}
         if self.format == Format.SESSION:
             return _("la sesión libre (tú %(mine)s, %(name)s %(theirs)s)") % words
@@ -154,7 +155,7 @@ class TurnNews:
             return ngettext(
                 "Marcador: tú %(mine)s, %(name)s %(theirs)s, en un match a %(length)s punto.",
                 "Marcador: tú %(mine)s, %(name)s %(theirs)s, en un match a %(length)s puntos.",
-                self.length,
+                self.length or 0,  # a match always has its length
             ) % {**words, "length": self.length}
         return _("Marcador de la sesión: tú %(mine)s, %(name)s %(theirs)s.") % words
 
@@ -196,6 +197,20 @@ def resign_word(kind: int | None) -> str:
     return {1: _("partida simple"), 2: _("gammon"), 3: _("backgammon")}.get(kind or 1, "")
 
 
+class _Common(TypedDict):
+    """The fields of TurnNews every kind of news fills the same way."""
+
+    opponent: str
+    format: str
+    length: int | None
+    mine: int
+    theirs: int
+    game_number: int
+    match_number: int
+    deadline: datetime | None
+    zone: str
+
+
 def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> TurnNews:
     """What happened since `seat` last acted in `match`, which waits for it now.
 
@@ -215,7 +230,7 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
     zone = zone_of(zone_name)
     clock = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
     due = clock.closes_at
-    base = {
+    base: _Common = {
         "opponent": opponent,
         "format": str(rules.format),
         "length": rules.length if rules.format == Format.MATCH else None,
@@ -250,7 +265,7 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
                 return TurnNews(BLOCKED, dice=dice, my_dice=my_dice, **base)
             return TurnNews(MOVED, dice=dice, play=turn.notation, my_dice=my_dice, **base)
         if turn.kind == "roll" and turn.steps == []:
-            return TurnNews(BLOCKED, dice=dice_text(turn.dice), my_dice=my_dice, **base)
+            return TurnNews(BLOCKED, dice=dice_text(turn.dice or ()), my_dice=my_dice, **base)
         if turn.kind in ("take", "beaver"):
             return TurnNews(TOOK, cube=turn.cube_value, my_dice=my_dice, **base)
         if turn.kind == "resign_decline":
@@ -280,7 +295,7 @@ def _opening_rolls(turns: list[Turn]) -> set[int]:
         if turn.kind != "roll" or not turn.automatic:
             break
         found.add(turn.pk)
-        dice = turn.dice or ()
+        dice: Sequence[int] = turn.dice or ()
         if len(dice) == 2 and dice[0] != dice[1]:
             break
     return found
@@ -289,4 +304,4 @@ def _opening_rolls(turns: list[Turn]) -> set[int]:
 def _dice_before(turns: list[Turn], play: Turn) -> str | None:
     """The dice of a play: the roll just before it."""
     rolls = [t for t in turns if t.kind == "roll" and t.number < play.number]
-    return dice_text(rolls[-1].dice) if rolls else None
+    return dice_text(rolls[-1].dice or ()) if rolls else None

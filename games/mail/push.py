@@ -11,6 +11,7 @@ answers 404 or 410 no longer knows the browser, and its subscription goes.
 
 import json
 import logging
+from functools import partial
 
 from django.conf import settings
 from django.utils import translation
@@ -49,7 +50,7 @@ def send_turn_push(*, match_id: int, version: int) -> int:
     subscriptions = list(PushSubscription.objects.filter(user_id=seat.user_id))
     if not subscriptions:
         return 0
-    if is_on_the_board(seat, clock.now()):
+    if seat.last_seen_at is not None and is_on_the_board(seat, clock.now()):
         raise NotNow(deadlines.quiet_ends(seat.last_seen_at))
     payload = json.dumps(_message(seat), ensure_ascii=False)
     sent = 0
@@ -57,7 +58,7 @@ def send_turn_push(*, match_id: int, version: int) -> int:
         claim = claims.claim_key(f"push:{match.pk}:{version}:{subscription.pk}")
         if claim is None:
             continue
-        sent += claims.send_claimed([claim], lambda s=subscription: _push(s, payload))
+        sent += claims.send_claimed([claim], partial(_push, subscription, payload))
     return sent
 
 

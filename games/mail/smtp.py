@@ -12,6 +12,10 @@ settings.EMAIL_BACKEND names this class whenever EMAIL_URL is an SMTP URL.
 """
 
 import smtplib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 from django.core.mail.backends import smtp
 
@@ -22,19 +26,19 @@ class ReplyLost(smtplib.SMTPServerDisconnected):
     """The message went out whole, then the server's answer never came."""
 
 
-class _TracksData:
+class _TracksData(smtplib.SMTP):
     """smtplib.SMTP whose data() knows whether the message reached the wire whole."""
 
     payload_sent = False
 
-    def send(self, s):
+    def send(self, s: "ReadableBuffer | str") -> None:
         super().send(s)
         # smtplib.SMTP.data sends the commands as text and the message as
         # bytes ending in CRLF "." CRLF.
         if isinstance(s, bytes) and s.endswith(END_OF_DATA):
             self.payload_sent = True
 
-    def data(self, msg):
+    def data(self, msg: "ReadableBuffer | str") -> tuple[int, bytes]:
         self.payload_sent = False
         try:
             return super().data(msg)
@@ -56,5 +60,5 @@ class SMTPSSL(_TracksData, smtplib.SMTP_SSL):
 
 class EmailBackend(smtp.EmailBackend):
     @property
-    def connection_class(self):
+    def connection_class(self) -> type[smtplib.SMTP]:
         return SMTPSSL if self.use_ssl else SMTP

@@ -6,12 +6,45 @@ prefetched (games.web.seats.load_room). A game's dice seed shows only once
 that game is over (Game.revealed_seed); its commitment shows always.
 """
 
+from datetime import datetime
+from typing import TypedDict
+
 from games.lib.errors import NotFound
 from games.models import Game, Match, Room
-from games.selectors.board import game_infos, spectator_match_state
+from games.selectors.board import GameInfo, MatchView, game_infos, spectator_match_state
 
 
-def room_matches(room: Room, *, finished_only: bool = False, games: bool = True) -> list[dict]:
+class SideLine(TypedDict):
+    side: int
+    nickname: str
+
+
+class SideScore(SideLine):
+    score: int
+
+
+class MatchSummary(TypedDict):
+    number: int
+    format: str
+    finished: bool
+    sides: list[SideScore]
+    winner: str | None
+    end_reason: str | None
+    games: list[GameInfo]
+    game_count: int
+    created_at: datetime
+    ended_at: datetime | None
+
+
+class PastMatch(TypedDict):
+    summary: MatchSummary
+    match: MatchView
+    seats: list[SideLine]
+
+
+def room_matches(
+    room: Room, *, finished_only: bool = False, games: bool = True
+) -> list[MatchSummary]:
     """Every match of the room, first to last, with its score, winner and games.
 
     Two queries: the matches, then the games of all of them; one with
@@ -19,22 +52,22 @@ def room_matches(room: Room, *, finished_only: bool = False, games: bool = True)
     """
     seats = {seat.number: seat for seat in room.seats.all()}
     names = {number: seat.nickname for number, seat in seats.items()}
-    matches = Match.objects.filter(room=room).order_by("number")
+    rows = Match.objects.filter(room=room).order_by("number")
     if finished_only:
-        matches = matches.filter(status=Match.Status.FINISHED)
-    matches = list(matches)
+        rows = rows.filter(status=Match.Status.FINISHED)
+    matches = list(rows)
     if not games:
         return [_summary(match, names, None) for match in matches]
     by_match: dict[int, list[Game]] = {match.pk: [] for match in matches}
-    rows = Game.objects.filter(match__in=[match.pk for match in matches]).order_by("number")
-    for game in rows:
+    games_rows = Game.objects.filter(match__in=[match.pk for match in matches]).order_by("number")
+    for game in games_rows:
         by_match[game.match_id].append(game)
     return [
         _summary(match, names, game_infos(match, by_match[match.pk], seats)) for match in matches
     ]
 
 
-def _summary(match: Match, names: dict[int, str], games: list[dict] | None) -> dict:
+def _summary(match: Match, names: dict[int, str], games: list[GameInfo] | None) -> MatchSummary:
     sides = [names.get(match.seat_number_of(side), "?") for side in (0, 1)]
     score = match.state["score"]
     winner = match.winner_side
@@ -54,7 +87,7 @@ def _summary(match: Match, names: dict[int, str], games: list[dict] | None) -> d
     }
 
 
-def past_match(room: Room, number: int) -> dict:
+def past_match(room: Room, number: int) -> PastMatch:
     """One finished match of the room for its own page: summary, games and history.
 
     Three queries: the match, its games, its turns. NotFound for a match the

@@ -4,16 +4,122 @@ Nothing here writes. `room_state` answers with a fixed number of queries
 however long the history is.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import Any, TypedDict
 
-from games.engine import ActionKind, MatchRules, MatchState, format_play, gnubg_id, match_id
+from games.engine import (
+    ActionKind,
+    EndReason,
+    MatchRules,
+    MatchState,
+    format_play,
+    gnubg_id,
+    match_id,
+)
 from games.lib import clock, deadlines
 from games.lib.actions import SiteAction
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.selectors import review
-from games.selectors.history import sheet_lines
-from games.selectors.results import game_results
+from games.selectors.history import HistoryEntry, sheet_lines
+from games.selectors.results import GameResultWords, game_results
+
+# The room state's JSON shapes (room_state's docstring says what each key means).
+
+
+class RoomInfo(TypedDict):
+    slug: str
+    status: str
+    rules: Any  # MatchRules.to_json(), as stored (a JSONField)
+    bot: str | None
+    last_move_at: str | None
+
+
+class ViewerInfo(TypedDict):
+    seat: int | None
+    side: int | None
+
+
+class SeatInfo(TypedDict):
+    number: int
+    nickname: str
+    is_bot: bool
+    is_you: bool
+    side: int | None
+
+
+class CubeInfo(TypedDict):
+    value: int
+    owner: int | None
+
+
+class PositionInfo(TypedDict):
+    side: int
+    id: str
+    other_side_id: str
+    me: list[int]
+    them: list[int]
+
+
+class AbsenceInfo(TypedDict):
+    claimable_at: str | None
+    can_claim: bool
+    kept_waiting: bool
+    show_deadline: bool
+
+
+class GameInfo(TypedDict):
+    number: int
+    status: str
+    commitment: str
+    seed: str | None
+    rolls: int
+    winner: int | None
+    points: int | None
+    result: GameResultWords | None
+
+
+class MatchView(TypedDict):
+    number: int
+    status: str
+    format: str
+    length: int
+    score: list[int]
+    away: list[int] | None
+    end_reason: EndReason | None
+    game_number: int
+    crawford: bool
+    phase: str
+    turn: int | None
+    turn_seat: int | None
+    turn_started_at: str | None
+    dice: list[int] | None
+    cube: CubeInfo
+    resign_offered: int | None
+    resign_declined: bool
+    position: PositionInfo
+    match_id: str
+    gnubg_id: str
+    pips: list[int]
+    winner: int | None
+    allowed: list[str]
+    absence: AbsenceInfo | None
+    rematch_offered_by: int | None
+    game: GameInfo | None
+    games: list[GameInfo]
+    analysis: list[review.AnalysisLine]
+    history: list[HistoryEntry]
+    side0_seat: int
+    conditional: dict[str, object] | None  # the viewer's own written answer and plays
+
+
+class RoomState(TypedDict):
+    room: RoomInfo
+    version: int
+    viewer: ViewerInfo
+    seats: list[SeatInfo]
+    match: MatchView | None
+
 
 # Turn kinds that are a player's private notes, not moves (see _history).
 NOTE_KINDS = frozenset({ActionKind.CONDITIONAL_ANSWER, ActionKind.CONDITIONAL_PLAYS})
@@ -33,7 +139,7 @@ def current_match(room: Room) -> Match | None:
     return room.matches.order_by("-number").first()
 
 
-def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
+def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     """Everything the board shows, as plain JSON-ready data, for one viewer.
 
     `viewer_seat` is the seat the request holds (None for a spectator; a seat
@@ -66,12 +172,12 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     for seat in seats.values():
         seat.room = room  # no query per seat for is_bot
     viewer = seats.get(viewer_seat.number) if viewer_seat is not None else None
-    if viewer is not None and viewer.pk != viewer_seat.pk:
+    if viewer is not None and viewer_seat is not None and viewer.pk != viewer_seat.pk:
         viewer = None
     match = current_match(room)
     if match is not None:
         match.room = room
-    data = {
+    data: RoomState = {
         "room": {
             "slug": room.slug,
             "status": room.status,
@@ -101,7 +207,7 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> dict:
     return data
 
 
-def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) -> dict:
+def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) -> MatchView:
     state = MatchState.from_json(match.state)
     rules = MatchRules.from_json(match.room.rules)
     games = list(review.with_analysis(Game.objects.filter(match=match)).order_by("number"))
@@ -115,13 +221,14 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
     owing = state.owing_side()
     if match.status == Match.Status.FINISHED:
         owing = None
+    away = state.away()
     return {
         "number": match.number,
         "status": match.status,
         "format": str(rules.format),
         "length": rules.length,
         "score": list(state.score),
-        "away": list(state.away()) if state.away() else None,  # points still needed
+        "away": list(away) if away else None,  # points still needed
         "end_reason": state.end_reason,  # "won", "stop", "resign" or "absence" once over
         "game_number": state.game_number,
         "crawford": state.crawford_game,
@@ -191,7 +298,9 @@ def _conditional(state: MatchState, view_side: int | None) -> dict[str, object] 
     }
 
 
-def _history(games: list[Game], names: dict[int, str], view_side: int | None = None) -> list[dict]:
+def _history(
+    games: Sequence[Game], names: dict[int, str], view_side: int | None = None
+) -> list[HistoryEntry]:
     """Every turn of the match's games in order, each with its line in words.
 
     A player's written notes (conditional answers and plays) are listed to
@@ -213,7 +322,7 @@ def _history(games: list[Game], names: dict[int, str], view_side: int | None = N
         "created_at",
         "table",
     )
-    history = sorted(
+    history: list[HistoryEntry] = sorted(
         (
             {
                 "game": number_of_game[t["game_id"]],
@@ -241,7 +350,13 @@ def _history(games: list[Game], names: dict[int, str], view_side: int | None = N
     return history
 
 
-def _allowed(match, state, seats, view_side, owing) -> list[str]:
+def _allowed(
+    match: Match,
+    state: MatchState,
+    seats: dict[int, Seat],
+    view_side: int | None,
+    owing: int | None,
+) -> list[str]:
     """The actions the viewer may take now, engine actions and the site's own."""
     if view_side is None:
         return []
@@ -251,7 +366,7 @@ def _allowed(match, state, seats, view_side, owing) -> list[str]:
             return [SiteAction.REMATCH_OFFER]
         viewer_id = seats[match.seat_number_of(view_side)].pk
         return [] if offered == viewer_id else [SiteAction.REMATCH_ACCEPT]
-    allowed = set(state.allowed_actions(view_side))
+    allowed: set[str] = set(state.allowed_actions(view_side))
     if ActionKind.CONDITIONAL_PLAYS in allowed and state.position_for(view_side).is_bearing_off():
         allowed.add(SiteAction.CONDITIONAL_GREEDY)
     absence = _absence(match, view_side, owing)
@@ -262,7 +377,7 @@ def _allowed(match, state, seats, view_side, owing) -> list[str]:
     return sorted(allowed)
 
 
-def _absence(match: Match, view_side: int | None, owing: int | None) -> dict | None:
+def _absence(match: Match, view_side: int | None, owing: int | None) -> AbsenceInfo | None:
     """For the waiting player: when the absent one may be closed out, and whether
     the board names that moment yet (show_deadline)."""
     if view_side is None or owing is None or owing == view_side:
@@ -279,7 +394,7 @@ def _absence(match: Match, view_side: int | None, owing: int | None) -> dict | N
     }
 
 
-def _game_info(game: Game, results: dict[int, dict]) -> dict:
+def _game_info(game: Game, results: dict[int, GameResultWords]) -> GameInfo:
     return {
         "number": game.number,
         "status": game.status,
@@ -301,13 +416,13 @@ def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment else None
 
 
-def spectator_match_state(match: Match, seats: dict[int, Seat]) -> dict:
+def spectator_match_state(match: Match, seats: dict[int, Seat]) -> MatchView:
     """Any match of a room as a spectator sees it (the archive's past matches): the
     same keys as room_state's "match", in two queries (games, turns)."""
     return _match_state(match, seats, None)
 
 
-def game_infos(match: Match, games: Iterable[Game], seats: dict[int, Seat]) -> list[dict]:
+def game_infos(match: Match, games: Iterable[Game], seats: dict[int, Seat]) -> list[GameInfo]:
     """Each game's number, status, commitment, seed (hex once over, else None) and
     result in words, for a match whose games the caller already loaded."""
     state = MatchState.from_json(match.state)

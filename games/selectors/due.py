@@ -5,7 +5,9 @@ page) for a writer that locks the row with lock_for_sweep and re-checks
 everything: games.services.sweeps, games.mail.messages, games.tasks.
 """
 
-from django.db.models import F, Q
+from datetime import timedelta
+
+from django.db.models import F, Q, QuerySet
 
 from games.lib import clock, deadlines
 from games.models import Match, Room, SentEmail
@@ -42,7 +44,7 @@ def idle_rooms_due(*, limit: int = 100) -> list[int]:
     return list(rooms.order_by("last_move_at").values_list("pk", flat=True)[:limit])
 
 
-def stuck_bot_turns(*, older_than, limit: int = 100) -> list[tuple[int, int]]:
+def stuck_bot_turns(*, older_than: timedelta, limit: int = 100) -> list[tuple[int, int]]:
     """(match id, version) of bot games where the bot has owed an action for
     longer than `older_than` (nothing moved in the room since): the bot sweep."""
     cutoff = clock.now() - older_than
@@ -55,7 +57,7 @@ def stuck_bot_turns(*, older_than, limit: int = 100) -> list[tuple[int, int]]:
     return list(matches.order_by("room__last_move_at").values_list("pk", "version")[:limit])
 
 
-def absence_claimable_matches():
+def absence_claimable_matches() -> QuerySet[Match]:
     """Matches past the 48 h whose waiting player chose to keep waiting (so the
     sweep will not close them) and was not told yet that they may close them."""
     return (
@@ -74,7 +76,7 @@ def absence_claimable_due(*, limit: int = 100) -> list[int]:
     return list(absence_claimable_matches().values_list("pk", flat=True)[:limit])
 
 
-def digest_page(*, after: int):
+def digest_page(*, after: int) -> QuerySet[Match]:
     """Playing matches with someone on turn, by id from `after` on (keyset pages)."""
     return (
         Match.objects.filter(
@@ -85,7 +87,7 @@ def digest_page(*, after: int):
     )
 
 
-def waiting_for_address(email: str):
+def waiting_for_address(email: str) -> QuerySet[Match]:
     """Playing matches whose seat on turn belongs to this address (account or guest)."""
     belongs = Q(turn_seat__user__isnull=True, turn_seat__email__iexact=email) | Q(
         turn_seat__user__email__iexact=email

@@ -8,25 +8,57 @@ state JSON carries that line on each history entry and the script only lays
 the lines out. Nothing here knows a rule of the game.
 """
 
+from typing import NotRequired, TypedDict
+
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.engine import CONDITIONAL, FORCED, ActionKind
 
 
-def describe_turn(turn: dict, name: str, opening: bool = False, names=None) -> str:
+class HistoryEntry(TypedDict):
+    """One turn of the room state's history (games.selectors.board)."""
+
+    game: int
+    number: int
+    side: int
+    kind: str
+    automatic: bool
+    dice: list[int] | None
+    notation: str
+    steps: list[list[int]] | None
+    blocked: bool
+    value: int | None
+    reason: str | None
+    cube_value: int
+    at: str | None
+    plays_written: int | None  # a cond_plays note: how many rolls it writes
+    # Written by sheet_lines.
+    opening: NotRequired[bool]
+    text: NotRequired[str | None]
+
+
+class _SheetGame(TypedDict):
+    opening: bool
+    dice: list[int] | None
+
+
+def describe_turn(
+    turn: HistoryEntry, name: str, opening: bool = False, names: dict[int, str] | None = None
+) -> str:
     """One line of the move history, e.g. "alice: 24/18 13/10"."""
     """One line of the move history, e.g. "alice: 24/18 13/10"."""
     kind = turn["kind"]
     dice = turn.get("dice")
-    if kind == ActionKind.ROLL and opening and names:
-        return _("Salida: %(first)s saca %(a)s, %(second)s saca %(b)s") % {
-            "first": names.get(0, "?"),
-            "a": dice[0],
-            "second": names.get(1, "?"),
-            "b": dice[1],
-        }
     if kind == ActionKind.ROLL:
+        assert dice is not None, "a roll always records its dice"
+        if opening and names:
+            return _("Salida: %(first)s saca %(a)s, %(second)s saca %(b)s") % {
+                "first": names.get(0, "?"),
+                "a": dice[0],
+                "second": names.get(1, "?"),
+                "b": dice[1],
+            }
         high, low = sorted(dice, reverse=True)  # players say the higher die first
         words = {"name": name, "a": high, "b": low}
         if turn.get("blocked"):
@@ -108,27 +140,28 @@ def describe_turn(turn: dict, name: str, opening: bool = False, names=None) -> s
     return f"{name}: {kind}"
 
 
-def resign_label(value) -> str:
-    return {
+def resign_label(value: int | None) -> str:
+    labels: dict[int | None, str] = {
         1: _("partida simple (1)"),
         2: _("gammon (2)"),
         3: _("backgammon (3)"),
-    }.get(value, "?")
+    }
+    return labels.get(value, "?")
 
 
-def dice_word(dice) -> str:
+def dice_word(dice: list[int] | tuple[int, ...]) -> str:
     """Dice as the notation writes them: the higher first, "65", "66"."""
     return "".join(str(die) for die in sorted(dice, reverse=True))
 
 
-def sheet_lines(history: list[dict], names: dict[int, str]) -> None:
+def sheet_lines(history: list[HistoryEntry], names: dict[int, str]) -> None:
     """Write on each entry of the state's history its line on the score sheet.
 
     `text` is the line, or None for a roll that the play after it writes
     ("alice 31: 8/5 6/5"). `opening` marks the opening rolls, which stand
     before the numbered moves (a tie rolls again, so there may be several).
     """
-    games: dict[int, dict] = {}  # game number -> {"opening": bool, "dice": last roll}
+    games: dict[int, _SheetGame] = {}  # game number -> {"opening": bool, "dice": last roll}
     for turn in history:
         game = games.setdefault(turn["game"], {"opening": True, "dice": None})
         name = names.get(turn["side"], "?")
@@ -136,11 +169,14 @@ def sheet_lines(history: list[dict], names: dict[int, str]) -> None:
         turn["text"] = _sheet_line(turn, name, game, names)
 
 
-def _sheet_line(turn: dict, name: str, game: dict, names: dict[int, str]) -> str | None:
+def _sheet_line(
+    turn: HistoryEntry, name: str, game: _SheetGame, names: dict[int, str]
+) -> str | None:
     if turn["kind"] == ActionKind.ROLL:
-        game["dice"] = turn["dice"]
+        dice = game["dice"] = turn["dice"]
+        assert dice is not None, "a roll always records its dice"
         if turn["opening"]:
-            game["opening"] = turn["dice"][0] == turn["dice"][1]
+            game["opening"] = dice[0] == dice[1]
             return describe_turn(turn, name, opening=True, names=names)
         if not turn.get("blocked"):
             return None
@@ -150,7 +186,9 @@ def _sheet_line(turn: dict, name: str, game: dict, names: dict[int, str]) -> str
     return describe_turn(turn, name)
 
 
-def _play_line(name: str, dice, notation: str | None, reason: str | None = None) -> str:
+def _play_line(
+    name: str, dice: list[int] | None, notation: str | None, reason: str | None = None
+) -> str:
     line = _("{name} {dice}: {play}").format(
         name=name, dice=dice_word(dice) if dice else "", play=notation or _("no puede mover")
     )

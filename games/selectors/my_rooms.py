@@ -1,7 +1,11 @@
 """ "Mis partidas": a person's rooms, the most urgent first, and how many wait for them."""
 
 from collections.abc import Iterable
+from datetime import datetime
+from typing import NotRequired, TypedDict
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 
 from games.engine import Format, MatchRules, MatchState
@@ -12,7 +16,28 @@ from games.selectors import review
 YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
 
 
-def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
+class RoomLine(TypedDict):
+    """One line of "Mis partidas" (rooms_for_seats says what each key means)."""
+
+    room: Room
+    seat: Seat
+    opponent: str | None
+    status: str
+    group: NotRequired[str]
+    your_turn: bool
+    turn_started_at: datetime | None
+    deadline: datetime | None
+    hours_left: int | None
+    last_move_at: datetime
+    ended_at: datetime | None
+    finished_matches: int
+    prs: list[review.SeatPR]
+    score: dict[str, int | None] | None
+    rival_deadline: datetime | None
+    rival_hours_left: int | None
+
+
+def rooms_for_seats(seats: Iterable[Seat]) -> list[RoomLine]:
     """One line per room of these seats, the most urgent first (four queries).
 
     First the rooms where the seat owes an action, the nearest absence
@@ -33,6 +58,7 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
     rooms = {room.pk: room for room in Room.objects.filter(pk__in=room_ids)}
     latest: dict[int, Match] = {}
     finished: dict[int, int] = {}
+    match: Match | None
     for match in Match.objects.filter(room_id__in=room_ids).order_by("room_id", "number"):
         latest[match.room_id] = match
         if match.status == Match.Status.FINISHED:
@@ -41,12 +67,12 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
     for seat in Seat.objects.filter(room_id__in=room_ids):
         by_room.setdefault(seat.room_id, {})[seat.number] = seat
     prs = review.match_prs(latest.values())
-    lines = []
+    lines: list[RoomLine] = []
     for seat in seats:
         room = rooms[seat.room_id]
         match = latest.get(room.pk)
         opponent = by_room.get(room.pk, {}).get(3 - seat.number)
-        line = {
+        line: RoomLine = {
             "room": room,
             "seat": seat,
             "opponent": opponent.nickname if opponent else None,
@@ -69,7 +95,7 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[dict]:
             # The deadline is when the match closes by itself: none in a room
             # against the computer, or once the rival chose to keep waiting.
             turn = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
-            line.update(group=YOUR_TURN, your_turn=True, deadline=turn.closes_at)
+            line["group"], line["your_turn"], line["deadline"] = YOUR_TURN, True, turn.closes_at
             line["hours_left"] = turn.hours_left(now)  # whole hours, rounded down
         else:
             line["group"] = THEIR_TURN
@@ -96,7 +122,7 @@ def _seat_score(room: Room, match: Match | None, seat: Seat) -> dict[str, int | 
     return {"mine": score[mine], "theirs": score[1 - mine], "length": length}
 
 
-def _urgency(line: dict) -> tuple:
+def _urgency(line: RoomLine) -> tuple[int, bool, datetime | float, datetime | None]:
     if line["group"] == YOUR_TURN:
         deadline = line["deadline"]
         since = line["turn_started_at"] or line["last_move_at"]
@@ -107,7 +133,9 @@ def _urgency(line: dict) -> tuple:
     return (2, False, -ended.timestamp(), None)
 
 
-def waiting_for_me(user, session_tokens: dict[str, str]) -> int:
+def waiting_for_me(
+    user: AbstractBaseUser | AnonymousUser | None, session_tokens: dict[str, str]
+) -> int:
     """How many matches owe an action from this person: their account's seats and the
     seats this browser holds by link. One query (tokens checked in Python)."""
     owned = Q(turn_seat__user=user) if user is not None and user.is_authenticated else Q()
@@ -118,7 +146,8 @@ def waiting_for_me(user, session_tokens: dict[str, str]) -> int:
     count = 0
     for match in matches.select_related("turn_seat__room"):
         seat = match.turn_seat
-        if owned and seat.user_id == user.pk:
+        assert seat is not None  # the filter reads turn_seat
+        if owned and user is not None and seat.user_id == user.pk:
             count += 1
         elif seat.check_token(session_tokens.get(seat.room.slug, "")):
             count += 1

@@ -80,7 +80,11 @@ def match_mat(room: Room, number: int | None = None) -> tuple[Match, str]:
 def game_rolls(game: Game) -> list[tuple[int, int]]:
     """The dice of every roll of the game in order, the opening roll(s) first."""
     turns = game.turns.filter(kind=ActionKind.ROLL).order_by("number")
-    return [tuple(turn.dice) for turn in turns]
+    rolls = []
+    for turn in turns:
+        assert turn.dice is not None, "a roll always records its dice"
+        rolls.append((turn.dice[0], turn.dice[1]))
+    return rolls
 
 
 def verify_game_dice(game: Game) -> bool:
@@ -97,7 +101,7 @@ def verify_game_dice(game: Game) -> bool:
     )
 
 
-def step_options(room: Room, seat: Seat, taken: list[tuple[int, int]]) -> dict:
+def step_options(room: Room, seat: Seat, taken: list[tuple[int, int]]) -> dict[str, object]:
     """The legal next steps for the seat on turn, after the steps already taken.
 
     The interactive board marks only what this returns; the engine decides it.
@@ -108,12 +112,13 @@ def step_options(room: Room, seat: Seat, taken: list[tuple[int, int]]) -> dict:
         return {"version": 0, "options": []}
     state = MatchState.from_json(match.state)
     side = match.side_of(seat)
-    if state.phase is not Phase.MOVE or state.turn != side:
+    # In the move phase the dice are always there (the check is for the type checker).
+    if state.phase is not Phase.MOVE or state.turn != side or state.dice is None:
         return {"version": match.version, "options": []}
     position = state.position_for(side)
     options = legal_steps(position, state.dice, taken)
     # legal_steps refused a `taken` that is not a legal beginning, so it applies.
-    here = position.apply(taken)
+    here = position.apply(tuple(taken))
     return {
         "version": match.version,
         "taken": [list(step) for step in taken],

@@ -5,18 +5,33 @@ here, in the request's language, so the plural forms ("1 punto", "2 puntos")
 and the words for a gammon come from the catalogs and not from the browser.
 """
 
+from typing import TypedDict
+
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.engine import GameResult, WinKind
 
 
+class GameResultWords(TypedDict):
+    """A finished game's result in data and in words (the room state's games[].result)."""
+
+    winner: int
+    points: int
+    kind: str | None
+    ending: str
+    score: list[int]
+    text: str
+    score_text: str
+
+
 def kind_word(kind: WinKind | None) -> str:
-    return {
+    words: dict[WinKind | None, str] = {
         WinKind.SINGLE: _("simple"),
         WinKind.GAMMON: _("gammon"),
         WinKind.BACKGAMMON: _("backgammon"),
-    }.get(kind, "")
+    }
+    return words.get(kind, "")
 
 
 def result_sentence(result: GameResult, names: dict[int, str]) -> str:
@@ -57,13 +72,15 @@ def score_sentence(score: tuple[int, int], names: dict[int, str]) -> str:
     }
 
 
-def game_results(results: tuple[GameResult, ...], names: dict[int, str]) -> dict[int, dict]:
+def game_results(
+    results: tuple[GameResult, ...], names: dict[int, str]
+) -> dict[int, GameResultWords]:
     """Per game number: the result in words and in data, with the score it left.
 
     A forfeit ends the whole match and scores nothing: the match's own result
     says it, so it has no line here.
     """
-    described = {}
+    described: dict[int, GameResultWords] = {}
     score = [0, 0]
     for result in results:
         if result.ending == "forfeit":

@@ -6,15 +6,16 @@ are given from side 0's chair, like a spectator's board: `me` is side 0.
 """
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from django.contrib.auth.models import User
 from django.db.models import JSONField, OuterRef, QuerySet, Subquery
 from django.utils.translation import gettext_lazy as _
 
 from games import analysis
 from games.engine import Position
 from games.lib import evaluator
-from games.models import Game, GameAnalysis, Seat, Turn, TurnAnalysis
+from games.models import Game, GameAnalysis, Match, Room, Seat, Turn, TurnAnalysis
 
 THRESHOLDS = {"doubtful": analysis.DOUBTFUL, "error": analysis.ERROR, "blunder": analysis.BLUNDER}
 RECENT_GAMES = 50  # the profile's average PR covers this many analysed games
@@ -52,7 +53,27 @@ def current_analyses(games: Iterable[Game]) -> dict[int, GameAnalysis]:
     return {row.game_id: row for row in rows}
 
 
-def with_analysis(games: QuerySet) -> QuerySet:
+class _AnalysisColumns(TypedDict):
+    analysis_status: str | None
+    analysis_summary: Any  # GameAnalysis.summary, a JSONField: [{"pr": ..., ...}, {...}]
+
+
+if TYPE_CHECKING:
+    # For mypy only: at run time WithAnnotations takes one type parameter, not two.
+    from django_stubs_ext import WithAnnotations
+
+    AnalysedGame = WithAnnotations[Game, _AnalysisColumns]
+
+
+class AnalysisLine(TypedDict):
+    """One finished game's analysis in the room state."""
+
+    game: int
+    status: str | None
+    pr: list[float | None]
+
+
+def with_analysis(games: QuerySet[Game]) -> "QuerySet[AnalysedGame]":
     """Games annotated with their current analysis's status and summary: no query of its own."""
     rows = GameAnalysis.objects.filter(game=OuterRef("pk"), version=evaluator.current_version())
     return games.annotate(
@@ -61,12 +82,12 @@ def with_analysis(games: QuerySet) -> QuerySet:
     )
 
 
-def games_analysis(games: list[Game]) -> list[dict]:
+def games_analysis(games: "Sequence[AnalysedGame]") -> list[AnalysisLine]:
     """For the room state: each finished game's analysis status and both players' PR.
 
     ``games`` come from ``with_analysis``.
     """
-    lines = []
+    lines: list[AnalysisLine] = []
     for game in games:
         if game.status != Game.Status.FINISHED:
             continue
@@ -82,11 +103,13 @@ def games_analysis(games: list[Game]) -> list[dict]:
     return lines
 
 
-def page_context(room, game: Game, seat: Seat | None) -> dict:
+def page_context(room: Room, game: Game, seat: Seat | None) -> dict[str, object]:
     """What templates/games/review.html shows of a finished game, for a seat or a spectator."""
     row = current_analyses([game]).get(game.pk)
     status = row.status if row is not None else None
-    done = status == GameAnalysis.Status.DONE
+    done_row = row if status == GameAnalysis.Status.DONE else None
+    done = done_row is not None
+    summary = done_row.summary if done_row is not None else None
     match = game.match
     names = {match.side_of(s): s.nickname for s in room.seats.all()}  # rematches swap sides
     waiting = (GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING)
@@ -95,12 +118,12 @@ def page_context(room, game: Game, seat: Seat | None) -> dict:
             {
                 "side": side,
                 "name": names.get(side, ""),
-                **row.summary[side],
-                "pr": pr_shown(row.summary[side]),
+                **summary[side],
+                "pr": pr_shown(summary[side]),
             }
             for side in (0, 1)
         ]
-        if done
+        if summary is not None
         else []
     )
     return {
@@ -117,7 +140,7 @@ def page_context(room, game: Game, seat: Seat | None) -> dict:
         "has_cube": match.room.rules.get("format") != "single"
         or any(s["cube_decisions"] for s in summaries),
         "review": {
-            "steps": review_steps(row) if done else [],
+            "steps": review_steps(done_row) if done_row is not None else [],
             "names": [names.get(0, ""), names.get(1, "")],
             "thresholds": THRESHOLDS,
         },
@@ -125,7 +148,7 @@ def page_context(room, game: Game, seat: Seat | None) -> dict:
     }
 
 
-def review_steps(row: GameAnalysis) -> list[dict]:
+def review_steps(row: GameAnalysis) -> list[dict[str, object]]:
     """The review's steps: each rated decision with the boards of the played and best choice."""
     turns = (
         TurnAnalysis.objects.filter(analysis=row).select_related("turn").order_by("turn__number")
@@ -144,10 +167,10 @@ def review_steps(row: GameAnalysis) -> list[dict]:
     return steps
 
 
-def _step(rated: TurnAnalysis, dice: list[int] | None) -> dict[str, Any]:
+def _step(rated: TurnAnalysis, dice: list[int] | None) -> dict[str, object]:
     turn = rated.turn
     before = Position.from_position_id(turn.position_before)  # the mover's chair
-    step = {
+    step: dict[str, object] = {
         "turn": turn.number,
         "side": rated.side,
         "kind": rated.kind,
@@ -179,12 +202,12 @@ def _step(rated: TurnAnalysis, dice: list[int] | None) -> dict[str, Any]:
     return step
 
 
-def _seen_by_side0(position: Position, mover: int) -> dict:
+def _seen_by_side0(position: Position, mover: int) -> dict[str, list[int]]:
     seen = position if mover == 0 else position.flip()
     return {"me": list(seen.me), "them": list(seen.them)}
 
 
-def _steps_for_side0(play, mover: int) -> list[list[int]]:
+def _steps_for_side0(play: Sequence[Sequence[int]], mover: int) -> list[list[int]]:
     if mover == 0:
         return [list(step) for step in play]
     return [[_other(src), _other(dst)] for src, dst in play]
@@ -194,7 +217,7 @@ def _other(point: int) -> int:
     return point if point in (0, 25) else 25 - point
 
 
-def average_pr(user, last: int = RECENT_GAMES) -> tuple[float | None, int]:
+def average_pr(user: User, last: int = RECENT_GAMES) -> tuple[float | None, int]:
     """The user's mean PR over their last ``last`` analysed games, and how many there were."""
     seats = Seat.objects.filter(user=user).values_list("room_id", "number")
     seat_number = dict(seats)
@@ -207,29 +230,38 @@ def average_pr(user, last: int = RECENT_GAMES) -> tuple[float | None, int]:
         .select_related("game__match")
         .order_by("-finished_at")[:last]
     )
-    prs = []
+    prs: list[float] = []
     for row in rows:
         match = row.game.match
         side = 0 if match.side0_seat_number == seat_number[match.room_id] else 1
-        if row.summary[side]["decisions"]:
-            prs.append(row.pr_of(side))
+        pr = row.pr_of(side)  # a number: the row is done, with a summary
+        if row.summary and row.summary[side]["decisions"] and pr is not None:
+            prs.append(pr)
     return (sum(prs) / len(prs) if prs else None), len(prs)
 
 
-def match_prs(matches) -> dict[int, dict[int, list]]:
+def match_prs(matches: Iterable[Match]) -> dict[int, dict[int, list[float | None]]]:
     """{match id: {game number: [PR side 0, PR side 1]}} for analysed games (one query)."""
     rows = GameAnalysis.objects.filter(
         game__match__in=[m.pk for m in matches],
         version=evaluator.current_version(),
         status=GameAnalysis.Status.DONE,
     ).select_related("game")
-    found: dict[int, dict[int, list]] = {}
+    found: dict[int, dict[int, list[float | None]]] = {}
     for row in rows:
         found.setdefault(row.game.match_id, {})[row.game.number] = [row.pr_of(0), row.pr_of(1)]
     return found
 
 
-def seat_prs(prs: dict[int, dict[int, list]], match, seat: Seat) -> list[dict]:
+class SeatPR(TypedDict):
+    game: int
+    mine: float | None
+    theirs: float | None
+
+
+def seat_prs(
+    prs: dict[int, dict[int, list[float | None]]], match: Match | None, seat: Seat
+) -> list[SeatPR]:
     """For Mis partidas: each analysed game of the match, the seat's PR and the opponent's."""
     if match is None:
         return []

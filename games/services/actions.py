@@ -15,6 +15,8 @@ Each one (through _act):
 Steps 4 and 5 are the unit of work, games.services.table.
 """
 
+from collections.abc import Callable
+
 from django.db import transaction
 
 from games.engine import (
@@ -36,16 +38,27 @@ from games.models import Match, Seat
 from games.services import cleaning
 from games.services.table import Table, lock_current_match, open_table
 
+# What an action does to the locked table, for the side of the seat acting.
+Act = Callable[[Table, int], None]
 
-def _engine(kind: ActionKind, **fields):
+
+def _engine(
+    kind: ActionKind,
+    *,
+    play: tuple[tuple[int, int], ...] | None = None,
+    value: int | None = None,
+    reason: str | None = None,
+) -> Act:
     """The act of an engine action by the seat's side, as the engine takes it."""
-    return lambda table, side: table.apply(Action(kind, side, **fields))
+    return lambda table, side: table.apply(
+        Action(kind, side, play=play, value=value, reason=reason)
+    )
 
 
-def game_roll(*, seat: Seat, version) -> Match:
+def game_roll(*, seat: Seat, version: object) -> Match:
     """Roll the dice for the player on turn (who might have doubled instead)."""
 
-    def act(table, side):
+    def act(table: Table, side: int) -> None:
         # Ask before drawing: a refused roll must not touch the dice stream.
         table.require_allowed(ActionKind.ROLL, side)
         table.apply(Action(ActionKind.ROLL, side, dice=table.dice.roll()))
@@ -53,52 +66,52 @@ def game_roll(*, seat: Seat, version) -> Match:
     return _act(seat, version, act)
 
 
-def game_double(*, seat: Seat, version) -> Match:
+def game_double(*, seat: Seat, version: object) -> Match:
     return _act(seat, version, _engine(ActionKind.DOUBLE))
 
 
-def game_take(*, seat: Seat, version) -> Match:
+def game_take(*, seat: Seat, version: object) -> Match:
     return _act(seat, version, _engine(ActionKind.TAKE))
 
 
-def game_drop(*, seat: Seat, version) -> Match:
+def game_drop(*, seat: Seat, version: object) -> Match:
     return _act(seat, version, _engine(ActionKind.DROP))
 
 
-def game_beaver(*, seat: Seat, version) -> Match:
+def game_beaver(*, seat: Seat, version: object) -> Match:
     return _act(seat, version, _engine(ActionKind.BEAVER))
 
 
-def game_play(*, seat: Seat, version, play) -> Match:
+def game_play(*, seat: Seat, version: object, play: object) -> Match:
     """Play the whole turn: `play` is a list of [src, dst] steps from the mover's side."""
     steps = cleaning.clean_play(play)
     return _act(seat, version, _engine(ActionKind.PLAY, play=steps))
 
 
-def game_resign_offer(*, seat: Seat, version, value) -> Match:
+def game_resign_offer(*, seat: Seat, version: object, value: object) -> Match:
     """Offer the current game as single (1), gammon (2) or backgammon (3)."""
-    if isinstance(value, bool) or value not in (1, 2, 3):
+    if isinstance(value, bool) or not isinstance(value, int) or value not in (1, 2, 3):
         raise BadInput("bad_value", f"resign value {value!r}")
     return _act(seat, version, _engine(ActionKind.RESIGN_OFFER, value=value))
 
 
-def game_resign_accept(*, seat: Seat, version) -> Match:
+def game_resign_accept(*, seat: Seat, version: object) -> Match:
     return _act(seat, version, _engine(ActionKind.RESIGN_ACCEPT))
 
 
-def game_resign_decline(*, seat: Seat, version) -> Match:
+def game_resign_decline(*, seat: Seat, version: object) -> Match:
     return _act(seat, version, _engine(ActionKind.RESIGN_DECLINE))
 
 
-def match_resign(*, seat: Seat, version) -> Match:
+def match_resign(*, seat: Seat, version: object) -> Match:
     """Give up the whole match (or the partida simple) at once."""
     return _act(seat, version, _engine(ActionKind.FORFEIT, reason=EndReason.RESIGN))
 
 
-def game_claim_absence(*, seat: Seat, version) -> Match:
+def game_claim_absence(*, seat: Seat, version: object) -> Match:
     """Win by absence: the opponent has owed an action for 48 hours."""
 
-    def act(table, side):
+    def act(table: Table, side: int) -> None:
         match = table.match
         absent = 1 - side
         if table.owing_side() != absent:
@@ -113,10 +126,10 @@ def game_claim_absence(*, seat: Seat, version) -> Match:
     return _act(seat, version, act)
 
 
-def absence_keep_waiting(*, seat: Seat, version) -> Match:
+def absence_keep_waiting(*, seat: Seat, version: object) -> Match:
     """The waiting player lets this turn run past 48 h without automatic closure."""
 
-    def act(table, side):
+    def act(table: Table, side: int) -> None:
         if table.owing_side() != 1 - side:
             raise Conflict("not_waiting", "only the waiting player may keep waiting")
         table.match.absence_waived_for = table.match.turn_started_at
@@ -124,16 +137,16 @@ def absence_keep_waiting(*, seat: Seat, version) -> Match:
     return _act(seat, version, act)
 
 
-def session_stop(*, seat: Seat, version) -> Match:
+def session_stop(*, seat: Seat, version: object) -> Match:
     """End a sesión libre between games."""
 
     return _act(seat, version, _engine(ActionKind.STOP))
 
 
-def game_next(*, seat: Seat, version) -> Match:
+def game_next(*, seat: Seat, version: object) -> Match:
     """Start the next game of a sesión libre (matches go on by themselves)."""
 
-    def act(table, side):
+    def act(table: Table, side: int) -> None:
         if table.rules.format != Format.SESSION:
             raise IllegalMoveError("not_session")
         table.start_next_game(side)
@@ -201,7 +214,7 @@ def game_conditional_greedy(*, seat: Seat, version: object) -> Match:
 # use: the one list of them. The engine's own kinds are ActionKind members; the
 # two absence actions are the site's (the engine only knows the forfeit they may
 # lead to). games.web.api.ACTIONS adds how each reads its arguments.
-ACTIONS = {
+ACTIONS: dict[str, Callable[..., Match]] = {
     ActionKind.ROLL: game_roll,
     ActionKind.DOUBLE: game_double,
     ActionKind.TAKE: game_take,
@@ -222,21 +235,26 @@ ACTIONS = {
 }
 
 
-def game_act(*, seat: Seat, version, kind: str, play=None, value=None) -> Match:
+def game_act(
+    *, seat: Seat, version: object, kind: str, play: object = None, value: object = None
+) -> Match:
     """Dispatch one action by name (a bot's decision)."""
     service = ACTIONS.get(kind) if isinstance(kind, str) else None
     if service is None:
         raise BadInput("bad_input", f"unknown action {kind!r}")
-    arguments = {ActionKind.PLAY: {"play": play}, ActionKind.RESIGN_OFFER: {"value": value}}
+    arguments: dict[str, dict[str, object]] = {
+        ActionKind.PLAY: {"play": play},
+        ActionKind.RESIGN_OFFER: {"value": value},
+    }
     return service(seat=seat, version=version, **arguments.get(kind, {}))
 
 
-def _act(seat: Seat, version, act) -> Match:
-    version = cleaning.clean_version(version)
+def _act(seat: Seat, version: object, act: Act) -> Match:
+    seen = cleaning.clean_version(version)
     with transaction.atomic():
         match = lock_current_match(seat)
-        if match.version != version:
-            raise Conflict("stale_version", f"client saw {version}, match is at {match.version}")
+        if match.version != seen:
+            raise Conflict("stale_version", f"client saw {seen}, match is at {match.version}")
         if match.status == Match.Status.FINISHED:
             raise Conflict("match_over")
         table = open_table(match)

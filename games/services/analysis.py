@@ -16,6 +16,7 @@ only a run that stopped without being redelivered needs requeue_stuck.
 """
 
 import time
+from collections.abc import Iterable
 from datetime import timedelta
 
 from django.db import transaction
@@ -92,7 +93,9 @@ def _rate(game: Game) -> tuple[list[Turn], list[analysis.Rating]]:
     return turns, ratings
 
 
-def _store(row: GameAnalysis, turns: list[Turn], ratings, seconds: float) -> GameAnalysis:
+def _store(
+    row: GameAnalysis, turns: list[Turn], ratings: list[analysis.Rating], seconds: float
+) -> GameAnalysis:
     summaries = analysis.summarise(ratings)
     with transaction.atomic():
         row = GameAnalysis.objects.select_for_update().get(pk=row.pk)
@@ -108,7 +111,7 @@ def _store(row: GameAnalysis, turns: list[Turn], ratings, seconds: float) -> Gam
     return row
 
 
-def _steps(play) -> list[list[int]] | None:
+def _steps(play: Iterable[Iterable[int]] | None) -> list[list[int]] | None:
     return [list(step) for step in play] if play is not None else None
 
 

@@ -11,16 +11,24 @@ import zoneinfo
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.db.models import CharField
 
 from games.engine import MatchRules, Play
 from games.lib.errors import BadInput
 from games.models import Seat
 
-NICKNAME_MAX = Seat._meta.get_field("nickname").max_length
-EMAIL_MAX = Seat._meta.get_field("email").max_length  # Django's validator would allow 320
+
+def _max_length(field: str) -> int:
+    column = Seat._meta.get_field(field)
+    assert isinstance(column, CharField) and column.max_length is not None
+    return column.max_length
 
 
-def clean_rules(rules) -> MatchRules:
+NICKNAME_MAX = _max_length("nickname")
+EMAIL_MAX = _max_length("email")  # Django's validator would allow 320
+
+
+def clean_rules(rules: object) -> MatchRules:
     if isinstance(rules, MatchRules):
         return rules
     if not isinstance(rules, dict):
@@ -43,7 +51,7 @@ def storable_text(text: str) -> bool:
     return True
 
 
-def clean_nickname(nickname) -> str:
+def clean_nickname(nickname: object) -> str:
     if not isinstance(nickname, str) or not storable_text(nickname):
         raise BadInput("bad_nickname")
     nickname = " ".join(nickname.split())
@@ -52,7 +60,7 @@ def clean_nickname(nickname) -> str:
     return nickname
 
 
-def clean_email(email, consent) -> tuple[str, bool]:
+def clean_email(email: object, consent: object) -> tuple[str, bool]:
     if email in (None, ""):
         return "", False
     if not isinstance(email, str) or not storable_text(email):
@@ -96,7 +104,7 @@ def int_from_text(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
 
 
-def clean_version(version) -> int:
+def clean_version(version: object) -> int:
     if isinstance(version, bool):
         raise BadInput("bad_version")
     if isinstance(version, str) and int_from_text(version) is not None:
@@ -106,7 +114,7 @@ def clean_version(version) -> int:
     return version
 
 
-def clean_play(play) -> tuple[tuple[int, int], ...]:
+def clean_play(play: object) -> tuple[tuple[int, int], ...]:
     """A list of at most four [src, dst] pairs of point numbers 0..25."""
     if not isinstance(play, list | tuple) or len(play) > 4:
         raise BadInput("bad_play")

@@ -13,11 +13,23 @@ import secrets
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Protocol
 
 from django.conf import settings
 from django.utils.module_loading import import_string
 
 from games.engine import SeededDice, commitment
+
+if TYPE_CHECKING:
+    from games.models import Game
+
+
+class SeedSource(Protocol):
+    """Where games' seeds and rolls come from: SeededSource, or a test's source."""
+
+    def new_seed(self) -> bytes: ...
+
+    def roll(self, seed: bytes, n: int) -> tuple[int, int]: ...
 
 
 def new_seed() -> bytes:
@@ -52,7 +64,7 @@ class FixedSeedSource(SeededSource):
     MESA_DICE_SOURCE = "games.services.dice.FixedSeedSource".
     """
 
-    def __init__(self, prefix: bytes = b"mesa-fixed-seed"):
+    def __init__(self, prefix: bytes = b"mesa-fixed-seed") -> None:
         self.prefix = prefix
         self.seeds_drawn = 0
 
@@ -64,7 +76,7 @@ class FixedSeedSource(SeededSource):
 class ScriptedSource(FixedSeedSource):
     """Test dice: the pairs pushed with `push()` come first, in order, then fixed seeds."""
 
-    def __init__(self, *pairs: tuple[int, int]):
+    def __init__(self, *pairs: tuple[int, int]) -> None:
         super().__init__()
         self.script = deque(pairs)
 
@@ -77,10 +89,10 @@ class ScriptedSource(FixedSeedSource):
         return super().roll(seed, n)
 
 
-_override = None
+_override: SeedSource | None = None
 
 
-def current():
+def current() -> SeedSource:
     if _override is not None:
         return _override
     path = getattr(settings, "MESA_DICE_SOURCE", "")
@@ -88,13 +100,14 @@ def current():
 
 
 @functools.cache
-def _configured(path: str):
+def _configured(path: str) -> SeedSource:
     # One instance per process, so a fixed-seed counter keeps counting.
-    return import_string(path)()
+    source: SeedSource = import_string(path)()
+    return source
 
 
 @contextmanager
-def use(source) -> Iterator[None]:
+def use(source: SeedSource) -> Iterator[None]:
     global _override
     previous, _override = _override, source
     try:
@@ -109,14 +122,15 @@ class GameDice:
     The caller saves the game afterwards; the Match row lock keeps the count exact.
     """
 
-    def __init__(self, game, source=None):
+    def __init__(self, game: "Game", source: SeedSource | None = None) -> None:
         self.game = game
         self.source = source or current()
 
     def roll(self) -> tuple[int, int]:
-        pair = self.source.roll(self.game.seed, self.game.rolls_drawn)
+        # bytes(): a BinaryField reads back as a memoryview on PostgreSQL.
+        first, second = self.source.roll(bytes(self.game.seed), self.game.rolls_drawn)
         self.game.rolls_drawn += 1
-        return tuple(pair)
+        return first, second
 
 
 def seed_commitment(seed: bytes) -> str:

@@ -19,11 +19,13 @@ games.tasks nor a function-level import.
 
 import logging
 import random
-from datetime import timedelta
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
 
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from kombu.exceptions import EncodeError
 
 from games.lib import clock
@@ -39,7 +41,7 @@ def sweep_every() -> timedelta:
     return timedelta(seconds=settings.FOLLOW_UP_SWEEP_SECONDS)
 
 
-def schedule(task: str, *args, delay: timedelta = timedelta(0)) -> FollowUp:
+def schedule(task: str, *args: object, delay: timedelta = timedelta(0)) -> FollowUp:
     """Record `task(*args)` in the caller's transaction; publish it when that commits."""
     now = clock.now()
     row = FollowUp.objects.create(task=task, args=list(args), due_at=now + delay, created_at=now)
@@ -47,7 +49,7 @@ def schedule(task: str, *args, delay: timedelta = timedelta(0)) -> FollowUp:
     return row
 
 
-def defer(task: str, *args, until, **kwargs) -> FollowUp:
+def defer(task: str, *args: object, until: datetime, **kwargs: object) -> FollowUp:
     """Record `task(*args, **kwargs)` for the sweep to publish once `until` has passed."""
     return FollowUp.objects.create(
         task=task, args=list(args), kwargs=kwargs, due_at=until, created_at=clock.now()
@@ -124,7 +126,9 @@ def retry_delay(attempt: int) -> timedelta:
     return timedelta(seconds=seconds * (1 + random.random() / 10))  # noqa: S311 - not a secret
 
 
-def retry_later(task: str, args, *, attempt: int, error: BaseException) -> FollowUp:
+def retry_later(
+    task: str, args: Iterable[object], *, attempt: int, error: BaseException
+) -> FollowUp:
     """Keep a mail task that failed for now: due again after a backoff, or dead
     (failed_at) once it has had MAIL_TRIES tries."""
     now = clock.now()
@@ -145,7 +149,9 @@ def retry_later(task: str, args, *, attempt: int, error: BaseException) -> Follo
     return row
 
 
-def dead_letter(task: str, args, *, error: str, release=None) -> FollowUp:
+def dead_letter(
+    task: str, args: Iterable[object], *, error: str, release: Mapping[str, object] | None = None
+) -> FollowUp:
     """Keep a mail the site will not send again by itself, for a person to look at."""
     now = clock.now()
     return FollowUp.objects.create(
@@ -159,9 +165,10 @@ def dead_letter(task: str, args, *, error: str, release=None) -> FollowUp:
     )
 
 
-def resend(rows) -> int:
+def resend(rows: QuerySet[FollowUp]) -> int:
     """The admin's "send again": each dead letter becomes a live row, due now, with
     fresh tries; the follow-up sweep publishes it. The caller released the claims."""
-    return rows.filter(failed_at__isnull=False).update(
+    count: int = rows.filter(failed_at__isnull=False).update(
         failed_at=None, published_at=None, due_at=clock.now(), kwargs={}, release=None
     )
+    return count

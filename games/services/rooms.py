@@ -5,8 +5,9 @@ Each function is a transaction; a room's first match starts here
 """
 
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from games.bots import BOT_NAMES
@@ -23,11 +24,11 @@ SEEN_EVERY = timedelta(seconds=30)
 
 def room_create(
     *,
-    rules: MatchRules | dict,
+    rules: MatchRules | dict[str, object],
     nickname: str,
     email: str = "",
     email_consent: bool = False,
-    user=None,
+    user: User | None = None,
     bot: str | None = None,
     language: str = "es",
     time_zone: str = "",
@@ -63,7 +64,7 @@ def room_join(
     nickname: str,
     email: str = "",
     email_consent: bool = False,
-    user=None,
+    user: User | None = None,
     language: str = "es",
     time_zone: str = "",
 ) -> Seat:
@@ -94,11 +95,12 @@ def room_join(
     return seat
 
 
-def seats_claim_for_user(*, user, seat_ids: Sequence[int]) -> int:
+def seats_claim_for_user(*, user: User, seat_ids: Sequence[object]) -> int:
     """Attach this browser's guest seats to an account; seats of another account stay put."""
     ids = [i for i in seat_ids if isinstance(i, int) and not isinstance(i, bool)]
     with transaction.atomic():
-        return Seat.objects.filter(pk__in=ids, user__isnull=True).update(user=user)
+        count: int = Seat.objects.filter(pk__in=ids, user__isnull=True).update(user=user)
+        return count
 
 
 def seat_seen(*, seat: Seat) -> None:
@@ -111,7 +113,16 @@ def seat_seen(*, seat: Seat) -> None:
 
 
 def _new_seat(
-    room, number, nickname, email, email_consent, user, language, now, *, time_zone: str = ""
+    room: Room,
+    number: int,
+    nickname: str,
+    email: str,
+    email_consent: bool,
+    user: User | None,
+    language: str,
+    now: datetime,
+    *,
+    time_zone: str = "",
 ) -> Seat:
     seat = Seat(
         room=room,

@@ -30,9 +30,10 @@ def absence_close(*, match_id: int) -> Match | None:
         if turn.closes_at is None:
             return None
         table = open_table(match)
-        if not turn.closes(table.now) or table.owing_side() is None:
+        absent = table.owing_side()
+        if not turn.closes(table.now) or absent is None:
             return None
-        table.apply(Action(ActionKind.FORFEIT, table.owing_side(), reason=EndReason.ABSENCE))
+        table.apply(Action(ActionKind.FORFEIT, absent, reason=EndReason.ABSENCE))
         return table.save()
 
 

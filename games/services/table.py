@@ -9,6 +9,8 @@ Dice: each Game has a secret seed; roll n of a game is derived from it
 (games.services.dice), and the seed is revealed when the game ends.
 """
 
+from datetime import datetime
+
 from games.engine import (
     CONDITIONAL,
     Action,
@@ -31,7 +33,7 @@ from games.services import analysis, dice, outbox
 class Table:
     """A locked Match, its current Game and the Turn rows one service call writes."""
 
-    def __init__(self, match: Match, seats: dict[int, Seat], game: Game, now):
+    def __init__(self, match: Match, seats: dict[int, Seat], game: Game, now: datetime) -> None:
         self.match = match
         self.seats = seats
         self.game = game
@@ -39,7 +41,7 @@ class Table:
         self.rules = MatchRules.from_json(match.room.rules)
         self.state = MatchState.from_json(match.state)
         self.dice = dice.GameDice(game)
-        self.turns = []
+        self.turns: list[Turn] = []
         self.games = {game.number: game}
         self.old_turn_seat_id = match.turn_seat_id
         self.started_game = False
@@ -116,6 +118,7 @@ class Table:
         # The engine's own record of the action: a roll with no legal play
         # carries play=(), which is what a replay needs.
         action = after.last_action
+        assert action is not None, "a state after an action records it"
         side = action.side
         self.game.turn_count += 1
         view_before = before.position_for(side)
@@ -211,7 +214,7 @@ def _wants_forced_plays(seat: Seat) -> bool:
     return True if profile is None else bool(profile.forced_plays)
 
 
-def _turn_row(*, action: Action, **fields) -> Turn:
+def _turn_row(*, action: Action, **fields: object) -> Turn:
     return Turn(
         kind=action.kind,
         dice=list(action.dice) if action.dice is not None else None,
@@ -243,10 +246,13 @@ def open_table(match: Match) -> Table:
     }
     match.room = seats[1].room
     game = match.games.order_by("-number").first()
+    assert game is not None, "a match starts with its first game"
     return Table(match, seats, game, clock.now())
 
 
-def start_match(room: Room, *, number: int, side0_seat_number: int, now, version=0) -> Match:
+def start_match(
+    room: Room, *, number: int, side0_seat_number: int, now: datetime, version: int = 0
+) -> Match:
     """Create the room's match `number` and play what the table plays by itself (the opening)."""
     rules = MatchRules.from_json(room.rules)
     match = Match.objects.create(
@@ -264,7 +270,7 @@ def start_match(room: Room, *, number: int, side0_seat_number: int, now, version
     return table.save()
 
 
-def new_game(match: Match, number: int, now) -> Game:
+def new_game(match: Match, number: int, now: datetime) -> Game:
     seed = dice.current().new_seed()
     return Game.objects.create(
         match=match,

@@ -4,6 +4,7 @@ A tag rather than a line in accounts' view, so accounts needs no import of games
 """
 
 from django import template
+from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -13,7 +14,7 @@ register = template.Library()
 
 
 @register.simple_tag
-def average_pr(user) -> dict:
+def average_pr(user: User) -> dict[str, float | int | None]:
     """{"pr": mean PR or None, "games": how many} over the user's last 50 analysed games."""
     pr, games = review.average_pr(user)
     return {"pr": pr, "games": games, "last": review.RECENT_GAMES}

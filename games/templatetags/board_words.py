@@ -6,6 +6,7 @@ the catalogs' ngettext entries, so "1 punto" / "2 puntos" and "1 point" /
 these two categories; a language with more would need a form per category.)
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from django import template
@@ -14,7 +15,7 @@ from django.utils.translation import gettext, ngettext
 register = template.Library()
 
 
-def _forms(words) -> dict[str, str]:
+def _forms(words: Callable[[int], str]) -> dict[str, str]:
     # `words(n)` calls ngettext with the literal strings, so makemessages finds them.
     return {"one": words(1), "other": words(2)}
 

@@ -4,11 +4,15 @@ Every sentence is translatable with Spanish as the source; nothing here knows a
 rule of the game, it only puts into words what the turn log says happened.
 """
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from django import template
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+
+from games.selectors.board import MatchView
+from games.web.presenters import PlayerEntry, Stack
 
 # The history's sentences are written in games.selectors.history, for both boards;
 # read here by presenters.
@@ -19,7 +23,7 @@ DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 
 
 @register.filter
-def die_face(value) -> str:
+def die_face(value: int | str) -> str:
     """The Unicode die face for 1..6, for sighted readers next to the number."""
     try:
         return DIE_FACES[int(value) - 1]
@@ -28,10 +32,10 @@ def die_face(value) -> str:
 
 
 @register.simple_tag
-def point_label(stack, viewer_is_player=False) -> str:
+def point_label(stack: Stack, viewer_is_player: bool = False) -> str:
     """Screen-reader label of a point: "Punta 13: 5 fichas tuyas"."""
     number, count, owner = stack["number"], stack["count"], stack["owner"]
-    if not count:
+    if not count or owner is None:  # a stack with checkers has their owner
         return _("Punta %(number)s: vacía") % {"number": number}
     if owner["is_you"]:
         whose = ngettext("%(count)s ficha tuya", "%(count)s fichas tuyas", count)
@@ -44,9 +48,10 @@ def point_label(stack, viewer_is_player=False) -> str:
 
 
 @register.simple_tag
-def stack_label(stack, where) -> str:
+def stack_label(stack: Stack, where: str) -> str:
     """Label of the bar or a tray: "Barra: 1 ficha de bob"."""
     count, owner = stack["count"], stack["owner"]
+    assert owner is not None  # the bar and the trays always have theirs
     if owner["is_you"]:
         whose = ngettext("%(count)s ficha tuya", "%(count)s fichas tuyas", count)
     else:
@@ -56,18 +61,19 @@ def stack_label(stack, where) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def phase_text(context, match, turn_player) -> str:
+def phase_text(context: template.Context, match: MatchView, turn_player: PlayerEntry | None) -> str:
     """What the table is waiting for, or how it ended, in a sentence."""
     name = turn_player["nickname"] if turn_player else ""
     phase = match["phase"]
+    players: Sequence[PlayerEntry] = context.get("players") or []
     if match["status"] == "finished" or phase == "match_over":
-        return match_result(match, context.get("players", []))
+        return match_result(match, players)
     if phase == "game_over":
-        game = match.get("game") or {}
-        winner = _player_of_side(context.get("players", []), game.get("winner"))
+        game = match.get("game")
+        winner = _player_of_side(players, game["winner"] if game else None)
         if winner is None:
             return _("La partida terminó. Pueden jugar otra o parar la sesión.")
-        points = game.get("points") or 0
+        points = (game["points"] if game else None) or 0
         worth = ngettext("%(count)s punto", "%(count)s puntos", points) % {"count": points}
         return _("%(name)s ganó la partida: %(points)s. Pueden jugar otra o parar la sesión.") % {
             "name": winner["nickname"],
@@ -92,7 +98,7 @@ def phase_text(context, match, turn_player) -> str:
 
 
 @register.filter
-def parse_iso(value):
+def parse_iso(value: str) -> datetime | None:
     """The ISO 8601 times of the state dict, as datetimes for |timesince and |date."""
     try:
         return datetime.fromisoformat(value)
@@ -100,23 +106,24 @@ def parse_iso(value):
         return None
 
 
-def _player_of_side(players, side):
+def _player_of_side(players: Sequence[PlayerEntry], side: int | None) -> PlayerEntry | None:
     return next((p for p in players if side is not None and p.get("side") == side), None)
 
 
-def match_result(match, players) -> str:
+def match_result(match: MatchView, players: Sequence[PlayerEntry]) -> str:
     """The end of a match: who won, and the score when there was one."""
     if match["format"] == "session" and len(players) == 2 and "score" in players[0]:
-        first, second = sorted(players, key=lambda p: p["side"])
+        first, second = sorted(players, key=lambda p: p["side"] or 0)  # both seated
         return _("La sesión terminó: %(a)s %(x)s, %(b)s %(y)s.") % {
             "a": first["nickname"],
             "x": first["score"],
             "b": second["nickname"],
             "y": second["score"],
         }
-    winner = _player_of_side(players, match.get("winner"))
-    loser = _player_of_side(players, None if winner is None else 1 - winner["side"])
-    if winner is None or loser is None:
+    won = match.get("winner")
+    winner = _player_of_side(players, won)
+    loser = _player_of_side(players, None if won is None else 1 - won)
+    if won is None or winner is None or loser is None:
         return _("El encuentro terminó.")
     if match["format"] == "single":
         if winner["is_you"]:
@@ -124,16 +131,18 @@ def match_result(match, players) -> str:
         if loser["is_you"]:
             return _("Perdiste: %(name)s ganó la partida.") % {"name": winner["nickname"]}
         return _("%(name)s ganó la partida.") % {"name": winner["nickname"]}
-    last = match["history"][-1] if match.get("history") else {}
+    last: Mapping[str, object] = {}
+    if match.get("history"):
+        last = match["history"][-1]
     if last.get("kind") == "forfeit":
-        words = {"name": winner["nickname"], "loser": loser["nickname"]}
+        words: dict[str, object] = {"name": winner["nickname"], "loser": loser["nickname"]}
         if last.get("reason") == "absence":
             return _("%(name)s ganó el match por ausencia de %(loser)s.") % words
         return _("%(name)s ganó el match: %(loser)s abandonó.") % words
     score = match["score"]
     words = {
         "name": winner["nickname"],
-        "won": score[winner["side"]],
-        "lost": score[loser["side"]],
+        "won": score[won],
+        "lost": score[1 - won],
     }
     return _("%(name)s ganó el match, %(won)s a %(lost)s.") % words

@@ -13,65 +13,70 @@ caller, and the rules are the engine's.
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeGuard
 
 from games import services
 from games.engine import ActionKind
 from games.lib.actions import SiteAction
 from games.lib.errors import BadInput, RequestError
+from games.models import Match, Seat
+
+# A request's JSON body (an object), and the keyword arguments read from it.
+Body = dict[str, object]
+Arguments = dict[str, object]
 
 
-def is_int(value) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     # JSON true/false are ints to Python; they are not numbers to us.
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def parse_version(body: dict) -> int:
+def parse_version(body: Body) -> int:
     version = body.get("version")
     if not is_int(version):
         raise BadInput("bad_version", f"version={version!r}")
     return version
 
 
-def parse_play(body: dict) -> dict:
+def parse_play(body: Body) -> Arguments:
     # The steps as sent: games.services.cleaning.clean_play reads them.
     return {"play": body.get("play")}
 
 
-def parse_resign_value(body: dict) -> dict:
+def parse_resign_value(body: Body) -> Arguments:
     value = body.get("value")
     if not is_int(value):
         raise BadInput("bad_value", f"value={value!r}")
     return {"value": value}
 
 
-def parse_answer(body: dict[str, Any]) -> dict[str, Any]:
+def parse_answer(body: Body) -> Arguments:
     answer = body.get("answer")
     if answer is not None and not isinstance(answer, str):
         raise BadInput("bad_answer", f"answer={answer!r}")
     return {"answer": answer}
 
 
-def parse_plays(body: dict[str, Any]) -> dict[str, Any]:
+def parse_plays(body: Body) -> Arguments:
     plays = body.get("plays")
     if not isinstance(plays, list):
         raise BadInput("bad_table", "plays must be a list of {dice, play}")
     return {"plays": plays}
 
 
-def no_arguments(body: dict) -> dict:
+def no_arguments(body: Body) -> Arguments:
     return {}
 
 
 @dataclass(frozen=True)
 class ActionSpec:
-    service: Callable  # the function of games.services that performs it
-    parse: Callable = no_arguments
+    service: Callable[..., Match]  # the function of games.services that performs it
+    parse: Callable[[Body], Arguments] = no_arguments
     versioned: bool = True  # carries the version the player saw (docs/API.md)
 
 
 # How an action reads its arguments from the body; the others take none.
-PARSERS = {
+PARSERS: dict[str, Callable[[Body], Arguments]] = {
     ActionKind.PLAY: parse_play,
     ActionKind.RESIGN_OFFER: parse_resign_value,
     ActionKind.CONDITIONAL_ANSWER: parse_answer,
@@ -79,7 +84,7 @@ PARSERS = {
 }
 
 # Every game action of games.services.ACTIONS (the one list of them), and the rematch.
-ACTIONS = {
+ACTIONS: dict[str, ActionSpec] = {
     **{
         name: ActionSpec(service, PARSERS.get(name, no_arguments))
         for name, service in services.ACTIONS.items()
@@ -89,7 +94,7 @@ ACTIONS = {
 }
 
 
-def perform(action: str, seat, body: dict):
+def perform(action: str, seat: Seat | None, body: Body) -> Match:
     """Parse `body` for `action` and call its service as `seat`.
 
     The service refuses a missing seat (403), after its own checks of the values.

@@ -13,10 +13,12 @@ reference for clients.
 
 import hashlib
 import json
+from collections.abc import Callable
 from functools import wraps
+from typing import TypedDict
 
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import RawPostDataException
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
@@ -34,12 +36,14 @@ from games.lib.errors import (
     from_engine,
     public_message,
 )
+from games.models import Room
+from games.selectors.board import RoomState
 from games.services.cleaning import int_from_text
 from games.web import longpoll
-from games.web.actions import ACTIONS, perform
+from games.web.actions import ACTIONS, Body, perform
 from games.web.http_errors import error_payload
 from games.web.seats import load_room, remember_seat, viewer_seat
-from games.web.throttle import rate_limited
+from games.web.throttle import P, View, rate_limited
 
 POINTS = range(0, 26)  # 0 = off, 25 = bar
 MAX_STEPS = 8  # of a half-made play in ?taken=: anything longer is not a play at all
@@ -50,15 +54,15 @@ def error_response(error: ServiceError) -> JsonResponse:
     return JsonResponse(error_payload(error.code, public_message(error)), status=error.status)
 
 
-def json_endpoint(methods):
+def json_endpoint(methods: tuple[str, ...]) -> Callable[[View[P]], View[P]]:
     """Allow `methods`, and turn every ServiceError into its JSON response."""
 
-    def decorate(view):
+    def decorate(view: View[P]) -> View[P]:
         @wraps(view)
-        def wrapper(request, *args, **kwargs):
+        def wrapper(request: HttpRequest, /, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
             try:
                 if request.method not in methods:
-                    raise RequestError("method_not_allowed", request.method, status=405)
+                    raise RequestError("method_not_allowed", str(request.method), status=405)
                 response = view(request, *args, **kwargs)
             except ServiceError as error:
                 response = error_response(error)
@@ -75,7 +79,7 @@ def json_endpoint(methods):
 # --- reading the body -------------------------------------------------------
 
 
-def read_json_body(request) -> dict:
+def read_json_body(request: HttpRequest) -> Body:
     """The request's JSON object: every JSON endpoint reads its body here and nowhere else."""
     # Refuse a long body by its header, before reading a byte of it.
     if _content_length(request) > MAX_BODY:
@@ -101,7 +105,7 @@ def read_json_body(request) -> dict:
     return body
 
 
-def _content_length(request) -> int:
+def _content_length(request: HttpRequest) -> int:
     try:
         return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -111,14 +115,14 @@ def _content_length(request) -> int:
 # --- endpoints --------------------------------------------------------------
 
 
-def state_etag(state: dict, body: bytes) -> str:
+def state_etag(state: RoomState, body: bytes) -> str:
     # The version says when the game moved; the digest covers what else this
     # viewer sees (their seat, the language, a join, a rematch offer).
     digest = hashlib.sha256(body).hexdigest()[:16]
     return f'"v{state.get("version", 0)}-{digest}"'
 
 
-def state_response(request, room) -> HttpResponse:
+def state_response(request: HttpRequest, room: Room) -> HttpResponse:
     state = selectors.room_state(room, viewer_seat(request, room))
     body = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
     etag = state_etag(state, body)
@@ -136,7 +140,7 @@ def parse_etags(header: str) -> set[str]:
     return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
 
-def parse_wait(request) -> int | None:
+def parse_wait(request: HttpRequest) -> int | None:
     """The version the client already has, from "?wait=12"; None without the parameter."""
     text = request.GET.get("wait")
     if text is None:
@@ -148,7 +152,7 @@ def parse_wait(request) -> int | None:
 
 
 @json_endpoint(("GET", "HEAD"))
-def room_state(request, slug):
+def room_state(request: HttpRequest, slug: str) -> HttpResponse:
     room = load_room(slug)
     wait = parse_wait(request)
     if wait is not None:
@@ -164,7 +168,7 @@ def room_state(request, slug):
 @json_endpoint(("POST",))
 @rate_limited("action")
 @csrf_protect
-def room_action(request, slug, action):
+def room_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     if action not in ACTIONS:
         raise RequestError("unknown_action", action)
     body = read_json_body(request)
@@ -174,7 +178,14 @@ def room_action(request, slug, action):
     return state_response(request, load_room(slug))
 
 
-def parse_player(body: dict) -> dict:
+class Player(TypedDict):
+    nickname: str
+    email: str
+    email_consent: bool
+    time_zone: str
+
+
+def parse_player(body: Body) -> Player:
     """Nickname, email and consent, strictly typed; the service checks their content.
     An optional time_zone (an IANA name) is kept when the server knows it."""
     nickname, email = body.get("nickname"), body.get("email", "")
@@ -194,7 +205,7 @@ def parse_player(body: dict) -> dict:
 
 @json_endpoint(("POST",))
 @rate_limited("create")
-def room_create(request):
+def room_create(request: HttpRequest) -> HttpResponse:
     body = read_json_body(request)
     rules, bot = body.get("rules", {}), body.get("bot")
     if not isinstance(rules, dict):
@@ -214,7 +225,7 @@ def room_create(request):
 
 @json_endpoint(("POST",))
 @rate_limited("join")
-def room_join(request, slug):
+def room_join(request: HttpRequest, slug: str) -> HttpResponse:
     body = read_json_body(request)
     room = load_room(slug)
     if viewer_seat(request, room) is not None:
@@ -227,10 +238,10 @@ def room_join(request, slug):
 
 def parse_taken(text: str) -> list[tuple[int, int]]:
     """The steps already taken this turn, from "?taken=24-18,18-13"."""
-    taken = []
+    taken: list[tuple[int, int]] = []
     for word in filter(None, text.split(",")):
         src, _sep, dst = (int_from_text(part) for part in word.partition("-"))
-        if src not in POINTS or dst not in POINTS:
+        if src is None or dst is None or src not in POINTS or dst not in POINTS:
             raise BadInput("bad_play", f"bad step {word!r}")
         taken.append((src, dst))
     if len(taken) > MAX_STEPS:
@@ -239,7 +250,7 @@ def parse_taken(text: str) -> list[tuple[int, int]]:
 
 
 @json_endpoint(("GET",))
-def room_steps(request, slug):
+def room_steps(request: HttpRequest, slug: str) -> HttpResponse:
     room = load_room(slug)
     seat = viewer_seat(request, room)
     if seat is None:
@@ -252,5 +263,5 @@ def room_steps(request, slug):
 
 
 @json_endpoint(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"))
-def not_found(request, rest):
+def not_found(request: HttpRequest, rest: str) -> HttpResponse:
     raise RequestError("not_found", rest, status=404)

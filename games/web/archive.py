@@ -3,7 +3,7 @@
 Thin: the records are read by games.selectors.archive and games.selectors.records.
 """
 
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.text import slugify
@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 
 from games import selectors
 from games.lib.errors import NotFound
+from games.models import Match, Room
 from games.selectors import archive
 from games.web import presenters
 from games.web.seats import get_room_or_404
@@ -19,7 +20,7 @@ from games.web.seats import get_room_or_404
 
 @never_cache
 @require_GET
-def room_archive(request, slug):
+def room_archive(request: HttpRequest, slug: str) -> HttpResponse:
     """Every match the room played: score, winner, each game's commitment and seed, its .mat."""
     room = get_room_or_404(slug)
     context = {"room": room, "matches": archive.room_matches(room)}
@@ -27,7 +28,7 @@ def room_archive(request, slug):
 
 
 @require_GET
-def past_match(request, slug, number):
+def past_match(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     """One finished match of the room, readable: its result, dice proofs and history."""
     room = get_room_or_404(slug)
     try:
@@ -48,7 +49,7 @@ def past_match(request, slug, number):
 
 @never_cache
 @require_GET
-def match_file(request, slug, number=None):
+def match_file(request: HttpRequest, slug: str, number: int | None = None) -> HttpResponse:
     """The room's current match (or match `number`) as a .mat file for GNU Backgammon;
     anyone who can watch may download it."""
     room = get_room_or_404(slug)
@@ -61,7 +62,7 @@ def match_file(request, slug, number=None):
     return response
 
 
-def mat_filename(room, match) -> str:
+def mat_filename(room: Room, match: Match) -> str:
     """mesa-alice-bob-2026-03-02.mat (a rematch adds its number): plain ASCII, no quotes."""
     names = {seat.number: slugify(seat.nickname) or f"{seat.number}" for seat in room.seats.all()}
     day = timezone.localdate(match.created_at)

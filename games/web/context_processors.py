@@ -1,6 +1,7 @@
 """What every page's header needs: how many matches wait for the visitor's move, and
 whether the site pushes notifications (then every page registers the service worker)."""
 
+from collections.abc import Callable
 from functools import cache
 
 from django.http import HttpRequest
@@ -10,7 +11,7 @@ from games.mail.push import push_enabled
 from games.web.seats import session_tokens
 
 
-def waiting_games(request) -> dict:
+def waiting_games(request: HttpRequest) -> dict[str, Callable[[], int]]:
     """`waiting_count`: matches owing an action from this account or this browser's seats.
 
     Lazy: a template calls it, so the one query runs only on pages that show

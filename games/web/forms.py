@@ -6,7 +6,12 @@ buttons are read into the JSON API's body (form_body), so both ways of
 playing go through one parser (games.web.api.perform).
 """
 
+from typing import Any, TypedDict
+
 from django import forms
+from django.contrib.auth.models import AnonymousUser, User
+from django.http import HttpRequest
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from games.bots import CHARACTERS
@@ -15,6 +20,7 @@ from games.lib.errors import RequestError, from_engine
 from games.models import Room, Seat
 from games.selectors import current_match
 from games.services.cleaning import EMAIL_MAX, NICKNAME_MAX, int_from_text
+from games.web.actions import Body
 
 # Short matches first (the common ones), then the long ones up to 25 points.
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)
@@ -22,7 +28,17 @@ MAX_AUTO_DOUBLES = (1, 2, 3)
 PERSON = "person"  # the opponent choice for "Jugar con alguien"
 
 
-def account_name(user) -> str:
+class PlayerKwargs(TypedDict):
+    """What room_create and room_join take about the person sitting down."""
+
+    nickname: str
+    email: str
+    email_consent: bool
+    user: User | None
+    time_zone: str
+
+
+def account_name(user: User) -> str:
     """The name an account plays under: the profile's "Nombre que ven los demás", else
     the username (a user without a profile has no display name yet)."""
     profile = getattr(user, "profile", None)
@@ -52,7 +68,7 @@ class PlayerFields(forms.Form):
     # Filled by static/js/zone.js: the deadlines in the emails use it.
     time_zone = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
 
-    def __init__(self, *args, user=None, **kwargs):
+    def __init__(self, *args: Any, user: User | AnonymousUser | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.user = user if user is not None and user.is_authenticated else None
         self.default_nickname = account_name(self.user) if self.user else ""
@@ -61,7 +77,7 @@ class PlayerFields(forms.Form):
             # Say what to do, not Django's "Este campo es obligatorio."
             self.fields["nickname"].error_messages["required"] = _("Elige un apodo.")
 
-    def clean_nickname(self):
+    def clean_nickname(self) -> str:
         nickname = " ".join(self.cleaned_data["nickname"].split())
         if not nickname and self.user is not None:
             nickname = self.default_nickname
@@ -69,13 +85,14 @@ class PlayerFields(forms.Form):
             raise forms.ValidationError(_("Elige un apodo."))
         return nickname
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        assert cleaned is not None  # Form.clean returns cleaned_data
         if cleaned.get("email_consent") and not cleaned.get("email"):
             self.add_error("email", _("Para avisarte por correo necesitamos tu dirección."))
         return cleaned
 
-    def player_kwargs(self) -> dict:
+    def player_kwargs(self) -> PlayerKwargs:
         data = self.cleaned_data
         return {
             "nickname": data["nickname"],
@@ -86,7 +103,7 @@ class PlayerFields(forms.Form):
         }
 
 
-def opponent_choices():
+def opponent_choices() -> list[tuple[str, str | Promise]]:
     """A person by link, or one of the computer players, weakest to strongest."""
     return [(PERSON, _("Alguien, por link"))] + [
         (key, character.name) for key, character in CHARACTERS.items()
@@ -144,7 +161,7 @@ class NewRoomForm(PlayerFields):
         "email_consent",
     ]
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         chosen = cleaned.get("format")
         if chosen == Format.MATCH and not cleaned.get("length"):
@@ -153,7 +170,7 @@ class NewRoomForm(PlayerFields):
 
     def bot(self) -> str | None:
         """The computer player's key, or None to play a person by link."""
-        opponent = self.cleaned_data["opponent"]
+        opponent: str = self.cleaned_data["opponent"]
         return None if opponent in ("", PERSON) else opponent
 
     def match_rules(self) -> MatchRules:
@@ -180,20 +197,20 @@ class JoinForm(PlayerFields):
 # --- the board's forms, read into the JSON API's body shape (games.web.api.perform) ---
 
 
-def _number_or_text(value: str):
+def _number_or_text(value: str | None) -> int | str:
     value = (value or "").strip()
     number = int_from_text(value)
     return value if number is None else number
 
 
-def form_body(request, room: Room, seat: Seat | None, action: str) -> dict:
+def form_body(request: HttpRequest, room: Room, seat: Seat | None, action: str) -> Body:
     """Read a board form into the body the API takes, so both share one parser.
 
     A typed play is read by the engine's notation parser against the dice on
     the table; a chosen one comes as "24-18 13-10".
     """
     post = request.POST
-    body = {"version": _number_or_text(post.get("version"))}
+    body: Body = {"version": _number_or_text(post.get("version"))}
     if "value" in post:
         body["value"] = _number_or_text(post.get("value"))
     if action == "play":
@@ -209,7 +226,7 @@ def form_body(request, room: Room, seat: Seat | None, action: str) -> dict:
     return body
 
 
-def _typed_play(room: Room, seat: Seat | None, text: str):
+def _typed_play(room: Room, seat: Seat | None, text: str) -> list[list[int]] | None:
     match = current_match(room)
     if seat is None or match is None:
         return None  # the service refuses with the right status

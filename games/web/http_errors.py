@@ -10,8 +10,9 @@ Pages keep Django's own handlers and the site's 404.html.
 """
 
 from django.core.exceptions import RequestDataTooBig
-from django.http import JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import translation
+from django.utils.functional import Promise
 from django.views import defaults
 
 from games.lib.errors import RequestError, public_message
@@ -19,15 +20,15 @@ from games.lib.errors import RequestError, public_message
 API_PREFIX = "/api/"
 
 
-def is_api(request) -> bool:
+def is_api(request: HttpRequest) -> bool:
     return request.path == API_PREFIX.rstrip("/") or request.path.startswith(API_PREFIX)
 
 
-def error_payload(code: str, message) -> dict:
+def error_payload(code: str, message: str | Promise) -> dict[str, dict[str, str]]:
     return {"error": {"code": code, "message": str(message)}}
 
 
-def json_error(request, code: str, status: int) -> JsonResponse:
+def json_error(request: HttpRequest, code: str, status: int) -> JsonResponse:
     # The failure may have happened before LocaleMiddleware chose the language.
     with translation.override(translation.get_language_from_request(request)):
         message = public_message(RequestError(code, status=status))
@@ -36,7 +37,7 @@ def json_error(request, code: str, status: int) -> JsonResponse:
     return response
 
 
-def bad_request(request, exception):
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api(request):
         return defaults.bad_request(request, exception)
     if isinstance(exception, RequestDataTooBig):
@@ -44,19 +45,19 @@ def bad_request(request, exception):
     return json_error(request, "bad_request", 400)
 
 
-def permission_denied(request, exception):
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api(request):
         return defaults.permission_denied(request, exception)
     return json_error(request, "forbidden", 403)
 
 
-def page_not_found(request, exception):
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not is_api(request):
         return defaults.page_not_found(request, exception)
     return json_error(request, "not_found", 404)
 
 
-def server_error(request):
+def server_error(request: HttpRequest) -> HttpResponse:
     if not is_api(request):
         return defaults.server_error(request)
     return json_error(request, "server_error", 500)

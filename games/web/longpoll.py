@@ -32,7 +32,7 @@ monotonic = time.monotonic
 _slots = threading.BoundedSemaphore(getattr(settings, "LONG_POLL_WAITERS", 16))
 
 
-def pulse(room: Room) -> tuple | None:
+def pulse(room: Room) -> tuple[int, int, int | None] | None:
     """What changes when anyone acts in the room: the current match's number and version,
     and the rematch offer (offered without a new version). One query."""
     return (

@@ -4,13 +4,20 @@ Nothing here decides a rule of the game or queries the database: the state
 comes from games.selectors, the viewer's seat from games.web.seats.
 """
 
+from collections.abc import Mapping
+from typing import NotRequired, TypedDict
+
+from django.forms import BoundField, Form
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.translation import gettext
 
-from games.bots import CHARACTERS
+from games.bots import CHARACTERS, Character
 from games.engine import Position, format_play, legal_plays
 from games.lib import clock
 from games.models import Room, Seat
+from games.selectors.archive import PastMatch
+from games.selectors.board import MatchView, RoomState
 from games.selectors.history import describe_turn
 from games.web.seats import free_seat_number, session_token
 
@@ -19,8 +26,44 @@ from games.web.seats import free_seat_number, session_token
 CHECKER_STYLES = ("caps", "tyres")  # side 0 plays brass bottle caps, side 1 small tyres
 SHOWN_CHECKERS = 5  # a point draws at most this many checkers; the count says the rest
 
+Context = dict[str, object]
 
-def bot_card(room: Room) -> dict | None:
+
+class Owner(TypedDict):
+    """Whose checkers a stack is, for the board and its labels."""
+
+    side: int
+    style: str
+    name: str
+    is_you: bool
+
+
+class Stack(TypedDict):
+    """A point, the bar or a tray as the form board draws it."""
+
+    number: int | None
+    count: int
+    owner: Owner | None
+    shown: range
+    overflow: bool
+
+
+class PlayerEntry(TypedDict):
+    """One seat in the players' panel (players() says what each key means)."""
+
+    seat: int
+    nickname: str
+    is_you: bool
+    is_bot: bool
+    side: int | None
+    style: str | None
+    pips: NotRequired[int]
+    score: NotRequired[int]
+    on_turn: NotRequired[bool]
+    owns_cube: NotRequired[bool]
+
+
+def bot_card(room: Room) -> dict[str, str] | None:
     """The computer player's strength and style, translated: a person should know who
     they face. None when both seats are people."""
     character = CHARACTERS.get(room.bot or "")
@@ -33,11 +76,12 @@ def bot_card(room: Room) -> dict | None:
     }
 
 
-def room_context(request, room: Room, seat: Seat | None, state: dict) -> dict:
+def room_context(request: HttpRequest, room: Room, seat: Seat | None, state: RoomState) -> Context:
     """Everything templates/games/room.html needs, from selectors.room_state."""
     match = state["match"]
     token = session_token(request, room) if seat is not None else None
-    context = {
+    seated = players(state)
+    context: Context = {
         "now": clock.now(),
         "room": room,
         "state": state,
@@ -53,7 +97,7 @@ def room_context(request, room: Room, seat: Seat | None, state: dict) -> dict:
             if token
             else None
         ),
-        "players": players(state),
+        "players": seated,
         "bot": bot_card(room),
         "waiting_for_rival": free_seat_number(room) is not None,
         "room_config": {
@@ -69,20 +113,18 @@ def room_context(request, room: Room, seat: Seat | None, state: dict) -> dict:
             history=history_lines(state),
             games=match["games"],
             play_choices=play_choices(match) if "play" in allowed else [],
-            turn_player=next(
-                (p for p in context["players"] if p["seat"] == match["turn_seat"]), None
-            ),
+            turn_player=next((p for p in seated if p["seat"] == match["turn_seat"]), None),
         )
     return context
 
 
-def players(state: dict) -> list[dict]:
+def players(state: RoomState) -> list[PlayerEntry]:
     """One entry per seat: name, side, checkers, pips, score, whether on turn."""
     match = state["match"]
-    result = []
+    result: list[PlayerEntry] = []
     for seat in state["seats"]:
         side = seat["side"]
-        entry = {
+        entry: PlayerEntry = {
             "seat": seat["number"],
             "nickname": seat["nickname"],
             "is_you": seat["is_you"],
@@ -92,10 +134,12 @@ def players(state: dict) -> list[dict]:
         }
         if match is not None and side is not None:
             entry.update(
-                pips=match["pips"][side],
-                score=match["score"][side],
-                on_turn=match["turn"] == side,
-                owns_cube=match["cube"]["owner"] == side,
+                {
+                    "pips": match["pips"][side],
+                    "score": match["score"][side],
+                    "on_turn": match["turn"] == side,
+                    "owns_cube": match["cube"]["owner"] == side,
+                }
             )
         result.append(entry)
     # The viewer's own seat first, so "you" read the panel from the top.
@@ -103,22 +147,23 @@ def players(state: dict) -> list[dict]:
     return result
 
 
-def board_rows(state: dict) -> dict:
+def board_rows(state: RoomState) -> Context:
     """The 24 points, the bar and the trays, laid out from the viewing side.
 
     Top row: points 13..24 left to right; bottom row: 12..1, so the viewer's home
     board sits bottom right, as on a real table seen from your chair.
     """
     match = state["match"]
+    assert match is not None, "a board is drawn for a match"
     position = match["position"]
     side = position["side"]
     me, them = position["me"], position["them"]
-    names = {seat["side"]: seat["nickname"] for seat in state["seats"]}
+    names = {seat["side"]: seat["nickname"] for seat in state["seats"] if seat["side"] is not None}
     viewer_is_player = state["viewer"]["side"] is not None
     mine = _owner(side, names, viewer_is_player)
     theirs = _owner(1 - side, names, viewer_is_player=False)
 
-    def point(number):
+    def point(number: int) -> Stack:
         if me[number]:
             return _stack(number, me[number], mine)
         if them[25 - number]:
@@ -137,7 +182,7 @@ def board_rows(state: dict) -> dict:
     }
 
 
-def _owner(side: int, names: dict, viewer_is_player: bool) -> dict:
+def _owner(side: int, names: dict[int, str], viewer_is_player: bool) -> Owner:
     return {
         "side": side,
         "style": CHECKER_STYLES[side],
@@ -146,7 +191,7 @@ def _owner(side: int, names: dict, viewer_is_player: bool) -> dict:
     }
 
 
-def _stack(number, count, owner) -> dict:
+def _stack(number: int | None, count: int, owner: Owner | None) -> Stack:
     return {
         "number": number,
         "count": count,
@@ -156,13 +201,16 @@ def _stack(number, count, owner) -> dict:
     }
 
 
-def play_choices(match: dict) -> list[tuple[str, str]]:
+def play_choices(match: MatchView) -> list[tuple[str, str]]:
     """The legal plays for the dice on the table: (form value, notation) pairs.
 
     The engine lists them; this only writes each one for a <select>.
     """
     position = Position(me=tuple(match["position"]["me"]), them=tuple(match["position"]["them"]))
-    plays = legal_plays(position, tuple(match["dice"]))
+    dice = match["dice"]
+    if dice is None:  # "play" is allowed only with the dice on the table
+        return []
+    plays = legal_plays(position, tuple(dice))
     # Listed like a player reads them: the furthest-back checker first.
     plays.sort(key=lambda play: sorted(((-src, -dst) for src, dst in play)))
     return [
@@ -171,15 +219,17 @@ def play_choices(match: dict) -> list[tuple[str, str]]:
     ]
 
 
-def history_lines(state: dict) -> list[dict]:
+def history_lines(state: RoomState | PastMatch) -> list[Context]:
     """The move history grouped by game, each line a sentence in the page's language.
 
     The form board writes one sentence per turn; selectors marked the opening
     rolls (games.selectors.history.sheet_lines), which read "para empezar" here.
     """
     match = state["match"]
-    names = {seat["side"]: seat["nickname"] for seat in state["seats"]}
-    games: dict[int, list] = {}
+    if match is None:
+        return []
+    names = {seat["side"]: seat["nickname"] for seat in state["seats"] if seat["side"] is not None}
+    games: dict[int, list[Context]] = {}
     for turn in match["history"]:
         name = names.get(turn["side"], "?")
         text = describe_turn(turn, name, opening=turn.get("opening", False), names=names)
@@ -191,11 +241,14 @@ def history_lines(state: dict) -> list[dict]:
     ]
 
 
-def opponent_radios(form, characters) -> dict:
+def opponent_radios(form: Form, characters: Mapping[str, Character]) -> Context:
     """The home form's opponent radios: the person by link, then each computer player
     with its strength and style (Spanish source text, translated here)."""
-    person, bots = None, []
-    for radio in form["opponent"]:
+    person: object = None
+    bots: list[Context] = []
+    field = form["opponent"]
+    assert isinstance(field, BoundField)
+    for radio in field:
         character = characters.get(radio.data["value"])
         if character is None:
             person = radio

@@ -5,7 +5,7 @@ only a seat holder may ask for an analysis (a finished game is queued by
 itself; the button is for a game whose analysis is missing or failed).
 """
 
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from games import services
 from games.lib.errors import NotSeatHolder, ServiceError, public_message
-from games.models import Game
+from games.models import Game, Room
 from games.selectors import review
 from games.web.seats import get_room_or_404, viewer_seat
 
@@ -35,7 +35,7 @@ STRINGS = {
 REFRESH_SECONDS = 5  # while the analysis runs, the page reloads itself this often
 
 
-def _game(room, match_number: int, game_number: int) -> Game:
+def _game(room: Room, match_number: int, game_number: int) -> Game:
     return get_object_or_404(
         Game.objects.select_related("match"),
         match__room=room,
@@ -46,7 +46,9 @@ def _game(room, match_number: int, game_number: int) -> Game:
 
 @never_cache
 @require_GET
-def review_page(request, slug, match_number, game_number):
+def review_page(
+    request: HttpRequest, slug: str, match_number: int, game_number: int
+) -> HttpResponse:
     room = get_room_or_404(slug)
     game = _game(room, match_number, game_number)
     if game.status != Game.Status.FINISHED:
@@ -57,7 +59,9 @@ def review_page(request, slug, match_number, game_number):
 
 
 @require_POST
-def review_request(request, slug, match_number, game_number):
+def review_request(
+    request: HttpRequest, slug: str, match_number: int, game_number: int
+) -> HttpResponse:
     room = get_room_or_404(slug)
     game = _game(room, match_number, game_number)
     try:

@@ -9,7 +9,7 @@ import re
 
 from django.conf import settings
 from django.db.models import Prefetch
-from django.http import Http404
+from django.http import Http404, HttpRequest
 
 from games.lib.errors import NotFound
 from games.models import ROOM_SLUG_PATTERN, Room, Seat
@@ -29,18 +29,18 @@ def load_room(slug: str) -> Room:
         raise NotFound("not_found", f"no room {slug!r}") from None
 
 
-def session_token(request, room: Room) -> str | None:
+def session_token(request: HttpRequest, room: Room) -> str | None:
     token = request.session.get(SESSION_SEATS, {}).get(room.slug)
     return token if isinstance(token, str) else None
 
 
-def session_tokens(request) -> dict[str, str]:
+def session_tokens(request: HttpRequest) -> dict[str, str]:
     """{room slug: seat token} this browser holds (none on a request without a session)."""
     seats = getattr(request, "session", {}).get(SESSION_SEATS, {})
     return {slug: token for slug, token in seats.items() if isinstance(token, str)}
 
 
-def remember_seat(request, room: Room, token: str) -> None:
+def remember_seat(request: HttpRequest, room: Room, token: str) -> None:
     seats = dict(request.session.get(SESSION_SEATS, {}))
     seats.pop(room.slug, None)  # re-remembered: now the newest
     seats[room.slug] = token
@@ -62,7 +62,7 @@ def seat_for_token(room: Room, token: str) -> Seat | None:
     return None
 
 
-def viewer_seat(request, room: Room) -> Seat | None:
+def viewer_seat(request: HttpRequest, room: Room) -> Seat | None:
     """The seat this request may act for, or None for a spectator."""
     token = session_token(request, room)
     if token:
@@ -86,7 +86,7 @@ def free_seat_number(room: Room) -> int | None:
     return free[0] if free else None
 
 
-def session_seats(request) -> list[Seat]:
+def session_seats(request: HttpRequest) -> list[Seat]:
     """Every seat this browser holds (by its link's token) or this account owns.
 
     The session keeps {room slug: token}, and a token may be the seat's own or
@@ -105,7 +105,7 @@ def session_seats(request) -> list[Seat]:
     return list(seats.values())
 
 
-def get_room_or_404(slug):
+def get_room_or_404(slug: str) -> Room:
     """load_room for the pages: a room that is not there is Django's 404 page."""
     try:
         return load_room(slug)

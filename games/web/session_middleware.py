@@ -15,11 +15,12 @@ someone else's.
 """
 
 from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessionMiddleware
+from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 
 
 class SessionMiddleware(DjangoSessionMiddleware):
-    def process_response(self, request, response):
+    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         session = getattr(request, "session", None)
         if session is not None and not session.modified and session.is_empty():
             if session.accessed:

@@ -7,15 +7,17 @@ seat ids here, never taken as ids. accounts knows nothing of games for it.
 """
 
 from django.contrib import messages
+from django.contrib.auth.models import User
 from django.contrib.auth.signals import user_logged_in
 from django.dispatch import receiver
+from django.http import HttpRequest
 from django.utils.translation import ngettext
 
 from games.services import seats_claim_for_user
 from games.web.seats import session_seats
 
 
-def browser_seat_ids(request) -> list[int]:
+def browser_seat_ids(request: HttpRequest) -> list[int]:
     """Ids of the guest seats this browser holds by their links' tokens.
 
     games.web.seats.session_seats checks each token against its seat (the seat's
@@ -26,7 +28,9 @@ def browser_seat_ids(request) -> list[int]:
 
 
 @receiver(user_logged_in, dispatch_uid="games.claim_browser_seats")
-def claim_browser_seats(sender, request, user, **kwargs) -> int:
+def claim_browser_seats(
+    sender: type[User], request: HttpRequest | None, user: User, **kwargs: object
+) -> int:
     """Give `user` the guest seats of this browser, and say so; returns how many joined."""
     if request is None or not hasattr(request, "session"):
         return 0

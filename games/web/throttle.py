@@ -13,10 +13,12 @@ kept one) gets the id it is counted by from then on.
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from functools import wraps
+from typing import Concatenate, ParamSpec
 
 from django.conf import settings
-from django.http import JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from accounts.ratelimit import allow_all, client_address
@@ -25,8 +27,11 @@ from games.web.http_errors import error_payload, is_api
 
 SESSION_ID = "mesa_client"
 
+P = ParamSpec("P")
+View = Callable[Concatenate[HttpRequest, P], HttpResponse]
 
-def within_limits(request, kind: str, ident: str | None) -> bool:
+
+def within_limits(request: HttpRequest, kind: str, ident: str | None) -> bool:
     """Count this request of `kind` (its session named `ident`, see session_id);
     False, with nothing written, when its address or its session is at a limit."""
     limits = settings.MESA_RATE_LIMITS[kind]
@@ -36,7 +41,7 @@ def within_limits(request, kind: str, ident: str | None) -> bool:
     return allow_all(counters)
 
 
-def session_id(request) -> str | None:
+def session_id(request: HttpRequest) -> str | None:
     """A name for this session that outlives its key, read without writing.
 
     Taking a seat cycles the session key (games.web.seats.remember_seat), so
@@ -59,7 +64,7 @@ def session_id(request) -> str | None:
     return None
 
 
-def count_new_session(request, kind: str, ident: str | None) -> None:
+def count_new_session(request: HttpRequest, kind: str, ident: str | None) -> None:
     """After an answered request, give the session its lasting id, counting
     this request under it if it came without one. Only a session the
     request kept anyway: a refused or rejected request saves none."""
@@ -75,14 +80,15 @@ def count_new_session(request, kind: str, ident: str | None) -> None:
     session[SESSION_ID] = ident
 
 
-def _limit(pair) -> dict:
+def _limit(pair: tuple[int, int]) -> dict[str, int]:
     count, seconds = pair
     return {"limit": count, "window": seconds}
 
 
-def too_many_requests(request, kind: str):
+def too_many_requests(request: HttpRequest, kind: str) -> HttpResponse:
     retry_after = str(max(seconds for _count, seconds in settings.MESA_RATE_LIMITS[kind].values()))
     message = public_message(RequestError("too_many_requests", status=429))
+    response: HttpResponse
     if is_api(request):
         response = JsonResponse(error_payload("too_many_requests", message), status=429)
     else:
@@ -91,12 +97,12 @@ def too_many_requests(request, kind: str):
     return response
 
 
-def rate_limited(kind: str):
+def rate_limited(kind: str) -> Callable[[View[P]], View[P]]:
     """Refuse a POST of `kind` past its limits before the view reads or writes anything."""
 
-    def decorate(view):
+    def decorate(view: View[P]) -> View[P]:
         @wraps(view)
-        def wrapper(request, *args, **kwargs):
+        def wrapper(request: HttpRequest, /, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
             if request.method != "POST":
                 return view(request, *args, **kwargs)
             ident = session_id(request)

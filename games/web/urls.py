@@ -15,10 +15,10 @@ class RoomSlugConverter:
 
     regex = ROOM_SLUG_PATTERN
 
-    def to_python(self, value):
+    def to_python(self, value: str) -> str:
         return value
 
-    def to_url(self, value):
+    def to_url(self, value: str) -> str:
         return value
 
 

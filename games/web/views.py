@@ -6,7 +6,7 @@ API (games.web.actions.perform), so both ways of playing obey exactly the same c
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -36,13 +36,13 @@ from games.web.throttle import rate_limited
 
 
 @require_GET
-def rules(request):
+def rules(request: HttpRequest) -> HttpResponse:
     template = "games/rules_en.html" if get_language() == "en" else "games/rules_es.html"
     return render(request, "games/rules.html", {"rules_template": template})
 
 
 @rate_limited("create")
-def home(request):
+def home(request: HttpRequest) -> HttpResponse:
     form = NewRoomForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
         try:
@@ -63,7 +63,7 @@ def home(request):
 
 @never_cache
 @require_GET
-def room(request, slug):
+def room(request: HttpRequest, slug: str) -> HttpResponse:
     room = get_room_or_404(slug)
     seat = viewer_seat(request, room)
     if seat is not None:
@@ -78,7 +78,7 @@ def room(request, slug):
 
 @never_cache
 @require_GET
-def watch(request, slug):
+def watch(request: HttpRequest, slug: str) -> HttpResponse:
     """The spectator's link: the room as a spectator sees it. It never offers the
     free seat, so it can be passed around while the room waits for its guest."""
     room = get_room_or_404(slug)
@@ -91,7 +91,7 @@ def watch(request, slug):
 
 @require_POST
 @rate_limited("join")
-def join(request, slug):
+def join(request: HttpRequest, slug: str) -> HttpResponse:
     room = get_room_or_404(slug)
     if viewer_seat(request, room) is not None:
         return redirect("games:room", slug=slug)
@@ -112,7 +112,7 @@ def join(request, slug):
 
 @never_cache
 @require_GET
-def seat_link(request, slug, token):
+def seat_link(request: HttpRequest, slug: str, token: str) -> HttpResponse:
     """The private seat link: bind the seat to this browser, then drop the token from the URL."""
     room = get_room_or_404(slug)
     seat = seat_for_token(room, token)
@@ -124,7 +124,7 @@ def seat_link(request, slug, token):
 
 @never_cache
 @require_GET
-def my_seat(request, slug):
+def my_seat(request: HttpRequest, slug: str) -> HttpResponse:
     """The link in an account holder's emails: their board, holding their seat.
 
     Logged in as the seat's account: straight to the room. Otherwise the
@@ -143,7 +143,7 @@ def my_seat(request, slug):
 
 @require_POST
 @rate_limited("action")
-def act(request, slug, action):
+def act(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     """Every form button of the board posts here; errors come back as a message."""
     if action not in ACTIONS:
         raise Http404
@@ -158,7 +158,7 @@ def act(request, slug, action):
 
 @never_cache
 @require_GET
-def my_rooms(request):
+def my_rooms(request: HttpRequest) -> HttpResponse:
     seats = list(session_seats(request))
     context = {
         "entries": selectors.rooms_for_seats(seats),
@@ -168,7 +168,7 @@ def my_rooms(request):
     return render(request, "games/my_rooms.html", context)
 
 
-def csrf_failure(request, reason=""):
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """JSON for the API (its clients read JSON errors), Django's page elsewhere."""
     if request.path.startswith("/api/"):
         message = public_message(RequestError("csrf_failed", status=403))

@@ -15,6 +15,7 @@ from django.db import connection
 
 from games import services, tasks
 from games.engine import MatchRules
+from games.mail import claims
 from games.models import FollowUp, Match, Room, Seat, Turn
 from games.selectors import due
 from tests.helpers import current_match, sent
@@ -162,3 +163,36 @@ def test_a_failed_sweep_email_is_sent_by_the_retry(
     assert retry.kwargs == {"attempt": 1} and retry.due_at > clock()
     assert task(*retry.args, **retry.kwargs) == due
     assert len(mailoutbox) == due
+
+
+def _play_right_after_the_claim(monkeypatch, room, number):
+    """The player of seat `number` plays between the sweep's claim and its email."""
+    real = claims.claim_turn_field
+
+    def claim_then_play(*args, **kwargs):
+        claim = real(*args, **kwargs)
+        seat = Seat.objects.get(room=room, number=number)
+        version = current_match(room).version
+        services.game_play(seat=seat, version=version, play=[[8, 5], [6, 5]])
+        return claim
+
+    monkeypatch.setattr(claims, "claim_turn_field", claim_then_play)
+
+
+def test_a_reminder_whose_turn_was_played_meanwhile_goes_to_nobody(
+    room, bob, clock, monkeypatch, mailoutbox
+):
+    Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+    clock.tick(timedelta(hours=24))
+    _play_right_after_the_claim(monkeypatch, room, 1)  # alice plays: bob is on turn now
+    assert tasks.send_absence_reminders() == 0
+    assert mailoutbox == []
+
+
+def test_a_may_close_email_whose_turn_was_played_meanwhile_goes_to_nobody(
+    second_room, clock, monkeypatch, mailoutbox
+):
+    clock.tick(timedelta(hours=48))
+    _play_right_after_the_claim(monkeypatch, second_room, 1)  # eva plays: fede is on turn
+    assert tasks.send_absence_claimable() == 0
+    assert mailoutbox == []
