@@ -276,7 +276,15 @@ class Turn(models.Model):
     dice = models.JSONField(null=True, blank=True)
     steps = models.JSONField(null=True, blank=True, help_text="[[src, dst], ...] from the mover.")
     value = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Resign value.")
-    reason = models.CharField(max_length=16, blank=True)
+    reason = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text="Why a forfeit; the answer a cond_answer writes; conditional or forced "
+        "when the table played a take, drop, beaver or play for the player.",
+    )
+    table = models.JSONField(
+        null=True, blank=True, help_text="cond_plays: [[high, low, [[src, dst], ...]], ...]."
+    )
     cube_value = models.PositiveSmallIntegerField(help_text="The cube after the action.")
     # Position IDs from the acting side's point of view.
     position_before = models.CharField(max_length=14)
@@ -577,3 +585,23 @@ class Mute(models.Model):
 
     def __str__(self) -> str:
         return f"mute by {self.seat}"
+
+
+class PushSubscription(models.Model):
+    """A browser where an account allowed notifications (the Push API's subscription).
+
+    The endpoint is the push service's URL for that browser; p256dh and auth
+    are its keys, which encrypt every message (RFC 8291) so the push service
+    reads nothing.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    endpoint = models.URLField(max_length=500, unique=True)
+    p256dh = models.CharField(max_length=100)
+    auth = models.CharField(max_length=40)
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.endpoint[:40]}"

@@ -83,6 +83,18 @@ MESSAGES = {
     "already_rolled": _("Ya tiraste los dados: ahora toca mover."),
     "unknown_action": _("Esa acción no existe."),
     "bad_action": _("A esa acción le falta algo o le sobra algo."),
+    "bad_subscription": _("El navegador mandó una suscripción a avisos que no entendemos."),
+    "push_off": _("Este sitio no manda avisos al teléfono."),
+    "not_signed_in": _("Entra con tu cuenta para recibir avisos en este dispositivo."),
+    "bad_answer": _("La respuesta al cubo es aceptar, rechazar o castor."),
+    "bad_table": _("Cada tirada se escribe una sola vez, con su jugada."),
+    "no_double_ahead": _(
+        "Tu rival no puede doblar en su próximo turno: no hay nada que dejar escrito."
+    ),
+    "opponent_can_change": _(
+        "Tu rival todavía puede cambiar tu próxima tirada: juega cuando te toque."
+    ),
+    "not_bearing_off": _("Para sacar fichas así tienes que tener las quince en casa."),
     # The HTTP layer itself: the API (RequestError) and games.web.http_errors.
     "bad_json": _("El cuerpo de la petición debe ser un objeto JSON."),
     "bad_request": _("La petición no se entiende."),
@@ -174,7 +186,7 @@ class RequestError(BadInput):
 
 
 # Engine refusals that mean "not now / not you" rather than "against the rules".
-CONFLICT_CODES = frozenset({"not_your_turn", "game_over", "match_over"})
+CONFLICT_CODES = frozenset({"not_your_turn", "game_over", "match_over", "no_double_ahead"})
 
 
 def from_engine(error: EngineError) -> ServiceError:

@@ -6,13 +6,14 @@
 - smtp: the backend that tells a refusal from a lost answer (ReplyLost)
 """
 
-from games.mail import claims, messages, smtp
+from games.mail import claims, messages, push, smtp
 from games.mail.claims import Uncertain, release_claim, stale_claim_after
 from games.mail.messages import (
     NotNow,
     board_link,
     send_absence_claimable,
     send_absence_reminders,
+    send_answer_played,
     send_daily_digests,
     send_invitation,
     send_match_ended,
@@ -26,10 +27,12 @@ __all__ = [
     "board_link",
     "claims",
     "messages",
+    "push",
     "release_claim",
     "send_absence_claimable",
     "send_absence_reminders",
     "send_daily_digests",
+    "send_answer_played",
     "send_match_ended",
     "send_invitation",
     "send_opponent_joined",

@@ -21,11 +21,11 @@ from accounts.emails import send_templated_mail
 from accounts.models import Notify
 from accounts.recipients import Recipient, recipient_for_seat, recipient_for_user
 from accounts.services import normalize_email
-from games.engine import Format, MatchRules, MatchState
+from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState
 from games.lib import clock, deadlines
 from games.mail import claims
 from games.mail.news import turn_news
-from games.models import Challenge, Match, Room, Seat
+from games.models import Challenge, Match, Room, Seat, Turn
 from games.selectors import due, lobby, talk
 from games.selectors.board import current_match
 
@@ -132,6 +132,41 @@ def send_your_turn(*, match_id: int, version: int) -> int:
     return claims.send_claimed(
         [turn.claim for turn in turns], lambda: _send(recipient, "your_turn", context)
     )
+
+
+# --- a written answer played -------------------------------------------------------------
+
+ANSWERS = (ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER)
+
+
+def send_answer_played(*, turn_id: int) -> int:
+    """Tell a player that the answer they wrote ahead was played when the double came.
+
+    Once per answer, to a person who wants mail for every turn and is not on
+    the board right now (then they saw it). Returns 1 when a message went out.
+    """
+    turn = (
+        Turn.objects.select_related("seat__room", "seat__user", "game__match")
+        .filter(pk=turn_id, kind__in=ANSWERS, reason=CONDITIONAL)
+        .first()
+    )
+    if turn is None or turn.seat.is_bot:
+        return 0
+    seat = turn.seat
+    recipient = recipient_for_seat(seat)
+    if recipient is None or recipient.notify != Notify.EVERY_TURN:
+        return 0
+    if is_on_the_board(seat, clock.now()):
+        return 0
+    opponent = _opponent(seat)
+    context = {
+        "opponent": opponent.nickname if opponent else "",
+        "answer": str(turn.kind),
+        # A take records the cube it took; a beaver the cube it took before redoubling.
+        "value": turn.cube_value if turn.kind != ActionKind.DROP else turn.cube_value * 2,
+        "link": board_link(seat),
+    }
+    return _send_once(f"answer:{turn.pk}", recipient, "answer_played", context)
 
 
 # --- the daily digest -----------------------------------------------------------------

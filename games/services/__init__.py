@@ -11,6 +11,7 @@
 - cleaning: the values a player sends, checked once
 - challenges: open challenges in the lobby and invitations by name (accept, withdraw, expire)
 - talk: a word with each move, and muting an opponent
+- push: the browsers an account allowed to be told of its turn
 """
 
 from games.services import analysis, challenges, cleaning, dice, outbox, talk
@@ -20,6 +21,9 @@ from games.services.actions import (
     game_act,
     game_beaver,
     game_claim_absence,
+    game_conditional_answer,
+    game_conditional_greedy,
+    game_conditional_plays,
     game_double,
     game_drop,
     game_next,
@@ -42,6 +46,7 @@ from games.services.challenges import (
     invitation_send,
     invitation_send_by_name,
 )
+from games.services.push import push_subscribe, push_unsubscribe
 from games.services.rematch import rematch_accept, rematch_offer
 from games.services.rooms import room_create, room_join, seat_seen, seats_claim_for_user
 from games.services.sweeps import absence_close, room_expire
@@ -65,6 +70,9 @@ __all__ = [
     "game_analysis_run",
     "game_beaver",
     "game_claim_absence",
+    "game_conditional_answer",
+    "game_conditional_greedy",
+    "game_conditional_plays",
     "game_double",
     "game_drop",
     "game_next",
@@ -81,6 +89,8 @@ __all__ = [
     "message_send",
     "messages_mute",
     "outbox",
+    "push_subscribe",
+    "push_unsubscribe",
     "rematch_accept",
     "rematch_offer",
     "requeue_stuck",

@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db.models import CharField
 
-from games.engine import MatchRules
+from games.engine import MatchRules, Play
 from games.lib.errors import BadInput
 from games.models import MESSAGE_MAX, Seat
 
@@ -166,3 +166,43 @@ def clean_rating_range(low: object, high: object) -> tuple[int | None, int | Non
     if lowest is not None and highest is not None and lowest > highest:
         raise BadInput("bad_rating_range")
     return lowest, highest
+
+
+def clean_answer(answer: object) -> str | None:
+    """A conditional cube answer: take, drop, beaver, or None to clear it."""
+    if answer is None or answer == "":
+        return None
+    if not isinstance(answer, str) or answer not in ("take", "drop", "beaver"):
+        raise BadInput("bad_answer")
+    return answer
+
+
+def clean_play_table(plays: object) -> list[tuple[tuple[int, int], str | Play]]:
+    """A written play table as sent: at most 21 {dice: [a, b], play} entries.
+
+    ``play`` is a list of steps (checked like a play) or a text in notation,
+    read against the position once the match is locked.
+    """
+    if plays is None:
+        return []
+    if not isinstance(plays, list) or len(plays) > 21:
+        raise BadInput("bad_table")
+    table: list[tuple[tuple[int, int], str | Play]] = []
+    for entry in plays:
+        if not isinstance(entry, dict) or set(entry) - {"dice", "play"}:
+            raise BadInput("bad_table")
+        dice = entry.get("dice")
+        if (
+            not isinstance(dice, list | tuple)
+            or len(dice) != 2
+            or not all(type(d) is int and 1 <= d <= 6 for d in dice)
+        ):
+            raise BadInput("bad_table")
+        play = entry.get("play")
+        if isinstance(play, str):
+            if len(play) > 64:
+                raise BadInput("bad_notation")
+            table.append(((dice[0], dice[1]), play))
+        else:
+            table.append(((dice[0], dice[1]), clean_play(play)))
+    return table

@@ -7,7 +7,7 @@ appear in the private seat link, which redirects to the clean room URL.
 from django.urls import path, register_converter
 
 from games.models import ROOM_SLUG_PATTERN
-from games.web import api, archive, lobby, review, views
+from games.web import api, archive, lobby, push, review, views
 
 
 class RoomSlugConverter:
@@ -28,6 +28,9 @@ app_name = "games"
 
 pages = [
     path("", views.home, name="home"),
+    path("manifest.webmanifest", push.manifest, name="manifest"),
+    path("sw.js", push.service_worker, name="service_worker"),
+    path("sin-conexion/", push.offline, name="offline"),
     path("reglas/", views.rules, name="rules"),
     path("mis-partidas/", views.my_rooms, name="my_rooms"),
 ]
@@ -96,6 +99,8 @@ lobby_api = [
 
 json_api = [
     path("api/rooms", api.room_create, name="api_create"),
+    path("api/push/subscribe", push.subscribe, name="api_push_subscribe"),
+    path("api/push/unsubscribe", push.unsubscribe, name="api_push_unsubscribe"),
     path("api/rooms/<room:slug>/", api.room_state, name="api_state"),
     path("api/rooms/<room:slug>/join", api.room_join, name="api_join"),
     path("api/rooms/<room:slug>/steps", api.room_steps, name="api_steps"),
