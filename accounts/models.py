@@ -36,6 +36,9 @@ class Profile(models.Model):
     # Set when the person opened the confirmation link (or a password reset
     # link) sent to their address, so mail goes only to addresses proven theirs.
     email_confirmed = models.BooleanField(_("correo confirmado"), default=False)
+    # A turn with one legal play is played for the player at once (the history
+    # says so); off, the board waits for them to play it.
+    forced_plays = models.BooleanField(_("jugadas forzadas automáticas"), default=True)
 
     class Meta:
         verbose_name = _("perfil")

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0005_profile_time_zone"),
+        ("accounts", "0004_profile_forced_plays"),
         ("games", "0007_claims_one_release_shape"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

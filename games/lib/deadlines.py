@@ -40,6 +40,8 @@ REMINDER_AFTER = ABSENCE_AFTER - REMINDER_BEFORE
 SHOW_DEADLINE_AFTER = timedelta(hours=6)
 # A room with no move for this long expires with no winner.
 ROOM_IDLE_AFTER = timedelta(days=7)
+# An open challenge or an invitation nobody accepted expires this long after it was posted.
+CHALLENGE_OPEN_FOR = timedelta(days=7)
 # No "your turn" email to someone who was on the board this recently.
 TURN_EMAIL_QUIET = timedelta(minutes=2)
 # "Es tu turno" leaves this long after the turn passed, so that several games

@@ -15,7 +15,7 @@ def bots_get_ratings(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0011_seat_time_zone"),
+        ("games", "0010_turn_conditional_and_push"),
         ("accounts", "0003_ratings_and_vacations"),
     ]
 

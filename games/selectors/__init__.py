@@ -12,6 +12,8 @@ tasks, web), directly or through another module (tests/test_layers.py).
 - history, results: each turn and each game's result in words
 - ratings: which matches are rated, the recompute, profiles and the leaderboard
 - vacations: a player's pauses, the turn clock with them, who is away
+- lobby: open challenges, invitations, the rating a challenge's range reads
+- talk: the words between the two players, as each reads them
 """
 
 from games.selectors import (
@@ -19,11 +21,13 @@ from games.selectors import (
     board,
     due,
     history,
+    lobby,
     my_rooms,
     ratings,
     records,
     results,
     review,
+    talk,
     vacations,
 )
 from games.selectors.board import current_match, game_infos, room_state, seat_by_token
@@ -58,6 +62,7 @@ __all__ = [
     "game_rolls",
     "history",
     "idle_rooms_due",
+    "lobby",
     "match_actions",
     "match_mat",
     "my_rooms",
@@ -72,6 +77,7 @@ __all__ = [
     "seat_by_token",
     "step_options",
     "stuck_bot_turns",
+    "talk",
     "turn_action",
     "vacations",
     "verify_game_dice",

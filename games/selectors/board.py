@@ -6,13 +6,21 @@ however long the history is.
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
-from games.engine import ActionKind, EndReason, MatchRules, MatchState, gnubg_id, match_id
+from games.engine import (
+    ActionKind,
+    EndReason,
+    MatchRules,
+    MatchState,
+    format_play,
+    gnubg_id,
+    match_id,
+)
 from games.lib import clock, deadlines
 from games.lib.actions import SiteAction
 from games.models import Game, Match, Room, Seat, Turn, hash_token
-from games.selectors import review, vacations
+from games.selectors import review, talk, vacations
 from games.selectors.history import HistoryEntry, sheet_lines
 from games.selectors.results import GameResultWords, game_results
 
@@ -104,6 +112,7 @@ class MatchView(TypedDict):
     analysis: list[review.AnalysisLine]
     history: list[HistoryEntry]
     side0_seat: int
+    conditional: dict[str, object] | None  # the viewer's own written answer and plays
 
 
 class RoomState(TypedDict):
@@ -112,6 +121,11 @@ class RoomState(TypedDict):
     viewer: ViewerInfo
     seats: list[SeatInfo]
     match: MatchView | None
+    talk: NotRequired[talk.TalkView]  # only for one of the two players, never a spectator
+
+
+# Turn kinds that are a player's private notes, not moves (see _history).
+NOTE_KINDS = frozenset({ActionKind.CONDITIONAL_ANSWER, ActionKind.CONDITIONAL_PLAYS})
 
 
 def seat_by_token(token: str) -> Seat | None:
@@ -204,6 +218,9 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
         ],
         "match": None,
     }
+    if viewer is not None and not room.bot:
+        # The words between the two players: never in a spectator's state.
+        data["talk"] = talk.messages_for(viewer, seats)
     if match is None:
         return data
     view_side = match.side_of(viewer) if viewer else None
@@ -222,7 +239,7 @@ def _match_state(
     rules = MatchRules.from_json(match.room.rules)
     games = list(review.with_analysis(Game.objects.filter(match=match)).order_by("number"))
     names = {match.side_of(seat): seat.nickname for seat in seats.values()}
-    history = _history(games, names)
+    history = _history(games, names, view_side)
     side = view_side if view_side is not None else 0
     position = state.position_for(side)
     mine, theirs = position.pips()
@@ -273,11 +290,49 @@ def _match_state(
         "analysis": review.games_analysis(games),  # each finished game's PR, both players
         "history": history,
         "side0_seat": match.side0_seat_number,
+        "conditional": _conditional(state, view_side) if owing is not None else None,
     }
 
 
-def _history(games: Sequence[Game], names: dict[int, str]) -> list[HistoryEntry]:
-    """Every turn of the match's games in order, each with its line in words."""
+def _conditional(state: MatchState, view_side: int | None) -> dict[str, object] | None:
+    """What the viewer has written for the table to play, and what they may write now.
+
+    The viewer's own notes only: the opponent never learns an answer before it
+    is played (it would tell them whether to double).
+    """
+    if view_side is None:
+        return None
+    answer = state.cube_answers[view_side]
+    table = state.play_tables[view_side]
+    mine = state.position_for(view_side)
+    may_plays = state.may_record_plays(view_side)
+    return {
+        "answer": None if answer is None else str(answer),
+        "may_answer": state.may_record_answer(view_side),
+        "may_beaver": state.may_write_beaver(),
+        "plays": None
+        if table is None
+        else [
+            {
+                "dice": list(roll),
+                "play": [list(step) for step in play],
+                "notation": format_play(mine, play),
+            }
+            for roll, play in table
+        ],
+        "may_plays": may_plays,
+        "may_greedy": may_plays and mine.is_bearing_off(),
+    }
+
+
+def _history(
+    games: Sequence[Game], names: dict[int, str], view_side: int | None = None
+) -> list[HistoryEntry]:
+    """Every turn of the match's games in order, each with its line in words.
+
+    A player's written notes (conditional answers and plays) are listed to
+    that player only.
+    """
     number_of_game = {game.pk: game.number for game in games}
     turns = Turn.objects.filter(game__in=[g.pk for g in games]).values(
         "game_id",
@@ -292,6 +347,7 @@ def _history(games: Sequence[Game], names: dict[int, str]) -> list[HistoryEntry]
         "steps",
         "cube_value",
         "created_at",
+        "table",
     )
     history: list[HistoryEntry] = sorted(
         (
@@ -310,8 +366,10 @@ def _history(games: Sequence[Game], names: dict[int, str]) -> list[HistoryEntry]
                 "reason": t["reason"] or None,
                 "cube_value": t["cube_value"],
                 "at": _iso(t["created_at"]),
+                "plays_written": len(t["table"]) if t["table"] is not None else None,
             }
             for t in turns
+            if t["kind"] not in NOTE_KINDS or t["side"] == view_side
         ),
         key=lambda t: (t["game"], t["number"]),
     )
@@ -337,6 +395,8 @@ def _allowed(
         viewer_id = seats[match.seat_number_of(view_side)].pk
         return [] if offered == viewer_id else [SiteAction.REMATCH_ACCEPT]
     allowed: set[str] = set(state.allowed_actions(view_side))
+    if ActionKind.CONDITIONAL_PLAYS in allowed and state.position_for(view_side).is_bearing_off():
+        allowed.add(SiteAction.CONDITIONAL_GREEDY)
     absence = _absence(match, seats, view_side, owing, pauses)
     if absence and absence["can_claim"]:
         allowed.add(SiteAction.CLAIM_ABSENCE)

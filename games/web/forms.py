@@ -19,7 +19,7 @@ from games.engine import EngineError, Format, InvalidInput, MatchRules, MatchSta
 from games.lib.errors import RequestError, from_engine
 from games.models import Room, Seat
 from games.selectors import current_match
-from games.services.cleaning import EMAIL_MAX, NICKNAME_MAX, int_from_text
+from games.services.cleaning import EMAIL_MAX, NICKNAME_MAX, account_name, int_from_text
 from games.web.actions import Body
 
 # Short matches first (the common ones), then the long ones up to 25 points.
@@ -36,14 +36,6 @@ class PlayerKwargs(TypedDict):
     email_consent: bool
     user: User | None
     time_zone: str
-
-
-def account_name(user: User) -> str:
-    """The name an account plays under: the profile's "Nombre que ven los demás", else
-    the username (a user without a profile has no display name yet)."""
-    profile = getattr(user, "profile", None)
-    name = (profile.display_name if profile else "") or user.get_username()
-    return " ".join(name.split())[:NICKNAME_MAX]
 
 
 class PlayerFields(forms.Form):
@@ -217,6 +209,8 @@ def form_body(request: HttpRequest, room: Room, seat: Seat | None, action: str) 
     """
     post = request.POST
     body: Body = {"version": _number_or_text(post.get("version"))}
+    if post.get("message", "").strip():
+        body["message"] = post.get("message")  # a word with the turn (games.services.talk)
     if "value" in post:
         body["value"] = _number_or_text(post.get("value"))
     if action == "play":

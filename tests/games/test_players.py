@@ -203,3 +203,31 @@ class TestTheLeaderboard:
             ("Chofer", True, None),
             ("ana", False, "ana"),
         ]
+
+
+def test_the_profile_offers_the_lobbys_challenge_to_another_signed_in_player(season, ben, client):
+    assert (
+        "Desafiar a este jugador"
+        not in client.get(reverse("games:player", args=["ana"])).content.decode()
+    )
+    client.force_login(ben)
+    html = client.get(reverse("games:player", args=["ana"])).content.decode()
+    assert "Desafiar a este jugador" in html
+    assert reverse("games:invite", args=["ana"]) in html
+    assert (
+        "Desafiar a este jugador"
+        not in client.get(reverse("games:player", args=["ben"])).content.decode()
+    )
+
+
+def test_the_lobby_compares_a_range_with_the_fibs_rating(season, ana, ben):
+    from games.selectors import lobby
+
+    assert lobby.rating_for(ana) == round(ratings_of(ana))
+    assert lobby.rating_for(account("newcomer")) == 1500
+
+
+def ratings_of(user):
+    from accounts.models import Rating
+
+    return Rating.objects.get(user=user).rating
