@@ -268,14 +268,17 @@ def test_mis_partidas_shows_the_deadline_moved_by_the_vacation(seated, ben, cloc
     assert line["hours_left"] == 6 * 24
 
 
-def test_the_board_state_reads_the_vacations_in_one_query(
-    seated, ben, clock, django_assert_num_queries
-):
+def test_the_board_state_reads_the_vacations_in_one_query(seated, ana, ben, clock, dice):
+    from tests.helpers import queries_of
+
     ana_p, _ = seated
-    vacation_start(user=ben, days=4)
     room = ana_p.seat.room
-    with django_assert_num_queries(5):  # seats, match, games, turns, the vacations
-        state = selectors.room_state(room, ana_p.seat)
+    before = queries_of(lambda: selectors.room_state(room, ana_p.seat))
+    vacation_start(user=ben, days=4)
+    # Both players away: still one query for every seat's vacations.
+    vacation_start(user=ana, days=2)
+    assert queries_of(lambda: selectors.room_state(room, ana_p.seat)) == before
+    state = selectors.room_state(room, ana_p.seat)
     assert (
         state["match"]["absence"]["claimable_at"]
         == (ben_turn_started(seated) + 6 * DAY).isoformat()
