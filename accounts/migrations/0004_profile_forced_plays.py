@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0005_profile_time_zone"),
+        ("accounts", "0003_profile_time_zone"),
     ]
 
     operations = [

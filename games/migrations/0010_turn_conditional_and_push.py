@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0008_challenges_messages"),
+        ("games", "0009_challenges_messages"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

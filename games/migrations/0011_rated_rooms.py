@@ -16,7 +16,7 @@ def bots_get_ratings(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("games", "0010_turn_conditional_and_push"),
-        ("accounts", "0003_ratings_and_vacations"),
+        ("accounts", "0005_ratings_and_vacations"),
     ]
 
     operations = [

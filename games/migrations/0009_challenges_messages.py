@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0011_seat_time_zone'),
+        ('games', '0008_seat_time_zone'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
