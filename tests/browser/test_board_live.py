@@ -124,7 +124,8 @@ def test_an_opening_roll_is_shown_high_die_first(live_server, dice, open_page):
     # Read pips and places in one go: the board may redraw the dice between two
     # separate reads, and a face being replaced has no box.
     drawn = faces.evaluate_all(
-        "faces => faces.map(f => [f.getBoundingClientRect().x, f.querySelectorAll('circle').length])"
+        "faces => faces.map(f => [f.getBoundingClientRect().x,"
+        " f.querySelectorAll('circle').length])"
     )
     assert [pips for _, pips in sorted(drawn)] == [5, 1]
 
