@@ -52,6 +52,11 @@ class Persona:
         return self.seat
 
 
+def account(name):
+    """A site account (a registered player) named `name`."""
+    return get_user_model().objects.create_user(name, f"{name}@example.com", "a long secret 1")
+
+
 # The game analysis at bgsage 1-ply: fast (the `fast_analysis` fixture puts it in place).
 FAST_ANALYSIS = analysis.Settings(play_level="1ply", cubeful_play_level="1ply", cube_level="1ply")
 

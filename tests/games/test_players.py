@@ -9,7 +9,6 @@ from datetime import timedelta
 from xml.etree import ElementTree
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from accounts.models import Profile
@@ -17,23 +16,9 @@ from games import services
 from games.engine import Format, MatchRules
 from games.lib import evaluator
 from games.models import GameAnalysis
-from tests.helpers import current_match
+from tests.helpers import account, current_match
 
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-def account(name):
-    return get_user_model().objects.create_user(name, f"{name}@example.com", "a long secret 1")
-
-
-@pytest.fixture
-def ana(db):
-    return account("ana")
-
-
-@pytest.fixture
-def ben(db):
-    return account("ben")
 
 
 def table(host, guest, dice, rules=None):

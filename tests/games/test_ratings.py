@@ -10,7 +10,6 @@ from datetime import timedelta
 from io import StringIO
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
@@ -20,21 +19,7 @@ from games import selectors, services
 from games.engine import Format, MatchRules
 from games.models import Match, Room
 from games.selectors import ratings
-from tests.helpers import Persona, current_match, post_json, seat_on_turn
-
-
-def account(name):
-    return get_user_model().objects.create_user(name, f"{name}@example.com", "a long secret 1")
-
-
-@pytest.fixture
-def ana(db):
-    return account("ana")
-
-
-@pytest.fixture
-def ben(db):
-    return account("ben")
+from tests.helpers import Persona, account, current_match, post_json, seat_on_turn
 
 
 def table(ana_user, ben_user, dice, *, rules=None, rated=True, opening=(3, 1)):

@@ -7,13 +7,12 @@ and the recompute from the match records agrees with what was stored.
 """
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from accounts.models import Rating, RatingChange
 from games import services
 from games.engine import MatchRules
 from games.selectors import ratings
-from tests.helpers import current_match, needs_postgresql, race
+from tests.helpers import account, current_match, needs_postgresql, race
 
 pytestmark = needs_postgresql("SQLite locks the whole database, not the row")
 
@@ -24,10 +23,6 @@ def no_tasks(monkeypatch):
     from games.services import outbox
 
     monkeypatch.setattr(outbox, "publish", lambda row: False)
-
-
-def account(name):
-    return get_user_model().objects.create_user(name, f"{name}@example.com", "a long secret 1")
 
 
 def test_three_matches_of_one_player_ending_at_once_are_each_rated_once(clock, dice):

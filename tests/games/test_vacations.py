@@ -7,7 +7,6 @@ and time moves through the injected clock.
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from accounts.models import Vacation
@@ -21,20 +20,6 @@ from tests.helpers import START, Persona, current_match, first_legal_play, post_
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
-
-
-def account(name):
-    return get_user_model().objects.create_user(name, f"{name}@example.com", "a long secret 1")
-
-
-@pytest.fixture
-def ana(db):
-    return account("ana")
-
-
-@pytest.fixture
-def ben(db):
-    return account("ben")
 
 
 @pytest.fixture
