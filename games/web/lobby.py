@@ -34,7 +34,7 @@ from games.models import Challenge, Room, Seat
 from games.selectors import lobby
 from games.services.challenges import MAX_OPEN_CHALLENGES
 from games.services.cleaning import RATING_HIGHEST, RATING_LOWEST
-from games.web.api import json_endpoint, read_json_body, state_response
+from games.web.api import json_endpoint, new_room_response, read_json_body, state_response
 from games.web.forms import MATCH_LENGTHS
 from games.web.seats import load_room, viewer_seat
 from games.web.throttle import rate_limited
@@ -319,10 +319,7 @@ def api_challenge_accept(request: HttpRequest, slug: str) -> HttpResponse:
     seat = services.challenge_accept(
         challenge=challenge, user=_require_user(request), language=get_language()
     )
-    response = state_response(request, load_room(seat.room.slug))
-    response.status_code = 201
-    response["Location"] = reverse("games:room", args=[seat.room.slug])
-    return response
+    return new_room_response(request, seat)
 
 
 @json_endpoint(("POST",))
