@@ -325,18 +325,18 @@ def api_challenge_accept(request: HttpRequest, slug: str) -> HttpResponse:
 @json_endpoint(("POST",))
 @rate_limited("join")
 def api_challenge_withdraw(request: HttpRequest, slug: str) -> HttpResponse:
-    challenge = services.challenge_withdraw(
-        challenge=lobby.challenge_by_slug(slug), user=_require_user(request)
-    )
-    return _challenge_response(challenge)
+    return _api_close(request, slug, services.challenge_withdraw)
 
 
 @json_endpoint(("POST",))
 @rate_limited("join")
 def api_invitation_decline(request: HttpRequest, slug: str) -> HttpResponse:
-    challenge = services.invitation_decline(
-        challenge=lobby.challenge_by_slug(slug), user=_require_user(request)
-    )
+    return _api_close(request, slug, services.invitation_decline)
+
+
+def _api_close(request: HttpRequest, slug: str, service: Callable[..., Challenge]) -> JsonResponse:
+    """The JSON twin of _close: the challenge as `service` left it."""
+    challenge = service(challenge=lobby.challenge_by_slug(slug), user=_require_user(request))
     return _challenge_response(challenge)
 
 
