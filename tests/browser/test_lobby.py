@@ -9,8 +9,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from games.models import Challenge, Message, Room
-from tests.games.test_challenges import make_player
-from tests.helpers import finish_turn, tap_step
+from tests.helpers import finish_turn, make_player, tap_step
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from tests.helpers import account
+from tests.helpers import account, make_player
 
 
 @pytest.fixture
@@ -29,3 +29,9 @@ def ana(db):
 def ben(db):
     """ben, an account."""
     return account("ben")
+
+
+@pytest.fixture
+def beto(db):
+    """beto, a lobby player (email confirmed) who reads the site in English."""
+    return make_player("beto", language="en")

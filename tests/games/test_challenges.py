@@ -7,37 +7,21 @@ real row locks, is in test_challenges_concurrency.py.
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from accounts.services import profile_for
 from games import mail, services
 from games.engine import Format, MatchRules
 from games.lib.errors import BadInput, Conflict, Forbidden, NotFound
 from games.models import Challenge, FollowUp, Match, Room, Seat
 from games.selectors import lobby
 from games.services.challenges import MAX_OPEN_CHALLENGES
-from tests.helpers import sent
+from tests.helpers import make_player, sent
 
 MATCH_5 = MatchRules(format=Format.MATCH, length=5)
-
-
-def make_player(name: str, *, language: str = "es"):
-    user = get_user_model().objects.create_user(name, f"{name}@example.com", "x-Long-pass-1")
-    profile = profile_for(user)
-    profile.email_confirmed = True
-    profile.language = language
-    profile.save()
-    return user
 
 
 @pytest.fixture
 def ana(db, clock, dice):
     return make_player("ana")
-
-
-@pytest.fixture
-def beto(db):
-    return make_player("beto", language="en")
 
 
 @pytest.fixture

@@ -14,8 +14,7 @@ from games.engine import MatchRules
 from games.lib.errors import Conflict
 from games.models import Challenge, Match, Room
 from games.services.challenges import MAX_OPEN_CHALLENGES
-from tests.games.test_challenges import make_player
-from tests.helpers import needs_postgresql, race
+from tests.helpers import make_player, needs_postgresql, race
 
 pytestmark = needs_postgresql("SQLite locks the whole database, not the row")
 

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from games import services
 from games.engine import MatchRules
 from games.models import Challenge, Message, Mute
-from tests.games.test_challenges import make_player
 from tests.games.test_fuzz import (
     FUZZ,
     as_body,
@@ -25,7 +24,7 @@ from tests.games.test_fuzz import (
     raw_bodies,
     url_text,
 )
-from tests.helpers import bind, whole_db
+from tests.helpers import bind, make_player, whole_db
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,7 @@ from django.urls import reverse
 from games import services
 from games.engine import Format, MatchRules
 from games.models import Challenge, Room
-from tests.games.test_challenges import make_player
-from tests.helpers import post_json
+from tests.helpers import make_player, post_json
 
 LOBBY = "/desafios/"
 
@@ -26,11 +25,6 @@ def signed_in(user, language="es") -> Client:
 @pytest.fixture
 def ana(db, clock, dice):
     return make_player("ana")
-
-
-@pytest.fixture
-def beto(db):
-    return make_player("beto", language="en")
 
 
 def test_the_lobby_lists_open_challenges_to_anyone(ana, client):
