@@ -72,3 +72,48 @@ def test_a_challenge_posted_and_accepted_in_the_lobby_starts_a_board_that_talks(
     expect(board.locator("#talk-text")).to_have_value("")
     word = Message.objects.get(text="Ahí va")
     assert word.with_turn and word.version == room.matches.get().version
+
+
+def test_a_challenge_accepted_in_the_lobby_and_played_out_moves_both_ratings(
+    live_server, dice, open_page
+):
+    # Two newcomers (1500, no experience) in a partida simple, rated as a
+    # 1-point match: the FIBS formula gives the winner 4 * 5 * sqrt(1) * 0.5 = 10.
+    ana, beto = make_player("ana"), make_player("beto")
+    lobby = reverse("games:lobby")
+    posting = signed_in_page(open_page, live_server, ana, lobby)
+    posting.get_by_role("button", name="Publicar").click()
+    expect(posting.locator(".challenge")).to_contain_text("Una partida simple")
+
+    dice.push((3, 1))  # ana, at seat 1, starts
+    beto_board = signed_in_page(open_page, live_server, beto, lobby)
+    beto_board.get_by_role("button", name="Aceptar y jugar").click()
+    expect(beto_board.locator("#board-app")).to_be_visible()
+    room = Room.objects.get()
+    ana_board = signed_in_page(open_page, live_server, ana, reverse("games:room", args=[room.slug]))
+
+    # No cube in a partida simple, so the table rolls for each player at once.
+    dice.push((6, 4))
+    tap_step(ana_board, 8, 5)
+    tap_step(ana_board, 6, 5)
+    finish_turn(ana_board)
+    dice.push((5, 2))
+    tap_step(beto_board, 24, 18)
+    tap_step(beto_board, 13, 9)
+    finish_turn(beto_board)
+
+    # ana gives the game up as a single game and beto takes it: the game, and
+    # with it the match, is over.
+    expect(ana_board.locator(".board-status")).to_contain_text("Te toca mover con 5-2")
+    ana_board.locator("#board-resign").click()
+    ana_board.get_by_role("button", name="Ofrecer la rendición").click()
+    beto_board.get_by_role("button", name="Aceptar la rendición").click()
+    beto_board.locator(".board-dialog").get_by_role("button", name="Aceptar la rendición").click()
+    expect(beto_board.locator(".board-status")).to_contain_text("¡Ganaste!")
+
+    beto_board.goto(live_server.url + reverse("games:player", args=["beto"]))
+    expect(beto_board.locator(".rating strong")).to_have_text("1510,00")
+    expect(beto_board.locator(".rating-history")).to_contain_text("+10,00")
+    ana_board.goto(live_server.url + reverse("games:player", args=["ana"]))
+    expect(ana_board.locator(".rating strong")).to_have_text("1490,00")
+    expect(ana_board.locator(".rating-history")).to_contain_text("-10,00")
