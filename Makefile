@@ -58,7 +58,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 	DJANGO_SETTINGS_MODULE=config.settings.test MYPYPATH=typings $(BIN)/python -m mypy.stubtest \
-		--ignore-missing-stub bgsage bgbot_cpp environ whitenoise.storage
+		--ignore-missing-stub bgsage bgbot_cpp environ whitenoise.storage pywebpush
 
 # The site on 127.0.0.1:8000 with two Celery workers and beat beside it, on
 # the embedded defaults (SQLite, filesystem broker, email on the console), with

@@ -1,10 +1,14 @@
+from typing import TypeVar
+
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.models import User
+from django.db.models import Model
+from django.http import HttpRequest
 
 from .forms import AdminLoginForm
-from .models import EmailOptOut, Profile
+from .models import EmailOptOut, Profile, Rating, RatingChange, Vacation
 
 # The admin's log-in under the site's lockouts (accounts.lockout).
 admin.site.login_form = AdminLoginForm
@@ -36,3 +40,37 @@ class ProfileAdmin(admin.ModelAdmin[Profile]):
 class EmailOptOutAdmin(admin.ModelAdmin[EmailOptOut]):
     list_display = ("email", "created_at")
     search_fields = ("email",)
+
+
+_M = TypeVar("_M", bound=Model)
+
+
+# Ratings are written only by games' rating service (the recompute checks
+# them against the records): the admin reads them, never edits them.
+class ReadOnlyAdmin(admin.ModelAdmin[_M]):
+    def has_add_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: _M | None = None) -> bool:
+        return False
+
+
+@admin.register(Rating)
+class RatingAdmin(ReadOnlyAdmin[Rating]):
+    list_display = ("__str__", "user", "bot", "rating", "experience", "matches", "updated_at")
+    search_fields = ("user__username", "bot")
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(ReadOnlyAdmin[RatingChange]):
+    list_display = ("player", "opponent", "match", "won", "length", "delta", "created_at")
+    raw_id_fields = ("player", "opponent", "match")
+
+
+@admin.register(Vacation)
+class VacationAdmin(ReadOnlyAdmin[Vacation]):
+    list_display = ("user", "starts_at", "ends_at", "ended_at")
+    search_fields = ("user__username",)

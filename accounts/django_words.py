@@ -10,6 +10,7 @@ imports this module.
 from django.utils.translation import gettext_noop, ngettext_lazy
 
 WORDS = [
+    gettext_noop("Password"),
     gettext_noop("Password confirmation"),
     gettext_noop("New password"),
     gettext_noop("New password confirmation"),

@@ -85,16 +85,20 @@ class AdminLoginForm(LockoutAuthenticationForm, AdminAuthenticationForm):
 class ProfileForm(forms.ModelForm[Profile]):
     class Meta:
         model = Profile
-        fields = ("display_name", "language", "notify", "time_zone")
+        fields = ("display_name", "language", "notify", "time_zone", "forced_plays")
         labels = {
             "display_name": _("Nombre que ven los demás"),
             "language": _("Idioma de la web y de los correos"),
             "notify": _("Correos sobre tus partidas"),
             "time_zone": _("Tu zona horaria"),
+            "forced_plays": _("Juega por mí las jugadas forzadas"),
         }
         help_texts = {
             "display_name": _("Si lo dejas vacío, se muestra tu nombre de usuario."),
             "time_zone": _("Los correos te dicen en esta hora hasta cuándo puedes jugar."),
+            "forced_plays": _(
+                "Si una tirada solo se puede jugar de una manera, la mesa la juega al momento."
+            ),
         }
         # The radio buttons read Notify's own words.
         widgets = {"notify": forms.RadioSelect}

@@ -47,6 +47,15 @@ class MailSeat(Protocol):
     def time_zone(self) -> str: ...
 
 
+def recipient_for_user(user: User) -> Recipient | None:
+    """The Recipient of mail to an account itself (an invitation by name), or None:
+    the same rules as for an account's seat."""
+    profile = profile_for(user)
+    if not profile.email_confirmed:
+        return None
+    return _recipient(user.email, profile.language, profile.notify, profile.time_zone)
+
+
 def recipient_for_seat(seat: MailSeat) -> Recipient | None:
     """The Recipient of mail about `seat`, or None when nobody is to be mailed."""
     if seat.user is not None:
@@ -61,6 +70,10 @@ def recipient_for_seat(seat: MailSeat) -> Recipient | None:
             return None
         email, language, notify = seat.email, seat.language, seat.notify
         zone = seat.time_zone
+    return _recipient(email, language, notify, zone)
+
+
+def _recipient(email: str, language: str, notify: str, zone: str) -> Recipient | None:
     if not email or notify == Notify.NONE or email_is_opted_out(email):
         return None
     return Recipient(

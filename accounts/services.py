@@ -57,14 +57,27 @@ def email_is_opted_out(email: str) -> bool:
 
 @transaction.atomic
 def profile_update(
-    *, profile: Profile, display_name: str, language: str, notify: str, time_zone: str = ""
+    *,
+    profile: Profile,
+    display_name: str,
+    language: str,
+    notify: str,
+    time_zone: str = "",
+    forced_plays: bool | None = None,
 ) -> Profile:
-    """Save the profile; choosing some mail again lifts an earlier opt-out."""
+    """Save the profile; choosing some mail again lifts an earlier opt-out.
+
+    ``forced_plays`` None leaves that option as it was.
+    """
     profile.display_name = display_name
     profile.language = language
     profile.notify = notify
     profile.time_zone = time_zone
-    profile.save(update_fields=["display_name", "language", "notify", "time_zone"])
+    fields = ["display_name", "language", "notify", "time_zone"]
+    if forced_plays is not None:
+        profile.forced_plays = forced_plays
+        fields.append("forced_plays")
+    profile.save(update_fields=fields)
     if notify != Notify.NONE and profile.user.email:
         EmailOptOut.objects.filter(email=normalize_email(profile.user.email)).delete()
     return profile

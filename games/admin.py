@@ -15,7 +15,18 @@ from django.utils.translation import ngettext
 from django_stubs_ext import StrOrPromise
 
 from games.mail import claims
-from games.models import FollowUp, Game, Match, Room, Seat, SentEmail, Turn
+from games.models import (
+    Challenge,
+    FollowUp,
+    Game,
+    Match,
+    Message,
+    Mute,
+    Room,
+    Seat,
+    SentEmail,
+    Turn,
+)
 from games.services import outbox
 
 
@@ -207,3 +218,32 @@ class SentEmailAdmin(ServicesWriteMixin, admin.ModelAdmin[SentEmail]):
     list_filter = ("state",)
     search_fields = ("key",)
     readonly_fields = ("key", "state", "sent_at")
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(ServicesWriteMixin, admin.ModelAdmin[Challenge]):
+    """The lobby's challenges and the invitations by name: read-only (games.services)."""
+
+    list_display = ("slug", "author", "invitee", "status", "created_at", "expires_at", "room")
+    list_filter = ("status",)
+    search_fields = ("slug", "author__username", "invitee__username")
+    list_select_related = ("author", "invitee", "room")
+    readonly_fields = [f.name for f in Challenge._meta.fields]
+
+
+@admin.register(Message)
+class MessageAdmin(ServicesWriteMixin, admin.ModelAdmin[Message]):
+    """The words between players, for a moderator to read when one is reported; a
+    moderator may delete one (nothing else depends on it), never edit it."""
+
+    list_display = ("room", "seat", "text", "with_turn", "created_at")
+    search_fields = ("room__slug", "seat__nickname", "text")
+    list_select_related = ("room", "seat")
+    readonly_fields = [f.name for f in Message._meta.fields]
+
+
+@admin.register(Mute)
+class MuteAdmin(ServicesWriteMixin, admin.ModelAdmin[Mute]):
+    list_display = ("seat", "user", "muted_user", "created_at")
+    list_select_related = ("seat", "seat__room", "user", "muted_user")
+    readonly_fields = [f.name for f in Mute._meta.fields]

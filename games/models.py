@@ -57,6 +57,8 @@ class Room(models.Model):
     bot = models.CharField(
         max_length=20, blank=True, help_text="Seat 2 is this computer player when set."
     )
+    # Chosen at creation: its matches change the players' ratings (docs/RATINGS.md).
+    rated = models.BooleanField(default=True, help_text="Unticked: the players chose no rating.")
     created_at = models.DateTimeField()
     last_move_at = models.DateTimeField(help_text="Creation, a join or any recorded turn.")
     ended_at = models.DateTimeField(null=True, blank=True)
@@ -190,6 +192,13 @@ class Match(models.Model):
         null=True, blank=True, help_text="When the waiting player may close by absence."
     )
     absence_notice_sent_for = models.DateTimeField(null=True, blank=True)
+    # Written by the rating service in the transaction that ends the match: the
+    # points it was rated as, empty when it was not rated. The record the
+    # recompute (manage.py recompute_ratings) starts from, since seats may later
+    # change hands (a guest's seat claimed by an account after the match).
+    rated_length = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Rated as this many points; empty: not rated."
+    )
     created_at = models.DateTimeField()
     ended_at = models.DateTimeField(null=True, blank=True)
 
@@ -276,7 +285,15 @@ class Turn(models.Model):
     dice = models.JSONField(null=True, blank=True)
     steps = models.JSONField(null=True, blank=True, help_text="[[src, dst], ...] from the mover.")
     value = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Resign value.")
-    reason = models.CharField(max_length=16, blank=True)
+    reason = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text="Why a forfeit; the answer a cond_answer writes; conditional or forced "
+        "when the table played a take, drop, beaver or play for the player.",
+    )
+    table = models.JSONField(
+        null=True, blank=True, help_text="cond_plays: [[high, low, [[src, dst], ...]], ...]."
+    )
     cube_value = models.PositiveSmallIntegerField(help_text="The cube after the action.")
     # Position IDs from the acting side's point of view.
     position_before = models.CharField(max_length=14)
@@ -435,3 +452,165 @@ class TurnAnalysis(models.Model):
 
     def __str__(self) -> str:
         return f"{self.turn} {self.kind} {self.loss:.3f}"
+
+
+# --- finding an opponent: open challenges and invitations by name (issue 22) ----------
+
+
+def new_challenge_slug() -> str:
+    # Random like a room's slug: a challenge's address tells nothing about the others.
+    return secrets.token_urlsafe(12)
+
+
+class Challenge(models.Model):
+    """An open challenge in the lobby, or, with `invitee` set, an invitation by name.
+
+    Written only by games.services (challenges); accepting one opens a room
+    with the author at seat 1 and the accepting player at seat 2.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("abierto")
+        ACCEPTED = "accepted", _("aceptado")
+        DECLINED = "declined", _("rechazado")
+        WITHDRAWN = "withdrawn", _("retirado")
+        EXPIRED = "expired", _("caducado")
+
+    slug = models.CharField(max_length=32, unique=True, default=new_challenge_slug, editable=False)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges_made"
+    )
+    invitee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="invitations",
+        help_text="Set for an invitation by name; empty for an open challenge.",
+    )
+    rules = models.JSONField(help_text="MatchRules.to_json()")
+    rating_min = models.PositiveSmallIntegerField(null=True, blank=True)
+    rating_max = models.PositiveSmallIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField(
+        help_text="games.deadlines.CHALLENGE_OPEN_FOR after creation."
+    )
+    ended_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="challenges_accepted",
+    )
+    room = models.ForeignKey(
+        Room, null=True, blank=True, on_delete=models.SET_NULL, related_name="challenges"
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(rating_min__isnull=True)
+                | Q(rating_max__isnull=True)
+                | Q(rating_min__lte=models.F("rating_max")),
+                name="challenge_rating_range",
+            ),
+            models.CheckConstraint(
+                condition=~Q(invitee=models.F("author")), name="challenge_not_to_oneself"
+            ),
+        ]
+        indexes = [
+            # The lobby and the expiry sweep: open challenges by deadline.
+            models.Index(
+                fields=["expires_at"], condition=Q(status="open"), name="challenge_open_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"challenge {self.slug} {self.status}"
+
+    @property
+    def is_invitation(self) -> bool:
+        return self.invitee_id is not None
+
+
+# The longest word with a move, in characters.
+MESSAGE_MAX = 200
+
+
+class Message(models.Model):
+    """A word from one player to the other, with a turn or on its own.
+
+    Only the two players ever read it (games.selectors); a spectator's state
+    has no trace of it. `version` is the match's version once it was written,
+    so a word sent with a turn sits right after that turn.
+    """
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="messages")
+    match = models.ForeignKey(
+        Match, null=True, blank=True, on_delete=models.CASCADE, related_name="messages"
+    )
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="messages")
+    text = models.CharField(max_length=MESSAGE_MAX)
+    version = models.PositiveIntegerField(default=0)
+    with_turn = models.BooleanField(default=False, help_text="Sent together with an action.")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["room", "created_at"], name="message_room_idx")]
+        ordering = ["room_id", "created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.room.slug} {self.seat.nickname}: {self.text[:30]}"
+
+
+class Mute(models.Model):
+    """A player no longer reads an opponent's messages, for good.
+
+    Always for the room it was asked in (the muter's seat); when both players
+    have accounts, for every room they share, now and later.
+    """
+
+    seat = models.OneToOneField(Seat, on_delete=models.CASCADE, related_name="mute")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="mutes_made",
+    )
+    muted_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="mutes_received",
+    )
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "muted_user"], name="mute_accounts_idx")]
+
+    def __str__(self) -> str:
+        return f"mute by {self.seat}"
+
+
+class PushSubscription(models.Model):
+    """A browser where an account allowed notifications (the Push API's subscription).
+
+    The endpoint is the push service's URL for that browser; p256dh and auth
+    are its keys, which encrypt every message (RFC 8291) so the push service
+    reads nothing.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    endpoint = models.URLField(max_length=500, unique=True)
+    p256dh = models.CharField(max_length=100)
+    auth = models.CharField(max_length=40)
+    created_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.endpoint[:40]}"

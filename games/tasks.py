@@ -189,6 +189,28 @@ def match_ended_email(match_id: int) -> int:
 
 
 @shared_task(base=MailTask)
+def invitation_email(challenge_id: int) -> int:
+    """Tell an invited player who challenges them (once per invitation)."""
+    return mail.send_invitation(challenge_id=challenge_id)
+
+
+@shared_task(base=MailTask)
+def turn_push(match_id: int, version: int) -> int:
+    """ "Es tu turno" as a Web Push message, at the email's moment and with its quiet rules."""
+    try:
+        return mail.push.send_turn_push(match_id=match_id, version=version)
+    except mail.NotNow as later:
+        outbox.defer("games.tasks.turn_push", match_id, version, until=later.until)
+        return 0
+
+
+@shared_task(base=MailTask)
+def answer_played_email(turn_id: int) -> int:
+    """The player whose written answer the table just played hears of it."""
+    return mail.send_answer_played(turn_id=turn_id)
+
+
+@shared_task(base=MailTask)
 def send_absence_reminders(batch: int = 100) -> int:
     """The reminder to the player on turn, 24 h before the absence deadline."""
     return mail.send_absence_reminders(batch=batch)
@@ -229,6 +251,12 @@ def expire_idle_rooms(batch: int = 100) -> int:
         services.room_expire(room_id=room_id) is not None
         for room_id in selectors.idle_rooms_due(limit=batch)
     )
+
+
+@shared_task(**RETRYING)
+def expire_challenges(batch: int = 500) -> int:
+    """Expire open challenges and invitations nobody accepted in seven days."""
+    return services.challenges_expire(batch=batch)
 
 
 # --- the follow-up machinery (beat, every minute) --------------------------------

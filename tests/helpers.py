@@ -28,6 +28,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from accounts.models import EmailOptOut, Profile
+from accounts.services import profile_for
 from games import analysis, services
 from games.engine import MatchState, Phase, legal_plays
 from games.models import Game, Match, Room, Seat, SentEmail, Turn
@@ -50,6 +51,21 @@ class Persona:
         """Reload the seat row (after a service changed it)."""
         self.seat.refresh_from_db()
         return self.seat
+
+
+def account(name):
+    """A site account (a registered player) named `name`."""
+    return get_user_model().objects.create_user(name, f"{name}@example.com", "a long secret 1")
+
+
+def make_player(name: str, *, language: str = "es"):
+    """An account with its email confirmed, reading the site in `language` (the lobby's players)."""
+    user = get_user_model().objects.create_user(name, f"{name}@example.com", "x-Long-pass-1")
+    profile = profile_for(user)
+    profile.email_confirmed = True
+    profile.language = language
+    profile.save()
+    return user
 
 
 # The game analysis at bgsage 1-ply: fast (the `fast_analysis` fixture puts it in place).

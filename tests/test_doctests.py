@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def modules_with_examples() -> list[str]:
     found = []
-    for path in sorted((ROOT / "games").rglob("*.py")):
+    paths = [path for package in ("games", "accounts") for path in (ROOT / package).rglob("*.py")]
+    for path in sorted(paths):
         if "migrations" in path.parts or ">>>" not in path.read_text(encoding="utf-8"):
             continue
         parts = path.relative_to(ROOT).with_suffix("").parts
@@ -25,7 +26,7 @@ def modules_with_examples() -> list[str]:
 
 
 def test_the_search_finds_the_examples_we_know_of():
-    assert {"games.bots", "games.engine.notation", "games.engine.dice"} <= set(
+    assert {"games.bots", "games.engine.notation", "games.engine.dice", "accounts.fibs"} <= set(
         modules_with_examples()
     )
 

@@ -94,6 +94,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "games.web.context_processors.waiting_games",
+                "games.web.context_processors.push_site",
             ],
         },
     },
@@ -148,6 +149,17 @@ if EMAIL_BACKEND == "django.core.mail.backends.smtp.EmailBackend":
     EMAIL_BACKEND = "games.mail.smtp.EmailBackend"
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Mesa <mesa@localhost>")
+
+# Web Push (RFC 8030/8291) with VAPID (RFC 8292): "Es tu turno" also goes to the
+# browsers a player allowed. Without a key pair nothing is pushed and the site
+# offers no subscription. Make one with
+# `python -c "from py_vapid import Vapid01; v = Vapid01(); v.generate_keys(); ..."`
+# (see README, "Web Push").
+VAPID_PRIVATE_KEY = env.str("VAPID_PRIVATE_KEY", default="")  # PEM or base64url raw
+VAPID_PUBLIC_KEY = env.str("VAPID_PUBLIC_KEY", default="")  # base64url, uncompressed point
+VAPID_SUBJECT = env.str("VAPID_SUBJECT", default="mailto:mesa@localhost")
+# Push services are https; only tests point a subscription at a loopback http peer.
+PUSH_ALLOW_LOOPBACK = False
 
 # Everything to stderr, where gunicorn (config/gunicorn.conf.py), Celery and
 # the service manager collect it. django.request gets its own entry so a 500's
@@ -290,6 +302,9 @@ CELERY_TASK_ROUTES = {
     "games.tasks.turn_email": {"queue": "mail"},
     "games.tasks.opponent_joined_email": {"queue": "mail"},
     "games.tasks.match_ended_email": {"queue": "mail"},
+    "games.tasks.invitation_email": {"queue": "mail"},
+    "games.tasks.answer_played_email": {"queue": "mail"},
+    "games.tasks.turn_push": {"queue": "mail"},
     "games.tasks.send_*": {"queue": "mail"},
     "accounts.tasks.clear_expired_sessions": {"queue": "sweeps"},
     "accounts.tasks.*": {"queue": "mail"},
@@ -333,6 +348,11 @@ CELERY_BEAT_SCHEDULE = {
     },
     "expire-idle-rooms": {
         "task": "games.tasks.expire_idle_rooms",
+        "schedule": 60 * 60,
+        "options": {"expires": 60 * 60},
+    },
+    "expire-challenges": {
+        "task": "games.tasks.expire_challenges",
         "schedule": 60 * 60,
         "options": {"expires": 60 * 60},
     },
@@ -418,6 +438,8 @@ MESA_RATE_LIMITS = {
         "create": {"address": (30, 10 * 60), "session": (10, 10 * 60)},
         "join": {"address": (60, 10 * 60), "session": (20, 10 * 60)},
         "action": {"address": (600, 60), "session": (180, 60)},
+        # Words to the opponent on their own (a word with a turn counts as the action).
+        "message": {"address": (120, 10 * 60), "session": (30, 10 * 60)},
     }.items()
 }
 # The seats one browser remembers in its session; past it the oldest drop out.

@@ -16,6 +16,7 @@ from .base import *  # noqa: E402, F403
 MESA_ALLOW_EMBEDDED = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+PUSH_ALLOW_LOOPBACK = True  # tests/games/test_push.py runs a push service on 127.0.0.1
 STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticFilesStorage"  # noqa: F405
 
 # Tests never run collectstatic: serve static files straight from the finders

@@ -6,11 +6,22 @@ secure random source) is the site's business (``games.services.dice``).
 Everything the engine refuses is an ``EngineError`` (see ``errors``).
 """
 
-from .actions import Action, GameResult
+from .actions import Action, GameResult, table_from_json, table_to_json
+from .conditional import (
+    ROLLS,
+    PlayTable,
+    forced_play,
+    greedy_bearoff_play,
+    greedy_bearoff_table,
+    has_contact,
+    is_closed_out,
+    opponent_cannot_change,
+    roll_key,
+)
 from .dice import DiceSource, SeededDice, commitment, opening_starter
 from .enums import ActionKind, Ending, EndReason, Format, Phase
 from .errors import EngineError, IllegalAction, IllegalMove, InvalidInput
-from .match import MatchState, advance
+from .match import CONDITIONAL, FORCED, MatchState, advance
 from .matchid import gnubg_id, match_id
 from .matfile import export_mat, parse_mat
 from .moves import StepOption, check_play, legal_plays, legal_steps
@@ -21,7 +32,10 @@ from .rules import MatchRules
 __all__ = [
     "BAR",
     "CHECKERS_PER_SIDE",
+    "CONDITIONAL",
+    "FORCED",
     "OFF",
+    "ROLLS",
     "Action",
     "ActionKind",
     "DiceSource",
@@ -38,6 +52,7 @@ __all__ = [
     "Outcome",
     "Phase",
     "Play",
+    "PlayTable",
     "Position",
     "SeededDice",
     "Step",
@@ -47,12 +62,21 @@ __all__ = [
     "check_play",
     "commitment",
     "export_mat",
+    "forced_play",
     "format_play",
     "gnubg_id",
+    "greedy_bearoff_play",
+    "greedy_bearoff_table",
+    "has_contact",
+    "is_closed_out",
     "legal_plays",
     "legal_steps",
     "match_id",
     "opening_starter",
+    "opponent_cannot_change",
     "parse_mat",
     "parse_play",
+    "roll_key",
+    "table_from_json",
+    "table_to_json",
 ]

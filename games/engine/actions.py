@@ -11,9 +11,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from .enums import ActionKind, Ending, EndReason
-from .position import Step, WinKind
+from .errors import InvalidInput
+from .position import Play, Step, WinKind
 
-__all__ = ["ACTION_KINDS", "FORFEIT_REASONS", "Action", "GameResult"]
+__all__ = [
+    "ACTION_KINDS",
+    "FORFEIT_REASONS",
+    "Action",
+    "GameResult",
+    "table_from_json",
+    "table_to_json",
+]
 
 ACTION_KINDS = frozenset(ActionKind)
 _ACTION_KIND_OF = {kind.value: kind for kind in ActionKind}
@@ -28,6 +36,12 @@ class Action:
     A roll that leaves no legal play is recorded with ``play=()``: the turn
     passed there and then. A known ``kind`` given as a string becomes its
     ``ActionKind``; an unknown one stays as given, for ``apply`` to refuse.
+
+    ``reason`` says why a forfeit happened, which answer a conditional answer
+    records (``take``, ``drop``, ``beaver``; None clears it), and why the table
+    played a take, drop, beaver or play for a player (``conditional``: the
+    player wrote it ahead; ``forced``: the only legal play). ``table`` is a
+    conditional play table: ``((roll, play), ...)``, rolls higher die first.
     """
 
     kind: ActionKind | str
@@ -36,6 +50,7 @@ class Action:
     play: tuple[Step, ...] | None = None
     value: int | None = None
     reason: str | None = None
+    table: tuple[tuple[tuple[int, int], Play], ...] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.kind, str) and self.kind in _ACTION_KIND_OF:
@@ -51,12 +66,15 @@ class Action:
             data["value"] = self.value
         if self.reason is not None:
             data["reason"] = self.reason
+        if self.table is not None:
+            data["table"] = table_to_json(self.table)
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Action:
         dice = data.get("dice")
         play = data.get("play")
+        table = data.get("table")
         return cls(
             kind=data["kind"],
             side=data["side"],
@@ -64,7 +82,23 @@ class Action:
             play=None if play is None else tuple(tuple(step) for step in play),
             value=data.get("value"),
             reason=data.get("reason"),
+            table=None if table is None else table_from_json(table),
         )
+
+
+def table_to_json(table: tuple[tuple[tuple[int, int], Play], ...]) -> list[Any]:
+    """A play table as JSON: ``[[high, low, [[src, dst], ...]], ...]``."""
+    return [[roll[0], roll[1], [list(step) for step in play]] for roll, play in table]
+
+
+def table_from_json(data: Any) -> tuple[tuple[tuple[int, int], Play], ...]:
+    """Read a play table back from ``table_to_json``; a malformed one is InvalidInput."""
+    try:
+        return tuple(
+            ((high, low), tuple((src, dst) for src, dst in play)) for high, low, play in data
+        )
+    except (TypeError, ValueError):
+        raise InvalidInput("bad_table", "a play table is a list of [high, low, play]") from None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,10 @@ class ActionKind(StrEnum):
     FORFEIT = "forfeit"
     NEXT_GAME = "next_game"
     STOP = "stop"
+    # Written ahead by a player, applied later by the table (games.engine.conditional):
+    # the answer to the opponent's possible double, the plays of the next turn.
+    CONDITIONAL_ANSWER = "cond_answer"
+    CONDITIONAL_PLAYS = "cond_plays"
 
 
 class Ending(StrEnum):

@@ -31,6 +31,29 @@ be read), all the others ``IllegalAction`` (see ``games.engine.errors``):
 - ``illegal_play``: the play is not legal for the dice (``move_code`` holds
   the engine's own code, e.g. ``bar_first``).
 - ``not_session``: only a sesión libre stops between games.
+- ``no_double_ahead``: a conditional answer, but the opponent may not double
+  at their next turn (no cube, Crawford, the recorder owns it, or they rolled).
+- ``opponent_can_change``: conditional plays while the opponent's move can
+  still change the recorder's next turn.
+
+Conditional actions. A player may write ahead what the table then plays for
+them, each writing recorded as an action so that a replay rebuilds it:
+
+- ``cond_answer`` (``reason`` take, drop or beaver; None clears): the answer
+  to the opponent's next double, written on one's own turn or on the
+  opponent's before they roll. It is played the moment they double; it
+  expires when they roll instead, and when the cube or the game changes.
+- ``cond_plays`` (``table``: a play per roll, any of the 21): the plays of
+  one's next turn, written while the opponent is on roll and cannot change
+  that turn (``conditional.opponent_cannot_change``). Writing them asks the
+  table to roll for you on that turn (you give up doubling there); the
+  play written for the roll is then played. They last one turn.
+- A side may also have its forced plays made for it (``advance(...,
+  forced_for=...)``: the site passes the players who want it).
+
+What the table plays so is recorded with ``reason`` "conditional" or
+"forced" (``MatchState.planned_action``). A written answer or play that does
+not fit when its moment comes is not played: the player is asked as usual.
 
 A resignation is offered at most once per turn: after a decline the same
 player plays on and may offer again on their next turn (``wrong_phase``
@@ -45,12 +68,13 @@ correspondence game so waits for a person instead of rolling for ever.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
-from .actions import FORFEIT_REASONS, Action, GameResult
+from .actions import FORFEIT_REASONS, Action, GameResult, table_from_json, table_to_json
+from .conditional import PlayTable, forced_play, opponent_cannot_change, play_table, roll_key
 from .dice import DiceSource, opening_starter
 from .enums import ActionKind, Ending, EndReason, Format, Phase
 from .errors import IllegalAction, IllegalMove, InvalidInput
@@ -59,6 +83,8 @@ from .position import Position, Step, WinKind
 from .rules import CUBE_LIMIT, MatchRules
 
 __all__ = ["MatchState", "advance"]
+
+_T = TypeVar("_T")
 
 # Someone owes the next action in these phases; the opening is the table's
 # roll, GAME_OVER (a session between games) and MATCH_OVER wait for nobody.
@@ -89,6 +115,10 @@ class MatchState:
     winner: int | None = None
     end_reason: EndReason | None = None  # set once MATCH_OVER
     last_action: Action | None = None  # as recorded: a blocked roll carries play=()
+    # Written ahead, by side: the answer (take, drop, beaver) to the opponent's
+    # next double, and the plays of one's next turn (see "Conditional actions").
+    cube_answers: tuple[ActionKind | None, ActionKind | None] = (None, None)
+    play_tables: tuple[PlayTable | None, PlayTable | None] = (None, None)
 
     @classmethod
     def new(cls, rules: MatchRules) -> MatchState:
@@ -117,7 +147,12 @@ class MatchState:
         """True when the table rolls: the opening, or a player who may not double."""
         if self.phase is Phase.OPENING:
             return True
-        if self.phase is not Phase.ROLL or self.may_double(self.turn):
+        if self.phase is not Phase.ROLL:
+            return False
+        if self.play_tables[self.turn] is not None:
+            # Who wrote their plays ahead asked the table to roll for them.
+            return True
+        if self.may_double(self.turn):
             return False
         # No roll changes a mutual closeout: rolling for the players would never end.
         return not self.position.is_mutual_closeout()
@@ -161,7 +196,76 @@ class MatchState:
                     allowed.add(ActionKind.BEAVER)
             elif phase is Phase.RESIGN_OFFERED:
                 allowed |= {ActionKind.RESIGN_ACCEPT, ActionKind.RESIGN_DECLINE}
+        if self.may_record_answer(side):
+            allowed.add(ActionKind.CONDITIONAL_ANSWER)
+        if self.may_record_plays(side):
+            allowed.add(ActionKind.CONDITIONAL_PLAYS)
         return frozenset(allowed)
+
+    # -- conditional actions ---------------------------------------------
+
+    def may_record_answer(self, side: int) -> bool:
+        """Whether `side` may write now its answer to the opponent's next double.
+
+        On one's own turn (before or after rolling), or on the opponent's turn
+        before they roll; and only when the opponent may double at their turn.
+        """
+        if self.phase is Phase.ROLL:
+            pass
+        elif self.phase is not Phase.MOVE or self.turn != side:
+            return False
+        return (
+            self.rules.uses_cube
+            and not self.crawford_game
+            and self.cube_owner != side
+            and self.cube_value * 2 <= CUBE_LIMIT
+        )
+
+    def may_write_beaver(self) -> bool:
+        """Whether a written answer may be a beaver: beavers are played and the cube has room."""
+        return self.rules.beavers and self.cube_value * 4 <= CUBE_LIMIT
+
+    def may_record_plays(self, side: int) -> bool:
+        """Whether `side` may write now the plays of their next turn, one per roll.
+
+        Only while the opponent is on roll and cannot change what `side` will
+        face (``conditional.opponent_cannot_change``).
+        """
+        if self.phase not in (Phase.ROLL, Phase.DOUBLED, Phase.MOVE) or self.on_roll == side:
+            return False
+        return opponent_cannot_change(self.position_for(side))
+
+    def planned_action(self, forced_for: Collection[int] = ()) -> Action | None:
+        """What the table plays now for the side on turn, None when that side must choose.
+
+        A written answer when the opponent's double comes (a beaver only where
+        it is still allowed), a written play for the dice rolled when it is
+        legal, else the only legal play for a side in ``forced_for`` (the site
+        passes the players who want forced plays made for them). What was
+        written but does not fit is not played: the player is asked as usual,
+        and what they do clears it.
+        """
+        side = self.turn
+        if self.phase is Phase.DOUBLED and not self.beaver_pending:
+            answer = self.cube_answers[side]
+            if answer is not None and (answer is not ActionKind.BEAVER or self.may_beaver()):
+                return Action(answer, side, reason=CONDITIONAL)
+            return None
+        if self.phase is not Phase.MOVE or self.dice is None:
+            return None
+        written = dict(self.play_tables[side] or ()).get(roll_key(self.dice))
+        if written is not None:
+            try:
+                check_play(self.position, self.dice, written)
+            except IllegalMove:
+                pass
+            else:
+                return Action(ActionKind.PLAY, side, play=written, reason=CONDITIONAL)
+        if side in forced_for:
+            play = forced_play(self.position, self.dice)
+            if play is not None:
+                return Action(ActionKind.PLAY, side, play=play, reason=FORCED)
+        return None
 
     def score_value(self, kind: WinKind) -> int:
         """Points a game of this kind is worth now: kind times the cube, Jacoby aside."""
@@ -236,7 +340,8 @@ class MatchState:
         if self.phase is not Phase.ROLL:
             raise IllegalAction("wrong_phase", "an offer is waiting for an answer")
         self._check_turn(action)
-        return self._start_move(action, dice)
+        # Rolling instead of doubling: the opponent's written answer has expired.
+        return self._with_answer(1 - action.side, None)._start_move(action, dice)
 
     def _opening_roll(self, action: Action, dice: tuple[int, int]) -> MatchState:
         if action.side != 0:
@@ -268,8 +373,9 @@ class MatchState:
             # No legal play: the turn passes at once, and the record says so.
             if action.play is not None and action.play != ():
                 raise InvalidInput("bad_action", "a roll carries no play")
+            # Written plays were for this turn: a roll that passes uses them up.
             return replace(
-                self._pass_turn(self.position),
+                self._with_table(self.turn, None)._pass_turn(self.position),
                 last_action=replace(recorded, play=()),
             )
         if action.play == ():
@@ -311,13 +417,14 @@ class MatchState:
                 after = check_play(self.position, self.dice, play)
             except IllegalMove as exc:
                 raise IllegalAction("illegal_play", exc.reason, exc.code) from None
-        recorded = Action(ActionKind.PLAY, action.side, play=play)
+        recorded = Action(ActionKind.PLAY, action.side, play=play, reason=_auto(action))
         outcome = after.outcome()
         if outcome is not None:
             winner = self.turn if outcome.winner_is_me else 1 - self.turn
             state = replace(self, position=after if winner == self.turn else after.flip())
             return state._end_game(winner, Ending.BEAROFF, outcome.kind, recorded)
-        return replace(self._pass_turn(after), last_action=recorded)
+        played = self._with_table(action.side, None)
+        return replace(played._pass_turn(after), last_action=recorded)
 
     def _double(self, action: Action) -> MatchState:
         if self.phase is Phase.MOVE:
@@ -355,7 +462,8 @@ class MatchState:
             turn=self.on_roll,
             position=self.position_for(self.on_roll),
             beaver_pending=False,
-            last_action=Action(ActionKind.TAKE, action.side),
+            cube_answers=(None, None),  # written for the cube as it was
+            last_action=Action(ActionKind.TAKE, action.side, reason=_auto(action)),
         )
 
     def _drop(self, action: Action) -> MatchState:
@@ -367,7 +475,7 @@ class MatchState:
             winner,
             Ending.DROP,
             WinKind.SINGLE,
-            Action(ActionKind.DROP, action.side),
+            Action(ActionKind.DROP, action.side, reason=_auto(action)),
             points=self.cube_value,
         )
 
@@ -388,8 +496,47 @@ class MatchState:
             turn=1 - self.turn,
             position=self.position.flip(),
             beaver_pending=True,
-            last_action=Action(ActionKind.BEAVER, action.side),
+            cube_answers=(None, None),
+            last_action=Action(ActionKind.BEAVER, action.side, reason=_auto(action)),
         )
+
+    def _conditional_answer(self, action: Action) -> MatchState:
+        if not self.may_record_answer(action.side):
+            raise IllegalAction("no_double_ahead", "the opponent cannot double at their next turn")
+        if action.reason is None:
+            answer = None
+        else:
+            answer = _ANSWERS.get(action.reason)
+            if answer is None:
+                raise InvalidInput("bad_action", "an answer is take, drop or beaver")
+            if answer is ActionKind.BEAVER and not self.may_write_beaver():
+                raise IllegalAction("beaver_not_allowed", "no beaver is possible on this cube")
+        recorded = Action(ActionKind.CONDITIONAL_ANSWER, action.side, reason=action.reason)
+        return replace(self._with_answer(action.side, answer), last_action=recorded)
+
+    def _conditional_plays(self, action: Action) -> MatchState:
+        if not self.may_record_plays(action.side):
+            raise IllegalAction(
+                "opponent_can_change", "the opponent's move can still change your next turn"
+            )
+        table: PlayTable | None = None
+        if action.table:
+            try:
+                table = play_table(self.position_for(action.side), action.table)
+            except IllegalMove as exc:
+                raise IllegalAction("illegal_play", exc.reason, exc.code) from None
+        recorded = Action(ActionKind.CONDITIONAL_PLAYS, action.side, table=table or ())
+        return replace(self._with_table(action.side, table), last_action=recorded)
+
+    def _with_answer(self, side: int, answer: ActionKind | None) -> MatchState:
+        answers = list(self.cube_answers)
+        answers[side] = answer
+        return replace(self, cube_answers=(answers[0], answers[1]))
+
+    def _with_table(self, side: int, table: PlayTable | None) -> MatchState:
+        tables = list(self.play_tables)
+        tables[side] = table
+        return replace(self, play_tables=(tables[0], tables[1]))
 
     def _resign_offer(self, action: Action) -> MatchState:
         if self.phase not in (Phase.ROLL, Phase.MOVE):
@@ -458,6 +605,8 @@ class MatchState:
             games=games,
             winner=winner,
             end_reason=EndReason(action.reason),
+            cube_answers=(None, None),
+            play_tables=(None, None),
             last_action=Action(ActionKind.FORFEIT, action.side, reason=action.reason),
         )
 
@@ -495,6 +644,8 @@ class MatchState:
             games=self.games + (result,),
             winner=winner if over else None,
             end_reason=EndReason.WON if over else None,
+            cube_answers=(None, None),
+            play_tables=(None, None),
             last_action=recorded,
         )
 
@@ -557,6 +708,8 @@ class MatchState:
             "winner": self.winner,
             "end_reason": None if self.end_reason is None else str(self.end_reason),
             "last_action": None if self.last_action is None else self.last_action.to_json(),
+            "cube_answers": [None if a is None else str(a) for a in self.cube_answers],
+            "play_tables": [None if t is None else table_to_json(t) for t in self.play_tables],
         }
 
     @classmethod
@@ -585,6 +738,14 @@ class MatchState:
             winner=data["winner"],
             end_reason=None if data["end_reason"] is None else EndReason(data["end_reason"]),
             last_action=None if last is None else Action.from_json(last),
+            # States stored before conditional actions existed had none written.
+            cube_answers=_pair(
+                None if a is None else ActionKind(a) for a in data.get("cube_answers", (None, None))
+            ),
+            play_tables=_pair(
+                None if t is None else table_from_json(t)
+                for t in data.get("play_tables", (None, None))
+            ),
         )
 
 
@@ -600,11 +761,26 @@ _IN_GAME_HANDLERS = {
     ActionKind.RESIGN_OFFER: MatchState._resign_offer,
     ActionKind.RESIGN_ACCEPT: MatchState._resign_accept,
     ActionKind.RESIGN_DECLINE: MatchState._resign_decline,
+    ActionKind.CONDITIONAL_ANSWER: MatchState._conditional_answer,
+    ActionKind.CONDITIONAL_PLAYS: MatchState._conditional_plays,
 }
+
+# Why the table played an action for a player (``Action.reason``).
+CONDITIONAL = "conditional"  # the player wrote it ahead
+FORCED = "forced"  # the only legal play
+_ANSWERS = {"take": ActionKind.TAKE, "drop": ActionKind.DROP, "beaver": ActionKind.BEAVER}
+
+
+def _auto(action: Action) -> str | None:
+    """The table's reason for playing ``action``, kept in the record; None for a player's own."""
+    return action.reason if action.reason in (CONDITIONAL, FORCED) else None
 
 
 def advance(
-    state: MatchState, dice: DiceSource, limit: int = 1000
+    state: MatchState,
+    dice: DiceSource,
+    limit: int = 1000,
+    forced_for: Collection[int] = (),
 ) -> tuple[MatchState, list[Action]]:
     """Apply the table's own actions and return them, as recorded, for the service to store.
 
@@ -612,17 +788,30 @@ def advance(
     automatic doubles are on) and rolls for a player who may not double. A
     roll with no legal play passes the turn inside ``apply``, so this may roll
     several times. It stops at a mutual closeout, where no roll can change
-    anything (see the module's docstring). ``limit`` is a last guard; the next
-    call carries on from where this one stopped.
+    anything (see the module's docstring). It plays what the players wrote
+    ahead and, for the sides in ``forced_for``, the only legal play
+    (``MatchState.planned_action``). ``limit`` is a last guard; the next call
+    carries on from where this one stopped.
     """
     actions: list[Action] = []
-    while state.needs_auto_roll() and len(actions) < limit:
-        side = 0 if state.phase is Phase.OPENING else state.turn
-        d1, d2 = dice.roll()
-        state = state.apply(Action(ActionKind.ROLL, side, (d1, d2)))
+    while len(actions) < limit:
+        if state.needs_auto_roll():
+            side = 0 if state.phase is Phase.OPENING else state.turn
+            d1, d2 = dice.roll()
+            action: Action | None = Action(ActionKind.ROLL, side, (d1, d2))
+        else:
+            action = state.planned_action(forced_for)
+        if action is None:
+            break
+        state = state.apply(action)
         assert state.last_action is not None
         actions.append(state.last_action)
     return state, actions
+
+
+def _pair(items: Iterable[_T]) -> tuple[_T, _T]:
+    first, second = items
+    return first, second
 
 
 @lru_cache(maxsize=512)

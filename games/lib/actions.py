@@ -16,3 +16,5 @@ class SiteAction(StrEnum):
     KEEP_WAITING = "keep_waiting"  # let this turn run past the deadline
     REMATCH_OFFER = "rematch_offer"
     REMATCH_ACCEPT = "rematch_accept"
+    # Fill the next turn's written plays with the greedy bear-off (the engine's cond_plays).
+    CONDITIONAL_GREEDY = "cond_greedy"

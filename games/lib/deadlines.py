@@ -8,17 +8,26 @@ the deadline the player on turn is reminded. None of this applies in a room
 against the computer, whose games may sleep until the room expires
 (ROOM_IDLE_AFTER without a move).
 
+While the player on turn is on vacation (accounts.Vacation) their clock
+stands still: the time of each pause does not count towards the two days,
+nor towards the room's seven idle days, which both resume when the vacation
+ends (`run_clock`).
+
 The services store each turn's deadline on the match (Match.absence_due_at,
 from TurnClock.due_at), so the sweeps read one indexed column; everything
 else asks a TurnClock. Pure: no queries, no Django.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from games.models import Match
+
+# A time the clock stands still: (start, end), the end excluded.
+Pause = tuple[datetime, datetime]
 
 # The player on turn who owes an action this long may lose the game by absence.
 ABSENCE_AFTER = timedelta(hours=48)
@@ -31,6 +40,8 @@ REMINDER_AFTER = ABSENCE_AFTER - REMINDER_BEFORE
 SHOW_DEADLINE_AFTER = timedelta(hours=6)
 # A room with no move for this long expires with no winner.
 ROOM_IDLE_AFTER = timedelta(days=7)
+# An open challenge or an invitation nobody accepted expires this long after it was posted.
+CHALLENGE_OPEN_FOR = timedelta(days=7)
 # No "your turn" email to someone who was on the board this recently.
 TURN_EMAIL_QUIET = timedelta(minutes=2)
 # "Es tu turno" leaves this long after the turn passed, so that several games
@@ -50,13 +61,15 @@ class TurnClock:
     turn_started_at: datetime | None
     waived: bool = False
     against_bot: bool = False
+    # The vacations of the player on turn (accounts.Vacation), any order.
+    pauses: tuple[Pause, ...] = ()
 
     @classmethod
-    def of(cls, match: "Match", *, against_bot: bool) -> "TurnClock":
+    def of(cls, match: "Match", *, against_bot: bool, pauses: Iterable[Pause] = ()) -> "TurnClock":
         """The clock of a Match's current turn (reads its fields, nothing else)."""
         started = match.turn_started_at
         waived = started is not None and match.absence_waived_for == started
-        return cls(started, waived=waived, against_bot=bool(against_bot))
+        return cls(started, waived=waived, against_bot=bool(against_bot), pauses=tuple(pauses))
 
     @property
     def due_at(self) -> datetime | None:
@@ -69,7 +82,11 @@ class TurnClock:
         """
         if self.turn_started_at is None or self.against_bot:
             return None
-        return self.turn_started_at + ABSENCE_AFTER
+        return run_clock(self.turn_started_at, ABSENCE_AFTER, self.pauses)
+
+    def paused(self, now: datetime) -> bool:
+        """The player on turn is on vacation now: their clock stands still."""
+        return any(start <= now < end for start, end in self.pauses)
 
     @property
     def closes_at(self) -> datetime | None:
@@ -105,6 +122,32 @@ class TurnClock:
         return max(0, int((self.closes_at - now).total_seconds() // 3600))
 
 
+def run_clock(start: datetime, duration: timedelta, pauses: Iterable[Pause] = ()) -> datetime:
+    """When a clock started at `start` has run for `duration`, standing still in each pause.
+
+    >>> from datetime import datetime as at
+    >>> run_clock(at(2026, 1, 1), timedelta(days=2))
+    datetime.datetime(2026, 1, 3, 0, 0)
+    >>> run_clock(at(2026, 1, 1), timedelta(days=2), [(at(2026, 1, 2), at(2026, 1, 7))])
+    datetime.datetime(2026, 1, 8, 0, 0)
+    """
+    left, at = duration, start
+    for pause_start, pause_end in sorted(pauses):
+        if pause_end <= at:
+            continue
+        if pause_start > at:
+            if pause_start - at >= left:
+                break
+            left -= pause_start - at
+        at = pause_end
+    return at + left
+
+
+def room_expires_at(last_move_at: datetime, pauses: Iterable[Pause] = ()) -> datetime:
+    """When a room with no move since `last_move_at` expires, its player's vacations aside."""
+    return run_clock(last_move_at, ROOM_IDLE_AFTER, pauses)
+
+
 def reminder_window(now: datetime) -> tuple[datetime, datetime]:
     """Deadlines after the first and at or before the second are reminded now."""
     return now, now + REMINDER_BEFORE
@@ -115,8 +158,8 @@ def idle_cutoff(now: datetime) -> datetime:
     return now - ROOM_IDLE_AFTER
 
 
-def room_expired(last_move_at: datetime, now: datetime) -> bool:
-    return last_move_at <= idle_cutoff(now)
+def room_expired(last_move_at: datetime, now: datetime, pauses: Iterable[Pause] = ()) -> bool:
+    return room_expires_at(last_move_at, pauses) <= now
 
 
 def on_the_board(last_seen_at: datetime | None, now: datetime) -> bool:

@@ -26,11 +26,22 @@ MESSAGES = {
     "bad_email": _("La dirección de correo no parece válida."),
     "bad_rules": _("Ese formato de partida no existe."),
     "bad_bot": _("Ese jugador de la computadora no existe."),
+    "bad_vacation_days": _("Elige de 1 a 30 días de vacaciones."),
+    "bad_rated": _("Di si la partida puntúa con sí o no."),
+    "bad_rating_range": _("El rango de puntuación va de 0 a 3000, el número menor primero."),
+    "bad_message": _("Escribe un mensaje de 1 a 200 caracteres."),
+    "invite_yourself": _("No puedes invitarte a ti mismo."),
     # 403
     "not_seat_holder": _("Ese asiento no es tuyo: solo puedes mirar."),
+    "login_required": _("Entra con tu cuenta para hacer eso."),
+    "not_invitee": _("Esta invitación es para otra persona."),
+    "not_author": _("Solo quien publicó el desafío puede retirarlo."),
+    "rating_out_of_range": _("Tu puntuación no entra en el rango que pide este desafío."),
     # 404
     "not_found": _("No encontramos esa mesa."),
     "no_match": _("En esta mesa todavía no se juega."),
+    "challenge_not_found": _("No encontramos ese desafío."),
+    "no_such_player": _("No encontramos a ese jugador."),
     # 409
     "stale_version": _("La partida cambió mientras tanto. Recarga para ver la última jugada."),
     "not_your_turn": _("Ahora no te toca."),
@@ -40,6 +51,18 @@ MESSAGES = {
     "match_not_over": _("La revancha se ofrece cuando el encuentro ha terminado."),
     "already_seated": _("Ya estás sentado en esta mesa."),
     "game_not_over": _("Solo se analiza una partida terminada."),
+    "on_vacation": _("Ya estás de vacaciones."),
+    "not_on_vacation": _("No estás de vacaciones."),
+    "no_vacation_left": _("No te quedan tantos días de vacaciones este año."),
+    "bot_reads_nothing": _("La computadora no lee mensajes."),
+    "own_challenge": _("Es tu propio desafío: espera a que lo acepte otra persona."),
+    "challenge_taken": _("Otra persona aceptó este desafío antes que tú."),
+    "challenge_withdrawn": _("Este desafío ya no está: lo retiraron."),
+    "challenge_declined": _("Esta invitación ya fue rechazada."),
+    "challenge_expired": _("Este desafío caducó: pasaron siete días sin que nadie lo aceptara."),
+    "too_many_challenges": _(
+        "Ya tienes el máximo de desafíos abiertos. Retira uno para publicar otro."
+    ),
     # 422: rules
     "wrong_phase": _("Eso no se puede hacer en este momento de la partida."),
     "cannot_double": _("Ahora no puedes doblar."),
@@ -65,6 +88,18 @@ MESSAGES = {
     "already_rolled": _("Ya tiraste los dados: ahora toca mover."),
     "unknown_action": _("Esa acción no existe."),
     "bad_action": _("A esa acción le falta algo o le sobra algo."),
+    "bad_subscription": _("El navegador mandó una suscripción a avisos que no entendemos."),
+    "push_off": _("Este sitio no manda avisos al teléfono."),
+    "not_signed_in": _("Entra con tu cuenta para recibir avisos en este dispositivo."),
+    "bad_answer": _("La respuesta al cubo es aceptar, rechazar o castor."),
+    "bad_table": _("Cada tirada se escribe una sola vez, con su jugada."),
+    "no_double_ahead": _(
+        "Tu rival no puede doblar en su próximo turno: no hay nada que dejar escrito."
+    ),
+    "opponent_can_change": _(
+        "Tu rival todavía puede cambiar tu próxima tirada: juega cuando te toque."
+    ),
+    "not_bearing_off": _("Para sacar fichas así tienes que tener las quince en casa."),
     # The HTTP layer itself: the API (RequestError) and games.web.http_errors.
     "bad_json": _("El cuerpo de la petición debe ser un objeto JSON."),
     "bad_request": _("La petición no se entiende."),
@@ -125,6 +160,13 @@ class NotFound(ServiceError):
     default_code = "not_found"
 
 
+class Forbidden(ServiceError):
+    """Not this person's to do: someone else's challenge, an invitation to another."""
+
+    status = 403
+    default_code = "forbidden"
+
+
 class Conflict(ServiceError):
     """Stale version, out of turn, or the game is already over."""
 
@@ -149,7 +191,7 @@ class RequestError(BadInput):
 
 
 # Engine refusals that mean "not now / not you" rather than "against the rules".
-CONFLICT_CODES = frozenset({"not_your_turn", "game_over", "match_over"})
+CONFLICT_CODES = frozenset({"not_your_turn", "game_over", "match_over", "no_double_ahead"})
 
 
 def from_engine(error: EngineError) -> ServiceError:

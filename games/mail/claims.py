@@ -45,7 +45,7 @@ from accounts.services import normalize_email
 from games.lib import clock, deadlines
 from games.mail.smtp import ReplyLost
 from games.models import Match, Seat, SentEmail
-from games.selectors import due
+from games.selectors import due, vacations
 
 KEY, SEAT, MATCH = "sent_email", "seat", "match"
 
@@ -237,7 +237,7 @@ def claim_turn_field(match_id: int, field: str, *, reminder: bool) -> Claim | No
         started = match.turn_started_at
         if getattr(match, field) == started:
             return None
-        turn = deadlines.TurnClock.of(match, against_bot=bool(match.room.bot))
+        turn = vacations.turn_clock(match)  # no reminder while the player is away
         if reminder:
             is_due = turn.reminder_due(now)
         else:

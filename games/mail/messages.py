@@ -19,14 +19,14 @@ from django.urls import reverse
 
 from accounts.emails import send_templated_mail
 from accounts.models import Notify
-from accounts.recipients import Recipient, recipient_for_seat
+from accounts.recipients import Recipient, recipient_for_seat, recipient_for_user
 from accounts.services import normalize_email
-from games.engine import Format, MatchRules, MatchState
+from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState
 from games.lib import clock, deadlines
 from games.mail import claims
 from games.mail.news import turn_news
-from games.models import Match, Room, Seat
-from games.selectors import due
+from games.models import Challenge, Match, Room, Seat, Turn
+from games.selectors import due, lobby, talk, vacations
 from games.selectors.board import current_match
 
 
@@ -76,6 +76,8 @@ def _game_line(seat: Seat, match: Match, time_zone: str | None = None) -> Contex
         "since": match.turn_started_at,
         # What happened since the reader last acted, read from the record (mail.news).
         "news": turn_news(match, seat, zone_name=time_zone),
+        # The opponent's words since this player last moved (none when muted).
+        "messages": talk.messages_for_email(seat, match),
     }
 
 
@@ -132,6 +134,41 @@ def send_your_turn(*, match_id: int, version: int) -> int:
     )
 
 
+# --- a written answer played -------------------------------------------------------------
+
+ANSWERS = (ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER)
+
+
+def send_answer_played(*, turn_id: int) -> int:
+    """Tell a player that the answer they wrote ahead was played when the double came.
+
+    Once per answer, to a person who wants mail for every turn and is not on
+    the board right now (then they saw it). Returns 1 when a message went out.
+    """
+    turn = (
+        Turn.objects.select_related("seat__room", "seat__user", "game__match")
+        .filter(pk=turn_id, kind__in=ANSWERS, reason=CONDITIONAL)
+        .first()
+    )
+    if turn is None or turn.seat.is_bot:
+        return 0
+    seat = turn.seat
+    recipient = recipient_for_seat(seat)
+    if recipient is None or recipient.notify != Notify.EVERY_TURN:
+        return 0
+    if is_on_the_board(seat, clock.now()):
+        return 0
+    opponent = _opponent(seat)
+    context = {
+        "opponent": opponent.nickname if opponent else "",
+        "answer": str(turn.kind),
+        # A take records the cube it took; a beaver the cube it took before redoubling.
+        "value": turn.cube_value if turn.kind != ActionKind.DROP else turn.cube_value * 2,
+        "link": board_link(seat),
+    }
+    return _send_once(f"answer:{turn.pk}", recipient, "answer_played", context)
+
+
 # --- the daily digest -----------------------------------------------------------------
 
 
@@ -145,11 +182,13 @@ def send_daily_digests(*, batch: int = 200) -> int:
     now = clock.now()
     day = now.date().isoformat()
     sent, after = 0, 0
+    # No digest to a player on vacation: their games are waiting by their choice.
+    away = set(vacations.away_now().values_list("user_id", flat=True))
     while True:
         page = list(due.digest_page(after=after)[:batch])
         for match in page:
             seat = match.turn_seat
-            if seat is None or seat.is_bot:
+            if seat is None or seat.is_bot or seat.user_id in away:
                 continue
             recipient = recipient_for_seat(seat)
             if recipient is None or recipient.notify != Notify.DAILY:
@@ -215,6 +254,31 @@ def send_opponent_joined(*, room_id: int) -> int:
         # This message said it is their turn: no separate "Es tu turno" for it.
         Seat.objects.filter(pk=host.pk).update(turn_notified_at=match.turn_started_at)
     return sent
+
+
+def send_invitation(*, challenge_id: int) -> int:
+    """Tell an invited player who challenges them and to what (once per invitation).
+
+    Nothing when the invitation is no longer open by the time the worker runs,
+    or when the invitee gets no mail. Returns 1 when this call sent it.
+    """
+    challenge = (
+        Challenge.objects.select_related("author__profile", "invitee__profile")
+        .filter(pk=challenge_id, status=Challenge.Status.OPEN, invitee__isnull=False)
+        .first()
+    )
+    if challenge is None or challenge.invitee is None:
+        return 0
+    recipient = recipient_for_user(challenge.invitee)
+    if recipient is None:
+        return 0
+    context = {
+        "author": lobby.player_name(challenge.author),
+        "rules": challenge.rules,
+        "expires_at": challenge.expires_at,
+        "link": settings.SITE_URL + reverse("games:my_rooms"),
+    }
+    return _send_once(f"invitation:{challenge.pk}", recipient, "invitation", context)
 
 
 def send_match_ended(*, match_id: int) -> int:
@@ -293,7 +357,11 @@ def _reminder(match_id: int, started: datetime) -> Message | None:
     context: Context = {
         "opponent": opponent.nickname if opponent else "",
         # The claimed turn's deadline (the match may have moved on since).
-        "deadline": deadlines.TurnClock(started).due_at,
+        "deadline": (
+            match.absence_due_at
+            if match.turn_started_at == started
+            else deadlines.TurnClock(started).due_at
+        ),
         "link": board_link(seat),
     }
     return recipient, "absence_reminder", context

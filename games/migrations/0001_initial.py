@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,144 +15,349 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Match',
+            name="Match",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveSmallIntegerField(help_text='1, then 2, 3... for rematches.')),
-                ('side0_seat_number', models.PositiveSmallIntegerField(help_text='The seat playing side 0 (bottle caps); the other seat plays side 1.')),
-                ('state', models.JSONField(help_text='MatchState.to_json(); never holds a dice seed.')),
-                ('version', models.PositiveIntegerField(default=0)),
-                ('status', models.CharField(choices=[('playing', 'en juego'), ('finished', 'terminado')], default='playing', max_length=10)),
-                ('turn_started_at', models.DateTimeField(blank=True, help_text='When the turn passed to turn_seat.', null=True)),
-                ('winner_side', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('absence_waived_for', models.DateTimeField(blank=True, help_text='The waiting player chose to keep waiting this turn.', null=True)),
-                ('reminder_sent_for', models.DateTimeField(blank=True, null=True)),
-                ('absence_notice_sent_for', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField()),
-                ('ended_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "number",
+                    models.PositiveSmallIntegerField(help_text="1, then 2, 3... for rematches."),
+                ),
+                (
+                    "side0_seat_number",
+                    models.PositiveSmallIntegerField(
+                        help_text="The seat playing side 0 (bottle caps); the other seat plays side 1."
+                    ),
+                ),
+                (
+                    "state",
+                    models.JSONField(help_text="MatchState.to_json(); never holds a dice seed."),
+                ),
+                ("version", models.PositiveIntegerField(default=0)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("playing", "en juego"), ("finished", "terminado")],
+                        default="playing",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "turn_started_at",
+                    models.DateTimeField(
+                        blank=True, help_text="When the turn passed to turn_seat.", null=True
+                    ),
+                ),
+                ("winner_side", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "absence_waived_for",
+                    models.DateTimeField(
+                        blank=True,
+                        help_text="The waiting player chose to keep waiting this turn.",
+                        null=True,
+                    ),
+                ),
+                ("reminder_sent_for", models.DateTimeField(blank=True, null=True)),
+                ("absence_notice_sent_for", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField()),
+                ("ended_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'verbose_name_plural': 'matches',
+                "verbose_name_plural": "matches",
             },
         ),
         migrations.CreateModel(
-            name='Game',
+            name="Game",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveSmallIntegerField()),
-                ('seed', models.BinaryField(max_length=32)),
-                ('commitment', models.CharField(max_length=64)),
-                ('rolls_drawn', models.PositiveIntegerField(default=0)),
-                ('turn_count', models.PositiveIntegerField(default=0, help_text='Number of the last Turn.')),
-                ('status', models.CharField(choices=[('playing', 'en juego'), ('finished', 'terminada')], default='playing', max_length=10)),
-                ('revealed', models.BooleanField(default=False)),
-                ('winner_side', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('points', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('result', models.JSONField(blank=True, help_text="The engine's GameResult.", null=True)),
-                ('started_at', models.DateTimeField()),
-                ('ended_at', models.DateTimeField(blank=True, null=True)),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='games', to='games.match')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveSmallIntegerField()),
+                ("seed", models.BinaryField(max_length=32)),
+                ("commitment", models.CharField(max_length=64)),
+                ("rolls_drawn", models.PositiveIntegerField(default=0)),
+                (
+                    "turn_count",
+                    models.PositiveIntegerField(default=0, help_text="Number of the last Turn."),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("playing", "en juego"), ("finished", "terminada")],
+                        default="playing",
+                        max_length=10,
+                    ),
+                ),
+                ("revealed", models.BooleanField(default=False)),
+                ("winner_side", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("points", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "result",
+                    models.JSONField(blank=True, help_text="The engine's GameResult.", null=True),
+                ),
+                ("started_at", models.DateTimeField()),
+                ("ended_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="games",
+                        to="games.match",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Room',
+            name="Room",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.CharField(default=games.models.new_room_slug, editable=False, max_length=32, unique=True)),
-                ('rules', models.JSONField(help_text='MatchRules.to_json()')),
-                ('status', models.CharField(choices=[('waiting', 'esperando rival'), ('playing', 'en juego'), ('finished', 'terminada'), ('expired', 'caducada')], default='waiting', max_length=10)),
-                ('bot', models.CharField(blank=True, help_text='Seat 2 is this computer player when set.', max_length=20)),
-                ('created_at', models.DateTimeField()),
-                ('last_move_at', models.DateTimeField(help_text='Creation, a join or any recorded turn.')),
-                ('ended_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "slug",
+                    models.CharField(
+                        default=games.models.new_room_slug,
+                        editable=False,
+                        max_length=32,
+                        unique=True,
+                    ),
+                ),
+                ("rules", models.JSONField(help_text="MatchRules.to_json()")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("waiting", "esperando rival"),
+                            ("playing", "en juego"),
+                            ("finished", "terminada"),
+                            ("expired", "caducada"),
+                        ],
+                        default="waiting",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "bot",
+                    models.CharField(
+                        blank=True,
+                        help_text="Seat 2 is this computer player when set.",
+                        max_length=20,
+                    ),
+                ),
+                ("created_at", models.DateTimeField()),
+                (
+                    "last_move_at",
+                    models.DateTimeField(help_text="Creation, a join or any recorded turn."),
+                ),
+                ("ended_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'indexes': [models.Index(condition=models.Q(('status__in', ['waiting', 'playing'])), fields=['last_move_at'], name='room_idle_idx')],
+                "indexes": [
+                    models.Index(
+                        condition=models.Q(("status__in", ["waiting", "playing"])),
+                        fields=["last_move_at"],
+                        name="room_idle_idx",
+                    )
+                ],
             },
         ),
         migrations.AddField(
-            model_name='match',
-            name='room',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='matches', to='games.room'),
+            model_name="match",
+            name="room",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="matches", to="games.room"
+            ),
         ),
         migrations.CreateModel(
-            name='Seat',
+            name="Seat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveSmallIntegerField(help_text='1 = the host, 2 = the guest or bot.')),
-                ('nickname', models.CharField(max_length=30)),
-                ('email', models.EmailField(blank=True, max_length=254)),
-                ('email_consent', models.BooleanField(default=False)),
-                ('token_hash', models.CharField(editable=False, max_length=64, unique=True)),
-                ('language', models.CharField(default='es', max_length=8)),
-                ('notify', models.CharField(choices=[('turn', 'en cada turno'), ('daily', 'un resumen diario'), ('none', 'nunca')], default='turn', max_length=5)),
-                ('created_at', models.DateTimeField()),
-                ('last_seen_at', models.DateTimeField(blank=True, null=True)),
-                ('turn_notified_at', models.DateTimeField(blank=True, null=True)),
-                ('digest_sent_at', models.DateTimeField(blank=True, null=True)),
-                ('room', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='seats', to='games.room')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='seats', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "number",
+                    models.PositiveSmallIntegerField(
+                        help_text="1 = the host, 2 = the guest or bot."
+                    ),
+                ),
+                ("nickname", models.CharField(max_length=30)),
+                ("email", models.EmailField(blank=True, max_length=254)),
+                ("email_consent", models.BooleanField(default=False)),
+                ("token_hash", models.CharField(editable=False, max_length=64, unique=True)),
+                ("language", models.CharField(default="es", max_length=8)),
+                (
+                    "notify",
+                    models.CharField(
+                        choices=[
+                            ("turn", "en cada turno"),
+                            ("daily", "un resumen diario"),
+                            ("none", "nunca"),
+                        ],
+                        default="turn",
+                        max_length=5,
+                    ),
+                ),
+                ("created_at", models.DateTimeField()),
+                ("last_seen_at", models.DateTimeField(blank=True, null=True)),
+                ("turn_notified_at", models.DateTimeField(blank=True, null=True)),
+                ("digest_sent_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "room",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="seats",
+                        to="games.room",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="seats",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['room_id', 'number'],
+                "ordering": ["room_id", "number"],
             },
         ),
         migrations.AddField(
-            model_name='match',
-            name='rematch_offered_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='games.seat'),
+            model_name="match",
+            name="rematch_offered_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="games.seat",
+            ),
         ),
         migrations.AddField(
-            model_name='match',
-            name='turn_seat',
-            field=models.ForeignKey(blank=True, help_text='The seat that must act now; empty when nobody owes an action.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='matches_on_turn', to='games.seat'),
+            model_name="match",
+            name="turn_seat",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="The seat that must act now; empty when nobody owes an action.",
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="matches_on_turn",
+                to="games.seat",
+            ),
         ),
         migrations.CreateModel(
-            name='Turn',
+            name="Turn",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('side', models.PositiveSmallIntegerField()),
-                ('kind', models.CharField(max_length=16)),
-                ('automatic', models.BooleanField(default=False, help_text='Done by the table: opening roll, a roll for who may not double.')),
-                ('dice', models.JSONField(blank=True, null=True)),
-                ('steps', models.JSONField(blank=True, help_text='[[src, dst], ...] from the mover.', null=True)),
-                ('value', models.PositiveSmallIntegerField(blank=True, help_text='Resign value.', null=True)),
-                ('reason', models.CharField(blank=True, max_length=16)),
-                ('cube_value', models.PositiveSmallIntegerField(help_text='The cube after the action.')),
-                ('position_before', models.CharField(max_length=14)),
-                ('position_after', models.CharField(max_length=14)),
-                ('notation', models.CharField(blank=True, max_length=64)),
-                ('created_at', models.DateTimeField()),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='turns', to='games.game')),
-                ('seat', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='turns', to='games.seat')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("side", models.PositiveSmallIntegerField()),
+                ("kind", models.CharField(max_length=16)),
+                (
+                    "automatic",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Done by the table: opening roll, a roll for who may not double.",
+                    ),
+                ),
+                ("dice", models.JSONField(blank=True, null=True)),
+                (
+                    "steps",
+                    models.JSONField(
+                        blank=True, help_text="[[src, dst], ...] from the mover.", null=True
+                    ),
+                ),
+                (
+                    "value",
+                    models.PositiveSmallIntegerField(
+                        blank=True, help_text="Resign value.", null=True
+                    ),
+                ),
+                ("reason", models.CharField(blank=True, max_length=16)),
+                (
+                    "cube_value",
+                    models.PositiveSmallIntegerField(help_text="The cube after the action."),
+                ),
+                ("position_before", models.CharField(max_length=14)),
+                ("position_after", models.CharField(max_length=14)),
+                ("notation", models.CharField(blank=True, max_length=64)),
+                ("created_at", models.DateTimeField()),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="turns",
+                        to="games.game",
+                    ),
+                ),
+                (
+                    "seat",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="turns",
+                        to="games.seat",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['game_id', 'number'],
+                "ordering": ["game_id", "number"],
             },
         ),
         migrations.AddConstraint(
-            model_name='game',
-            constraint=models.UniqueConstraint(fields=('match', 'number'), name='game_unique_number'),
+            model_name="game",
+            constraint=models.UniqueConstraint(
+                fields=("match", "number"), name="game_unique_number"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='seat',
-            constraint=models.UniqueConstraint(fields=('room', 'number'), name='seat_unique_number'),
+            model_name="seat",
+            constraint=models.UniqueConstraint(
+                fields=("room", "number"), name="seat_unique_number"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='seat',
-            constraint=models.CheckConstraint(condition=models.Q(('number__in', (1, 2))), name='seat_number_1_2'),
+            model_name="seat",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("number__in", (1, 2))), name="seat_number_1_2"
+            ),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(condition=models.Q(('status', 'playing')), fields=['turn_started_at'], name='match_turn_active_idx'),
+            model_name="match",
+            index=models.Index(
+                condition=models.Q(("status", "playing")),
+                fields=["turn_started_at"],
+                name="match_turn_active_idx",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='match',
-            constraint=models.UniqueConstraint(fields=('room', 'number'), name='match_unique_number'),
+            model_name="match",
+            constraint=models.UniqueConstraint(
+                fields=("room", "number"), name="match_unique_number"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='turn',
-            constraint=models.UniqueConstraint(fields=('game', 'number'), name='turn_unique_number'),
+            model_name="turn",
+            constraint=models.UniqueConstraint(
+                fields=("game", "number"), name="turn_unique_number"
+            ),
         ),
     ]

@@ -5,62 +5,156 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0002_sentemail'),
+        ("games", "0002_sentemail"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='GameAnalysis',
+            name="GameAnalysis",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('version', models.CharField(help_text='games.analysis Settings.version', max_length=100)),
-                ('status', models.CharField(choices=[('pending', 'en cola'), ('running', 'analizando'), ('done', 'hecho'), ('failed', 'falló')], default='pending', max_length=10)),
-                ('requested_at', models.DateTimeField()),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('seconds', models.FloatField(blank=True, help_text='Time the evaluation took.', null=True)),
-                ('summary', models.JSONField(blank=True, help_text='[side 0, side 1]: PlayerSummary.to_json()', null=True)),
-                ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='analyses', to='games.game')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "version",
+                    models.CharField(help_text="games.analysis Settings.version", max_length=100),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "en cola"),
+                            ("running", "analizando"),
+                            ("done", "hecho"),
+                            ("failed", "falló"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("requested_at", models.DateTimeField()),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "seconds",
+                    models.FloatField(blank=True, help_text="Time the evaluation took.", null=True),
+                ),
+                (
+                    "summary",
+                    models.JSONField(
+                        blank=True, help_text="[side 0, side 1]: PlayerSummary.to_json()", null=True
+                    ),
+                ),
+                (
+                    "game",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="analyses",
+                        to="games.game",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'game analyses',
+                "verbose_name_plural": "game analyses",
             },
         ),
         migrations.CreateModel(
-            name='TurnAnalysis',
+            name="TurnAnalysis",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('side', models.PositiveSmallIntegerField()),
-                ('kind', models.CharField(help_text='play, no_double, double, take, drop, beaver', max_length=10)),
-                ('forced', models.BooleanField(default=False)),
-                ('counted', models.BooleanField(default=True, help_text='Counts in the error rate and PR.')),
-                ('played_equity', models.FloatField()),
-                ('best_equity', models.FloatField()),
-                ('loss', models.FloatField()),
-                ('mark', models.CharField(blank=True, help_text='doubtful, error or blunder', max_length=10)),
-                ('best', models.CharField(help_text="The best play's notation, or cube action.", max_length=64)),
-                ('best_steps', models.JSONField(blank=True, help_text="[[src, dst], ...], mover's side", null=True)),
-                ('alternatives', models.JSONField(default=list, help_text='[{notation, steps, equity}] best first')),
-                ('cube', models.JSONField(blank=True, help_text="The doubler's {nd, dt, dp}.", null=True)),
-                ('analysis', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='turns', to='games.gameanalysis')),
-                ('turn', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='analyses', to='games.turn')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("side", models.PositiveSmallIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        help_text="play, no_double, double, take, drop, beaver", max_length=10
+                    ),
+                ),
+                ("forced", models.BooleanField(default=False)),
+                (
+                    "counted",
+                    models.BooleanField(default=True, help_text="Counts in the error rate and PR."),
+                ),
+                ("played_equity", models.FloatField()),
+                ("best_equity", models.FloatField()),
+                ("loss", models.FloatField()),
+                (
+                    "mark",
+                    models.CharField(
+                        blank=True, help_text="doubtful, error or blunder", max_length=10
+                    ),
+                ),
+                (
+                    "best",
+                    models.CharField(
+                        help_text="The best play's notation, or cube action.", max_length=64
+                    ),
+                ),
+                (
+                    "best_steps",
+                    models.JSONField(
+                        blank=True, help_text="[[src, dst], ...], mover's side", null=True
+                    ),
+                ),
+                (
+                    "alternatives",
+                    models.JSONField(
+                        default=list, help_text="[{notation, steps, equity}] best first"
+                    ),
+                ),
+                (
+                    "cube",
+                    models.JSONField(
+                        blank=True, help_text="The doubler's {nd, dt, dp}.", null=True
+                    ),
+                ),
+                (
+                    "analysis",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="turns",
+                        to="games.gameanalysis",
+                    ),
+                ),
+                (
+                    "turn",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="analyses",
+                        to="games.turn",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['analysis_id', 'turn__number'],
+                "ordering": ["analysis_id", "turn__number"],
             },
         ),
         migrations.AddIndex(
-            model_name='gameanalysis',
-            index=models.Index(condition=models.Q(('status__in', ['pending', 'running'])), fields=['requested_at'], name='analysis_waiting_idx'),
+            model_name="gameanalysis",
+            index=models.Index(
+                condition=models.Q(("status__in", ["pending", "running"])),
+                fields=["requested_at"],
+                name="analysis_waiting_idx",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='gameanalysis',
-            constraint=models.UniqueConstraint(fields=('game', 'version'), name='analysis_unique_version'),
+            model_name="gameanalysis",
+            constraint=models.UniqueConstraint(
+                fields=("game", "version"), name="analysis_unique_version"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='turnanalysis',
-            constraint=models.UniqueConstraint(fields=('analysis', 'turn'), name='turn_analysis_unique'),
+            model_name="turnanalysis",
+            constraint=models.UniqueConstraint(
+                fields=("analysis", "turn"), name="turn_analysis_unique"
+            ),
         ),
     ]

@@ -4,40 +4,63 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0003_analysis'),
+        ("games", "0003_analysis"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='sentemail',
-            name='state',
-            field=models.CharField(choices=[('sending', 'enviándose'), ('sent', 'enviado'), ('uncertain', 'sin respuesta del servidor')], default='sent', max_length=10),
+            model_name="sentemail",
+            name="state",
+            field=models.CharField(
+                choices=[
+                    ("sending", "enviándose"),
+                    ("sent", "enviado"),
+                    ("uncertain", "sin respuesta del servidor"),
+                ],
+                default="sent",
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
-            model_name='sentemail',
-            name='sent_at',
-            field=models.DateTimeField(help_text='When it was claimed (and, once sent, sent).'),
+            model_name="sentemail",
+            name="sent_at",
+            field=models.DateTimeField(help_text="When it was claimed (and, once sent, sent)."),
         ),
         migrations.CreateModel(
-            name='FollowUp',
+            name="FollowUp",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('task', models.CharField(help_text="The Celery task's name.", max_length=100)),
-                ('args', models.JSONField(default=list)),
-                ('kwargs', models.JSONField(default=dict)),
-                ('due_at', models.DateTimeField()),
-                ('published_at', models.DateTimeField(blank=True, null=True)),
-                ('failed_at', models.DateTimeField(blank=True, help_text='Ran out of tries.', null=True)),
-                ('error', models.TextField(blank=True)),
-                ('release', models.JSONField(blank=True, null=True)),
-                ('created_at', models.DateTimeField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("task", models.CharField(help_text="The Celery task's name.", max_length=100)),
+                ("args", models.JSONField(default=list)),
+                ("kwargs", models.JSONField(default=dict)),
+                ("due_at", models.DateTimeField()),
+                ("published_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "failed_at",
+                    models.DateTimeField(blank=True, help_text="Ran out of tries.", null=True),
+                ),
+                ("error", models.TextField(blank=True)),
+                ("release", models.JSONField(blank=True, null=True)),
+                ("created_at", models.DateTimeField()),
             ],
             options={
-                'verbose_name': 'tarea pendiente',
-                'verbose_name_plural': 'tareas pendientes',
-                'indexes': [models.Index(condition=models.Q(('failed_at__isnull', True), ('published_at__isnull', True)), fields=['due_at'], name='followup_due_idx')],
+                "verbose_name": "tarea pendiente",
+                "verbose_name_plural": "tareas pendientes",
+                "indexes": [
+                    models.Index(
+                        condition=models.Q(
+                            ("failed_at__isnull", True), ("published_at__isnull", True)
+                        ),
+                        fields=["due_at"],
+                        name="followup_due_idx",
+                    )
+                ],
             },
         ),
     ]

@@ -10,9 +10,26 @@ tasks, web), directly or through another module (tests/test_layers.py).
 - review: the analysis after the game, read
 - archive: every match a room played
 - history, results: each turn and each game's result in words
+- ratings: which matches are rated, the recompute, profiles and the leaderboard
+- vacations: a player's pauses, the turn clock with them, who is away
+- lobby: open challenges, invitations, the rating a challenge's range reads
+- talk: the words between the two players, as each reads them
 """
 
-from games.selectors import archive, board, due, history, my_rooms, records, results, review
+from games.selectors import (
+    archive,
+    board,
+    due,
+    history,
+    lobby,
+    my_rooms,
+    ratings,
+    records,
+    results,
+    review,
+    talk,
+    vacations,
+)
 from games.selectors.board import current_match, game_infos, room_state, seat_by_token
 from games.selectors.due import (
     absence_claimable_due,
@@ -45,9 +62,11 @@ __all__ = [
     "game_rolls",
     "history",
     "idle_rooms_due",
+    "lobby",
     "match_actions",
     "match_mat",
     "my_rooms",
+    "ratings",
     "records",
     "reminder_due",
     "replay_match",
@@ -58,7 +77,9 @@ __all__ = [
     "seat_by_token",
     "step_options",
     "stuck_bot_turns",
+    "talk",
     "turn_action",
+    "vacations",
     "verify_game_dice",
     "waiting_for_me",
 ]

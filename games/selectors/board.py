@@ -6,13 +6,21 @@ however long the history is.
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
-from games.engine import ActionKind, EndReason, MatchRules, MatchState, gnubg_id, match_id
+from games.engine import (
+    ActionKind,
+    EndReason,
+    MatchRules,
+    MatchState,
+    format_play,
+    gnubg_id,
+    match_id,
+)
 from games.lib import clock, deadlines
 from games.lib.actions import SiteAction
 from games.models import Game, Match, Room, Seat, Turn, hash_token
-from games.selectors import review
+from games.selectors import review, talk, vacations
 from games.selectors.history import HistoryEntry, sheet_lines
 from games.selectors.results import GameResultWords, game_results
 
@@ -23,6 +31,7 @@ class RoomInfo(TypedDict):
     slug: str
     status: str
     rules: Any  # MatchRules.to_json(), as stored (a JSONField)
+    rated: bool
     bot: str | None
     last_move_at: str | None
 
@@ -38,6 +47,7 @@ class SeatInfo(TypedDict):
     is_bot: bool
     is_you: bool
     side: int | None
+    away_until: str | None
 
 
 class CubeInfo(TypedDict):
@@ -102,6 +112,7 @@ class MatchView(TypedDict):
     analysis: list[review.AnalysisLine]
     history: list[HistoryEntry]
     side0_seat: int
+    conditional: dict[str, object] | None  # the viewer's own written answer and plays
 
 
 class RoomState(TypedDict):
@@ -110,6 +121,11 @@ class RoomState(TypedDict):
     viewer: ViewerInfo
     seats: list[SeatInfo]
     match: MatchView | None
+    talk: NotRequired[talk.TalkView]  # only for one of the two players, never a spectator
+
+
+# Turn kinds that are a player's private notes, not moves (see _history).
+NOTE_KINDS = frozenset({ActionKind.CONDITIONAL_ANSWER, ActionKind.CONDITIONAL_PLAYS})
 
 
 def seat_by_token(token: str) -> Seat | None:
@@ -131,12 +147,14 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
 
     `viewer_seat` is the seat the request holds (None for a spectator; a seat
     of another room counts as None). The position is seen from the viewer's
-    side (side 0 for spectators). Four queries: seats, current match, its
+    side (side 0 for spectators). Four queries (five for a seated viewer:
+    the players' vacations): seats, current match, its
     games (with their analysis), its turns, however long the history.
 
-    Keys: room {slug, status, rules, bot, last_move_at}; version (of the
+    Keys: room {slug, status, rules, rated, bot, last_move_at}; version (of the
     current match, growing across rematches); viewer {seat, side}; seats
-    [{number, nickname, is_bot, is_you, side}]; match (None while waiting):
+    [{number, nickname, is_bot, is_you, side, away_until (the end of the
+    seat's vacation, for the two players only; None when not away)}]; match (None while waiting):
     number, status, format, length, score [side0, side1], away, end_reason,
     game_number, crawford, phase, turn (side owing an action or None),
     turn_seat, turn_started_at, dice, cube {value, owner}, resign_offered,
@@ -164,11 +182,24 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     match = current_match(room)
     if match is not None:
         match.room = room
+    # The players' vacations: for the table only, not for spectators (one query, when seated).
+    now = clock.now()
+    pauses: dict[int, tuple[deadlines.Pause, ...]] = {}
+    if viewer is not None:
+        since = match.turn_started_at if match and match.turn_started_at else now
+        pauses = vacations.pauses_by_user((s.user_id for s in seats.values()), min(since, now))
+    away = {
+        user_id: end
+        for user_id, spans in pauses.items()
+        for start, end in spans
+        if start <= now < end
+    }
     data: RoomState = {
         "room": {
             "slug": room.slug,
             "status": room.status,
             "rules": room.rules,
+            "rated": room.rated,
             "bot": room.bot or None,
             "last_move_at": _iso(room.last_move_at),
         },
@@ -181,25 +212,34 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
                 "is_bot": seat.is_bot,
                 "is_you": viewer is not None and seat.pk == viewer.pk,
                 "side": match.side_of(seat) if match else None,
+                "away_until": _iso(away.get(seat.user_id)) if seat.user_id else None,
             }
             for seat in sorted(seats.values(), key=lambda s: s.number)
         ],
         "match": None,
     }
+    if viewer is not None and not room.bot:
+        # The words between the two players: never in a spectator's state.
+        data["talk"] = talk.messages_for(viewer, seats)
     if match is None:
         return data
     view_side = match.side_of(viewer) if viewer else None
     data["viewer"]["side"] = view_side
-    data["match"] = _match_state(match, seats, view_side)
+    data["match"] = _match_state(match, seats, view_side, pauses)
     return data
 
 
-def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) -> MatchView:
+def _match_state(
+    match: Match,
+    seats: dict[int, Seat],
+    view_side: int | None,
+    pauses: dict[int, tuple[deadlines.Pause, ...]] | None = None,
+) -> MatchView:
     state = MatchState.from_json(match.state)
     rules = MatchRules.from_json(match.room.rules)
     games = list(review.with_analysis(Game.objects.filter(match=match)).order_by("number"))
     names = {match.side_of(seat): seat.nickname for seat in seats.values()}
-    history = _history(games, names)
+    history = _history(games, names, view_side)
     side = view_side if view_side is not None else 0
     position = state.position_for(side)
     mine, theirs = position.pips()
@@ -242,19 +282,57 @@ def _match_state(match: Match, seats: dict[int, Seat], view_side: int | None) ->
         "gnubg_id": gnubg_id(state),
         "pips": [mine, theirs] if side == 0 else [theirs, mine],
         "winner": match.winner_side,
-        "allowed": _allowed(match, state, seats, view_side, owing),
-        "absence": _absence(match, view_side, owing),
+        "allowed": _allowed(match, state, seats, view_side, owing, pauses or {}),
+        "absence": _absence(match, seats, view_side, owing, pauses or {}),
         "rematch_offered_by": _seat_number(seats, match.rematch_offered_by_id),
         "game": _game_info(current, results) if current else None,
         "games": [_game_info(game, results) for game in games],
         "analysis": review.games_analysis(games),  # each finished game's PR, both players
         "history": history,
         "side0_seat": match.side0_seat_number,
+        "conditional": _conditional(state, view_side) if owing is not None else None,
     }
 
 
-def _history(games: Sequence[Game], names: dict[int, str]) -> list[HistoryEntry]:
-    """Every turn of the match's games in order, each with its line in words."""
+def _conditional(state: MatchState, view_side: int | None) -> dict[str, object] | None:
+    """What the viewer has written for the table to play, and what they may write now.
+
+    The viewer's own notes only: the opponent never learns an answer before it
+    is played (it would tell them whether to double).
+    """
+    if view_side is None:
+        return None
+    answer = state.cube_answers[view_side]
+    table = state.play_tables[view_side]
+    mine = state.position_for(view_side)
+    may_plays = state.may_record_plays(view_side)
+    return {
+        "answer": None if answer is None else str(answer),
+        "may_answer": state.may_record_answer(view_side),
+        "may_beaver": state.may_write_beaver(),
+        "plays": None
+        if table is None
+        else [
+            {
+                "dice": list(roll),
+                "play": [list(step) for step in play],
+                "notation": format_play(mine, play),
+            }
+            for roll, play in table
+        ],
+        "may_plays": may_plays,
+        "may_greedy": may_plays and mine.is_bearing_off(),
+    }
+
+
+def _history(
+    games: Sequence[Game], names: dict[int, str], view_side: int | None = None
+) -> list[HistoryEntry]:
+    """Every turn of the match's games in order, each with its line in words.
+
+    A player's written notes (conditional answers and plays) are listed to
+    that player only.
+    """
     number_of_game = {game.pk: game.number for game in games}
     turns = Turn.objects.filter(game__in=[g.pk for g in games]).values(
         "game_id",
@@ -269,6 +347,7 @@ def _history(games: Sequence[Game], names: dict[int, str]) -> list[HistoryEntry]
         "steps",
         "cube_value",
         "created_at",
+        "table",
     )
     history: list[HistoryEntry] = sorted(
         (
@@ -287,8 +366,10 @@ def _history(games: Sequence[Game], names: dict[int, str]) -> list[HistoryEntry]
                 "reason": t["reason"] or None,
                 "cube_value": t["cube_value"],
                 "at": _iso(t["created_at"]),
+                "plays_written": len(t["table"]) if t["table"] is not None else None,
             }
             for t in turns
+            if t["kind"] not in NOTE_KINDS or t["side"] == view_side
         ),
         key=lambda t: (t["game"], t["number"]),
     )
@@ -302,6 +383,7 @@ def _allowed(
     seats: dict[int, Seat],
     view_side: int | None,
     owing: int | None,
+    pauses: dict[int, tuple[deadlines.Pause, ...]],
 ) -> list[str]:
     """The actions the viewer may take now, engine actions and the site's own."""
     if view_side is None:
@@ -313,7 +395,9 @@ def _allowed(
         viewer_id = seats[match.seat_number_of(view_side)].pk
         return [] if offered == viewer_id else [SiteAction.REMATCH_ACCEPT]
     allowed: set[str] = set(state.allowed_actions(view_side))
-    absence = _absence(match, view_side, owing)
+    if ActionKind.CONDITIONAL_PLAYS in allowed and state.position_for(view_side).is_bearing_off():
+        allowed.add(SiteAction.CONDITIONAL_GREEDY)
+    absence = _absence(match, seats, view_side, owing, pauses)
     if absence and absence["can_claim"]:
         allowed.add(SiteAction.CLAIM_ABSENCE)
     if absence and not absence["kept_waiting"]:
@@ -321,12 +405,20 @@ def _allowed(
     return sorted(allowed)
 
 
-def _absence(match: Match, view_side: int | None, owing: int | None) -> AbsenceInfo | None:
+def _absence(
+    match: Match,
+    seats: dict[int, Seat],
+    view_side: int | None,
+    owing: int | None,
+    pauses: dict[int, tuple[deadlines.Pause, ...]],
+) -> AbsenceInfo | None:
     """For the waiting player: when the absent one may be closed out, and whether
     the board names that moment yet (show_deadline)."""
     if view_side is None or owing is None or owing == view_side:
         return None
-    turn = deadlines.TurnClock.of(match, against_bot=bool(match.room.bot))
+    absent = seats.get(match.seat_number_of(owing))
+    own = pauses.get(absent.user_id, ()) if absent and absent.user_id else ()
+    turn = vacations.turn_clock(match, pauses=own)
     if turn.due_at is None:
         return None
     now = clock.now()

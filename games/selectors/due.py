@@ -7,10 +7,11 @@ everything: games.services.sweeps, games.mail.messages, games.tasks.
 
 from datetime import timedelta
 
-from django.db.models import F, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 
 from games.lib import clock, deadlines
 from games.models import Match, Room, SentEmail
+from games.selectors import vacations
 
 
 def absent_due(*, limit: int = 100) -> list[int]:
@@ -38,9 +39,18 @@ def reminder_due(*, limit: int = 100) -> list[int]:
 
 
 def idle_rooms_due(*, limit: int = 100) -> list[int]:
-    """Active rooms with no move for seven days: for games.services.sweeps.room_expire."""
-    cutoff = deadlines.idle_cutoff(clock.now())
-    rooms = Room.objects.filter(status__in=Room.ACTIVE, last_move_at__lte=cutoff)
+    """Active rooms with no move for seven days: for games.services.sweeps.room_expire.
+
+    Not the rooms waiting for a player on vacation now: their idle days stand
+    still (room_expire counts the pauses exactly once they are over).
+    """
+    now = clock.now()
+    cutoff = deadlines.idle_cutoff(now)
+    away = vacations.away_now().filter(user_id=OuterRef("turn_seat__user_id"))
+    waiting_for_away = Match.objects.filter(status=Match.Status.PLAYING).filter(Exists(away))
+    rooms = Room.objects.filter(status__in=Room.ACTIVE, last_move_at__lte=cutoff).exclude(
+        pk__in=waiting_for_away.values("room_id")
+    )
     return list(rooms.order_by("last_move_at").values_list("pk", flat=True)[:limit])
 
 

@@ -11,8 +11,9 @@ the lines out. Nothing here knows a rule of the game.
 from typing import NotRequired, TypedDict
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
-from games.engine import ActionKind
+from games.engine import CONDITIONAL, FORCED, ActionKind
 
 
 class HistoryEntry(TypedDict):
@@ -31,6 +32,7 @@ class HistoryEntry(TypedDict):
     reason: str | None
     cube_value: int
     at: str | None
+    plays_written: int | None  # a cond_plays note: how many rolls it writes
     # Written by sheet_lines.
     opening: NotRequired[bool]
     text: NotRequired[str | None]
@@ -67,20 +69,57 @@ def describe_turn(
     if kind == ActionKind.PLAY:
         if not turn.get("notation"):
             return _("%(name)s no puede mover") % {"name": name}
-        return _("%(name)s juega %(play)s") % {"name": name, "play": turn["notation"]}
+        words = {"name": name, "play": turn["notation"]}
+        if turn.get("reason") == FORCED:
+            return _("%(name)s juega %(play)s: era la única jugada, la mesa la juega") % words
+        if turn.get("reason") == CONDITIONAL:
+            return _("%(name)s juega %(play)s, como lo dejó escrito") % words
+        return _("%(name)s juega %(play)s") % words
     if kind == ActionKind.DOUBLE:
         return _("%(name)s dobla a %(value)s") % {"name": name, "value": turn["cube_value"] * 2}
     if kind == ActionKind.TAKE:
-        value = turn["cube_value"]
-        return _("%(name)s acepta el cubo en %(value)s") % {"name": name, "value": value}
+        words = {"name": name, "value": turn["cube_value"]}
+        if turn.get("reason") == CONDITIONAL:
+            return _("%(name)s acepta el cubo en %(value)s, como lo dejó escrito") % words
+        return _("%(name)s acepta el cubo en %(value)s") % words
     if kind == ActionKind.BEAVER:
         # The beaver's cube value is the taken double; the redouble waits for an answer.
+        if turn.get("reason") == CONDITIONAL:
+            return _("%(name)s acepta y redobla a %(value)s (castor), como lo dejó escrito") % {
+                "name": name,
+                "value": turn["cube_value"] * 2,
+            }
         return _("%(name)s acepta y redobla a %(value)s (castor)") % {
             "name": name,
             "value": turn["cube_value"] * 2,
         }
     if kind == ActionKind.DROP:
+        if turn.get("reason") == CONDITIONAL:
+            return _("%(name)s rechaza el cubo, como lo dejó escrito, y pierde la partida") % {
+                "name": name
+            }
         return _("%(name)s rechaza el cubo y pierde la partida") % {"name": name}
+    if kind == ActionKind.CONDITIONAL_ANSWER:
+        answer = {
+            "take": _("aceptar"),
+            "drop": _("rechazar"),
+            "beaver": _("aceptar y redoblar (castor)"),
+        }.get(turn.get("reason") or "")
+        if answer is None:
+            return _("%(name)s borra su respuesta escrita al cubo") % {"name": name}
+        return _("%(name)s deja escrito qué hacer si le doblan: %(answer)s") % {
+            "name": name,
+            "answer": answer,
+        }
+    if kind == ActionKind.CONDITIONAL_PLAYS:
+        count = turn.get("plays_written") or 0
+        if not count:
+            return _("%(name)s borra sus jugadas escritas") % {"name": name}
+        return ngettext(
+            "%(name)s deja escrita su jugada para %(count)s tirada",
+            "%(name)s deja escritas sus jugadas para %(count)s tiradas",
+            count,
+        ) % {"name": name, "count": count}
     if kind == ActionKind.RESIGN_OFFER:
         return _("%(name)s ofrece rendirse: %(what)s") % {
             "name": name,
@@ -143,11 +182,19 @@ def _sheet_line(
             return None
         return _play_line(name, turn["dice"], "")
     if turn["kind"] == ActionKind.PLAY:
-        return _play_line(name, game["dice"], turn.get("notation"))
+        return _play_line(name, game["dice"], turn.get("notation"), turn.get("reason"))
     return describe_turn(turn, name)
 
 
-def _play_line(name: str, dice: list[int] | None, notation: str | None) -> str:
-    return _("{name} {dice}: {play}").format(
+def _play_line(
+    name: str, dice: list[int] | None, notation: str | None, reason: str | None = None
+) -> str:
+    line = _("{name} {dice}: {play}").format(
         name=name, dice=dice_word(dice) if dice else "", play=notation or _("no puede mover")
     )
+    # Say on the score sheet too when the table played it for the player.
+    if reason == FORCED:
+        return _("{line} (forzada)").format(line=line)
+    if reason == CONDITIONAL:
+        return _("{line} (escrita)").format(line=line)
+    return line

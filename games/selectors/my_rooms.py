@@ -9,9 +9,9 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 
 from games.engine import Format, MatchRules, MatchState
-from games.lib import clock, deadlines
+from games.lib import clock
 from games.models import Match, Room, Seat
-from games.selectors import review
+from games.selectors import review, vacations
 
 YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
 
@@ -38,7 +38,8 @@ class RoomLine(TypedDict):
 
 
 def rooms_for_seats(seats: Iterable[Seat]) -> list[RoomLine]:
-    """One line per room of these seats, the most urgent first (four queries).
+    """One line per room of these seats, the most urgent first (four queries, and one
+    for the vacations of the accounts at these tables).
 
     First the rooms where the seat owes an action, the nearest absence
     deadline first (a table with a bot, or a turn the rival chose to wait
@@ -67,6 +68,10 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[RoomLine]:
     for seat in Seat.objects.filter(room_id__in=room_ids):
         by_room.setdefault(seat.room_id, {})[seat.number] = seat
     prs = review.match_prs(latest.values())
+    # The vacations of everyone at these tables, for the clocks of the turns they owe.
+    starts = [m.turn_started_at for m in latest.values() if m.turn_started_at is not None]
+    players = (s.user_id for room_seats in by_room.values() for s in room_seats.values())
+    away = vacations.pauses_by_user(players, min(starts, default=None))
     lines: list[RoomLine] = []
     for seat in seats:
         room = rooms[seat.room_id]
@@ -94,14 +99,18 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[RoomLine]:
         elif match and match.turn_seat_id == seat.pk:
             # The deadline is when the match closes by itself: none in a room
             # against the computer, or once the rival chose to keep waiting.
-            turn = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
+            match.room = room
+            turn = vacations.turn_clock(match, pauses=away.get(seat.user_id or 0, ()))
             line["group"], line["your_turn"], line["deadline"] = YOUR_TURN, True, turn.closes_at
             line["hours_left"] = turn.hours_left(now)  # whole hours, rounded down
         else:
             line["group"] = THEIR_TURN
             if match and match.turn_seat_id is not None:
-                # The rival's clock too: when you may close their game for absence.
-                turn = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
+                # The rival's clock too: when you may close their game for absence
+                # (standing still while they are on vacation).
+                match.room = room
+                rival = opponent.user_id if opponent else None
+                turn = vacations.turn_clock(match, pauses=away.get(rival or 0, ()))
                 line["rival_deadline"] = turn.closes_at
                 line["rival_hours_left"] = turn.hours_left(now)
         lines.append(line)

@@ -14,12 +14,13 @@ from games.engine import (
     commitment,
     export_mat,
     legal_steps,
+    table_from_json,
 )
 from games.lib.errors import NotFound
 from games.models import Game, Match, Room, Seat, Turn
 from games.selectors.board import current_match
 
-ACTION_FIELDS = ("kind", "side", "dice", "steps", "value", "reason")
+ACTION_FIELDS = ("kind", "side", "dice", "steps", "value", "reason", "table")
 
 
 def turn_action(turn: Turn) -> Action:
@@ -31,6 +32,7 @@ def turn_action(turn: Turn) -> Action:
         play=tuple(tuple(step) for step in turn.steps) if turn.steps is not None else None,
         value=turn.value,
         reason=turn.reason or None,
+        table=None if turn.table is None else table_from_json(turn.table),
     )
 
 

@@ -9,15 +9,32 @@
 - outbox: follow-up tasks recorded with the change that owes them; mail retries
 - dice: where each game's dice seed comes from
 - cleaning: the values a player sends, checked once
+- ratings: the FIBS rating of a match that has just ended (called by table)
+- vacations: start one, come back, end on a move; the deadlines they move
+- challenges: open challenges in the lobby and invitations by name (accept, withdraw, expire)
+- talk: a word with each move, and muting an opponent
+- push: the browsers an account allowed to be told of its turn
 """
 
-from games.services import analysis, cleaning, dice, outbox
+from games.services import (
+    analysis,
+    challenges,
+    cleaning,
+    dice,
+    outbox,
+    ratings,
+    talk,
+    vacations,
+)
 from games.services.actions import (
     ACTIONS,
     absence_keep_waiting,
     game_act,
     game_beaver,
     game_claim_absence,
+    game_conditional_answer,
+    game_conditional_greedy,
+    game_conditional_plays,
     game_double,
     game_drop,
     game_next,
@@ -31,15 +48,33 @@ from games.services.actions import (
     session_stop,
 )
 from games.services.analysis import game_analysis_queue, game_analysis_run, requeue_stuck
+from games.services.challenges import (
+    challenge_accept,
+    challenge_post,
+    challenge_withdraw,
+    challenges_expire,
+    invitation_decline,
+    invitation_send,
+    invitation_send_by_name,
+)
+from games.services.push import push_subscribe, push_unsubscribe
 from games.services.rematch import rematch_accept, rematch_offer
 from games.services.rooms import room_create, room_join, seat_seen, seats_claim_for_user
 from games.services.sweeps import absence_close, room_expire
+from games.services.talk import act_with_message, message_send, messages_mute
+from games.services.vacations import vacation_end, vacation_start
 
 __all__ = [
     "ACTIONS",
     "absence_close",
     "absence_keep_waiting",
+    "act_with_message",
     "analysis",
+    "challenge_accept",
+    "challenge_post",
+    "challenge_withdraw",
+    "challenges",
+    "challenges_expire",
     "cleaning",
     "dice",
     "game_act",
@@ -47,6 +82,9 @@ __all__ = [
     "game_analysis_run",
     "game_beaver",
     "game_claim_absence",
+    "game_conditional_answer",
+    "game_conditional_greedy",
+    "game_conditional_plays",
     "game_double",
     "game_drop",
     "game_next",
@@ -56,8 +94,16 @@ __all__ = [
     "game_resign_offer",
     "game_roll",
     "game_take",
+    "invitation_decline",
+    "invitation_send",
+    "invitation_send_by_name",
     "match_resign",
+    "message_send",
+    "messages_mute",
     "outbox",
+    "push_subscribe",
+    "push_unsubscribe",
+    "ratings",
     "rematch_accept",
     "rematch_offer",
     "requeue_stuck",
@@ -67,4 +113,8 @@ __all__ = [
     "seat_seen",
     "seats_claim_for_user",
     "session_stop",
+    "talk",
+    "vacation_end",
+    "vacation_start",
+    "vacations",
 ]

@@ -19,11 +19,22 @@ from collections.abc import Callable
 
 from django.db import transaction
 
-from games.engine import Action, ActionKind, EndReason, Format
-from games.lib import deadlines
+from games.engine import (
+    Action,
+    ActionKind,
+    EndReason,
+    EngineError,
+    Format,
+    IllegalMove,
+    InvalidInput,
+    Play,
+    greedy_bearoff_table,
+    parse_play,
+)
 from games.lib.actions import SiteAction
-from games.lib.errors import BadInput, Conflict, IllegalMoveError
+from games.lib.errors import BadInput, Conflict, IllegalMoveError, from_engine
 from games.models import Match, Seat
+from games.selectors import vacations
 from games.services import cleaning
 from games.services.table import Table, lock_current_match, open_table
 
@@ -107,7 +118,7 @@ def game_claim_absence(*, seat: Seat, version: object) -> Match:
             raise Conflict("not_your_turn", "the claimer is the one on turn")
         if table.is_bot_side(absent):
             raise IllegalMoveError("wrong_phase", "no absence against the computer")
-        turn = deadlines.TurnClock.of(match, against_bot=table.is_bot_side(absent))
+        turn = vacations.turn_clock(match)  # stands still while the absent one is away
         if not turn.claimable(table.now):
             raise IllegalMoveError("too_early")
         table.apply(Action(ActionKind.FORFEIT, absent, reason=EndReason.ABSENCE))
@@ -143,6 +154,62 @@ def game_next(*, seat: Seat, version: object) -> Match:
     return _act(seat, version, act)
 
 
+# --- written ahead: what the table plays for a player ---------------------------
+# Private notes of one player: they move no clock and no version (the
+# opponent's next action stays valid, see Table.save), and only the writer
+# sees them until the table plays them.
+
+
+def game_conditional_answer(*, seat: Seat, version: object, answer: object) -> Match:
+    """Write (or clear, with None) the answer to the opponent's next double."""
+    answer = cleaning.clean_answer(answer)
+    return _act(seat, version, _engine(ActionKind.CONDITIONAL_ANSWER, reason=answer))
+
+
+def game_conditional_plays(*, seat: Seat, version: object, plays: object) -> Match:
+    """Write the plays of the next turn, one per roll (an empty list clears them).
+
+    Each entry's play is a list of steps or a text in notation ("13/7 13/8"),
+    read from the writer's side against the position the opponent cannot change.
+    """
+    entries = cleaning.clean_play_table(plays)
+
+    def act(table: Table, side: int) -> None:
+        position = table.state.position_for(side)
+        written: list[tuple[tuple[int, int], Play]] = []
+        for dice, sent in entries:
+            play: Play = ()
+            if isinstance(sent, str):
+                try:
+                    play = parse_play(position, dice, sent)
+                except (InvalidInput, IllegalMove) as exc:
+                    if table.state.may_record_plays(side):
+                        raise from_engine(exc) from None
+                    # The engine's refusal below says why nothing can be written now.
+            else:
+                play = sent
+            written.append((dice, tuple(play)))
+        table.apply(Action(ActionKind.CONDITIONAL_PLAYS, side, table=tuple(written)))
+
+    return _act(seat, version, act)
+
+
+def game_conditional_greedy(*, seat: Seat, version: object) -> Match:
+    """Fill the next turn's table with the greedy bear-off play of each of the 21 rolls."""
+
+    def act(table: Table, side: int) -> None:
+        position = table.state.position_for(side)
+        if not table.state.may_record_plays(side):
+            raise IllegalMoveError("opponent_can_change")
+        try:
+            plays = greedy_bearoff_table(position)
+        except EngineError as exc:
+            raise from_engine(exc) from None
+        table.apply(Action(ActionKind.CONDITIONAL_PLAYS, side, table=plays))
+
+    return _act(seat, version, act)
+
+
 # Every game action a seat may take, by the name the API, the forms and the bots
 # use: the one list of them. The engine's own kinds are ActionKind members; the
 # two absence actions are the site's (the engine only knows the forfeit they may
@@ -160,6 +227,9 @@ ACTIONS: dict[str, Callable[..., Match]] = {
     ActionKind.FORFEIT: match_resign,
     ActionKind.STOP: session_stop,
     ActionKind.NEXT_GAME: game_next,
+    ActionKind.CONDITIONAL_ANSWER: game_conditional_answer,
+    ActionKind.CONDITIONAL_PLAYS: game_conditional_plays,
+    SiteAction.CONDITIONAL_GREEDY: game_conditional_greedy,
     SiteAction.CLAIM_ABSENCE: game_claim_absence,
     SiteAction.KEEP_WAITING: absence_keep_waiting,
 }

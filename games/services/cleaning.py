@@ -9,13 +9,14 @@ Each refusal is a BadInput whose code names the field.
 import functools
 import zoneinfo
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db.models import CharField
 
-from games.engine import MatchRules
+from games.engine import MatchRules, Play
 from games.lib.errors import BadInput
-from games.models import Seat
+from games.models import MESSAGE_MAX, Seat
 
 
 def _max_length(field: str) -> int:
@@ -26,6 +27,8 @@ def _max_length(field: str) -> int:
 
 NICKNAME_MAX = _max_length("nickname")
 EMAIL_MAX = _max_length("email")  # Django's validator would allow 320
+# The ratings a challenge's range may name (FIBS ratings live well inside).
+RATING_LOWEST, RATING_HIGHEST = 0, 3000
 
 
 def clean_rules(rules: object) -> MatchRules:
@@ -126,3 +129,80 @@ def clean_play(play: object) -> tuple[tuple[int, int], ...]:
             raise BadInput("bad_play")
         steps.append((step[0], step[1]))
     return tuple(steps)
+
+
+def account_name(user: User) -> str:
+    """The name an account plays under: the profile's "Nombre que ven los demás", else
+    the username (a user without a profile has no display name yet)."""
+    profile = getattr(user, "profile", None)
+    name = (profile.display_name if profile else "") or user.get_username()
+    return " ".join(name.split())[:NICKNAME_MAX]
+
+
+def clean_message(text: object) -> str:
+    """A word to the opponent: 1 to MESSAGE_MAX characters once trimmed, storable."""
+    if not isinstance(text, str) or not storable_text(text):
+        raise BadInput("bad_message")
+    text = text.strip()
+    if not 1 <= len(text) <= MESSAGE_MAX:
+        raise BadInput("bad_message")
+    return text
+
+
+def clean_rating_range(low: object, high: object) -> tuple[int | None, int | None]:
+    """A challenge's optional rating range: whole numbers in the scale, the lower first."""
+    bounds: list[int | None] = []
+    for value in (low, high):
+        if value is None or value == "":
+            bounds.append(None)
+            continue
+        number = int_from_text(value) if isinstance(value, str) else value
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise BadInput("bad_rating_range")
+        if not RATING_LOWEST <= number <= RATING_HIGHEST:
+            raise BadInput("bad_rating_range")
+        bounds.append(number)
+    lowest, highest = bounds
+    if lowest is not None and highest is not None and lowest > highest:
+        raise BadInput("bad_rating_range")
+    return lowest, highest
+
+
+def clean_answer(answer: object) -> str | None:
+    """A conditional cube answer: take, drop, beaver, or None to clear it."""
+    if answer is None or answer == "":
+        return None
+    if not isinstance(answer, str) or answer not in ("take", "drop", "beaver"):
+        raise BadInput("bad_answer")
+    return answer
+
+
+def clean_play_table(plays: object) -> list[tuple[tuple[int, int], str | Play]]:
+    """A written play table as sent: at most 21 {dice: [a, b], play} entries.
+
+    ``play`` is a list of steps (checked like a play) or a text in notation,
+    read against the position once the match is locked.
+    """
+    if plays is None:
+        return []
+    if not isinstance(plays, list) or len(plays) > 21:
+        raise BadInput("bad_table")
+    table: list[tuple[tuple[int, int], str | Play]] = []
+    for entry in plays:
+        if not isinstance(entry, dict) or set(entry) - {"dice", "play"}:
+            raise BadInput("bad_table")
+        dice = entry.get("dice")
+        if (
+            not isinstance(dice, list | tuple)
+            or len(dice) != 2
+            or not all(type(d) is int and 1 <= d <= 6 for d in dice)
+        ):
+            raise BadInput("bad_table")
+        play = entry.get("play")
+        if isinstance(play, str):
+            if len(play) > 64:
+                raise BadInput("bad_notation")
+            table.append(((dice[0], dice[1]), play))
+        else:
+            table.append(((dice[0], dice[1]), clean_play(play)))
+    return table

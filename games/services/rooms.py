@@ -31,9 +31,13 @@ def room_create(
     user: User | None = None,
     bot: str | None = None,
     language: str = "es",
+    rated: bool = True,
     time_zone: str = "",
 ) -> Seat:
     """Open a room and sit its host at seat 1; against a bot the match starts at once.
+
+    `rated`: False when the host chose a match that changes nobody's rating
+    (games.selectors.ratings says which matches are rated at all).
 
     The returned seat carries `.token`, the private seat secret, this one time.
     """
@@ -42,10 +46,12 @@ def room_create(
     email, email_consent = cleaning.clean_email(email, email_consent)
     if bot is not None and bot not in BOT_NAMES:
         raise BadInput("bad_bot", f"unknown bot {bot!r}")
+    if not isinstance(rated, bool):
+        raise BadInput("bad_rated", f"rated must be true or false, got {rated!r}")
     now = clock.now()
     with transaction.atomic():
         room = Room.objects.create(
-            rules=rules.to_json(), bot=bot or "", created_at=now, last_move_at=now
+            rules=rules.to_json(), bot=bot or "", rated=rated, created_at=now, last_move_at=now
         )
         host = _new_seat(
             room, 1, nickname, email, email_consent, user, language, now, time_zone=time_zone

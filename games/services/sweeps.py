@@ -10,7 +10,7 @@ from django.db import transaction
 from games.engine import Action, ActionKind, EndReason
 from games.lib import clock, deadlines
 from games.models import Game, Match, Room
-from games.selectors import due
+from games.selectors import due, vacations
 from games.services import outbox
 from games.services.table import open_table
 
@@ -26,7 +26,7 @@ def absence_close(*, match_id: int) -> Match | None:
         if match is None or match.turn_seat_id is None:
             return None
         # Re-checked under the lock: the turn may have passed, or been waived.
-        turn = deadlines.TurnClock.of(match, against_bot=bool(match.room.bot))
+        turn = vacations.turn_clock(match)  # stands still while the player is away
         if turn.closes_at is None:
             return None
         table = open_table(match)
@@ -47,7 +47,11 @@ def room_expire(*, room_id: int) -> Room | None:
         if latest and match is None:
             return None  # someone is acting right now
         room = Room.objects.select_for_update().filter(pk=room_id).first()
-        if room is None or not room.is_active or not deadlines.room_expired(room.last_move_at, now):
+        if room is None or not room.is_active:
+            return None
+        # The idle days stand still while the player the room waits for is away.
+        pauses = vacations.room_pauses(room, match)
+        if not deadlines.room_expired(room.last_move_at, now, pauses):
             return None
         room.status = Room.Status.EXPIRED
         room.ended_at = now

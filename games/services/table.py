@@ -12,8 +12,10 @@ Dice: each Game has a secret seed; roll n of a game is derived from it
 from datetime import datetime
 
 from games.engine import (
+    CONDITIONAL,
     Action,
     ActionKind,
+    EndReason,
     EngineError,
     Format,
     MatchRules,
@@ -21,11 +23,14 @@ from games.engine import (
     Phase,
     advance,
     format_play,
+    table_to_json,
 )
 from games.lib import clock, deadlines
 from games.lib.errors import Conflict, IllegalMoveError, NotSeatHolder, from_engine
 from games.models import Game, Match, Room, Seat, Turn
-from games.services import analysis, dice, outbox
+from games.selectors import vacations
+from games.services import analysis, dice, outbox, ratings
+from games.services.vacations import vacation_end_on_move
 
 
 class Table:
@@ -43,6 +48,10 @@ class Table:
         self.games = {game.number: game}
         self.old_turn_seat_id = match.turn_seat_id
         self.started_game = False
+        # The people who have their forced plays made for them (the bots play their own).
+        self.forced_for = frozenset(
+            side for side in (0, 1) if _wants_forced_plays(self.seat_of(side))
+        )
 
     def seat_of(self, side: int) -> Seat:
         return self.seats[self.match.seat_number_of(side)]
@@ -78,13 +87,14 @@ class Table:
             self.run_automatic()
 
     def run_automatic(self) -> None:
-        """Apply what the table does by itself: opening rolls, rolls for who may not double."""
-        _, actions = advance(self.state, self.dice)
-        for action in actions:
-            before = self.state
-            after = before.apply(action)
-            self._record(before, after, automatic=True)
-            self.state = after
+        """Apply what the table does by itself, one action at a time (each may end a game).
+
+        Opening rolls, rolls for who may not double (or wrote their plays),
+        written answers and plays, forced plays for who wants them.
+        """
+        _, actions = advance(self.state, self.dice, limit=1, forced_for=self.forced_for)
+        if actions:
+            self.apply(actions[0], automatic=True)
 
     def start_next_game(self, side: int) -> None:
         self._finish_game()
@@ -137,6 +147,13 @@ class Table:
     def save(self) -> Match:
         match, now = self.match, self.now
         match.state = self.state.to_json()
+        if self.turns and all(turn.kind in _NOTES for turn in self.turns):
+            # Only a player's written notes: the opponent's board and clock stay as they are.
+            match.save(update_fields=["state"])
+            Turn.objects.bulk_create(self.turns)
+            for game in self.games.values():
+                game.save(update_fields=["turn_count"])
+            return match
         match.version += 1
         owing = self.owing_side()
         turn_seat = self.seat_of(owing) if owing is not None else None
@@ -147,7 +164,7 @@ class Table:
         passed = (
             turn_seat_id != self.old_turn_seat_id
             or self.started_game
-            or any(turn.side != owing for turn in self.turns)
+            or any(turn.side != owing for turn in self.turns if turn.kind not in _NOTES)
         )
         if passed:
             match.turn_seat = turn_seat
@@ -158,15 +175,21 @@ class Table:
             match.ended_at = now
             match.turn_seat = None
             match.turn_started_at = None
-        # The absence deadline of the turn now running (None: none applies).
-        match.absence_due_at = deadlines.TurnClock.of(
-            match, against_bot=bool(match.room.bot)
-        ).due_at
+        # A player who acts is back from vacation: their clocks run again.
+        for user_id in self._acting_users():
+            vacation_end_on_move(user_id=user_id, now=now, match_id=match.pk)
+        # The absence deadline of the turn now running (None: none applies),
+        # standing still while its player is on vacation.
+        match.absence_due_at = vacations.turn_clock(match).due_at
         match.save()
         for game in self.games.values():
             game.save()
         if self.turns:
             Turn.objects.bulk_create(self.turns)
+        for turn in self.turns:
+            if turn.reason == CONDITIONAL and turn.kind in _ANSWERS and not turn.seat.is_bot:
+                # The writer of the answer hears that it was played (games.mail).
+                outbox.schedule("games.tasks.answer_played_email", turn.pk)
         room = match.room
         room.last_move_at = now
         fields = ["last_move_at"]
@@ -175,8 +198,39 @@ class Table:
             room.ended_at = now
             fields += ["status", "ended_at"]
         room.save(update_fields=fields)
+        if match.status == Match.Status.FINISHED:
+            # Rated in this same transaction: the match and its rating change together.
+            ratings.match_rate(match=match, seats=self.seats)
         _schedule_follow_up(match, turn_seat if match.turn_seat_id else None, turn_changed=passed)
         return match
+
+    def _acting_users(self) -> set[int]:
+        """The accounts that chose an action in this unit of work (not the table's
+        automatic rolls, nor a forfeit for absence, which is the opponent's doing)."""
+        return {
+            turn.seat.user_id
+            for turn in self.turns
+            if not turn.automatic
+            and turn.reason != EndReason.ABSENCE
+            and turn.seat.user_id is not None
+        }
+
+
+# The Turn kinds that only note what a player wrote ahead.
+_NOTES = frozenset({ActionKind.CONDITIONAL_ANSWER, ActionKind.CONDITIONAL_PLAYS})
+_ANSWERS = frozenset({ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER})
+
+
+def _wants_forced_plays(seat: Seat) -> bool:
+    """An account's choice on its profile (on unless turned off).
+
+    A guest has no profile to say so: their forced plays wait for them, as before.
+    """
+    user = seat.user
+    if seat.is_bot or user is None:
+        return False
+    profile = getattr(user, "profile", None)
+    return True if profile is None else bool(profile.forced_plays)
 
 
 def _turn_row(*, action: Action, **fields: object) -> Turn:
@@ -186,6 +240,7 @@ def _turn_row(*, action: Action, **fields: object) -> Turn:
         steps=[list(step) for step in action.play] if action.play is not None else None,
         value=action.value,
         reason=action.reason or "",
+        table=table_to_json(action.table) if action.table is not None else None,
         **fields,
     )
 
@@ -204,7 +259,10 @@ def lock_current_match(seat: Seat) -> Match:
 
 def open_table(match: Match) -> Table:
     """The Table of a match the caller has locked, with its seats and current game."""
-    seats = {s.number: s for s in Seat.objects.filter(room_id=match.room_id).select_related("room")}
+    seats = {
+        s.number: s
+        for s in Seat.objects.filter(room_id=match.room_id).select_related("room", "user__profile")
+    }
     match.room = seats[1].room
     game = match.games.order_by("-number").first()
     assert game is not None, "a match starts with its first game"
@@ -256,3 +314,8 @@ def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: b
         outbox.schedule(
             "games.tasks.turn_email", match.pk, match.version, delay=deadlines.TURN_EMAIL_PAUSE
         )
+        if turn_seat.user_id is not None:
+            # Its phone too, if the account allowed notifications (games.mail.push).
+            outbox.schedule(
+                "games.tasks.turn_push", match.pk, match.version, delay=deadlines.TURN_EMAIL_PAUSE
+            )

@@ -50,6 +50,20 @@ def parse_resign_value(body: Body) -> Arguments:
     return {"value": value}
 
 
+def parse_answer(body: Body) -> Arguments:
+    answer = body.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        raise BadInput("bad_answer", f"answer={answer!r}")
+    return {"answer": answer}
+
+
+def parse_plays(body: Body) -> Arguments:
+    plays = body.get("plays")
+    if not isinstance(plays, list):
+        raise BadInput("bad_table", "plays must be a list of {dice, play}")
+    return {"plays": plays}
+
+
 def no_arguments(body: Body) -> Arguments:
     return {}
 
@@ -65,6 +79,8 @@ class ActionSpec:
 PARSERS: dict[str, Callable[[Body], Arguments]] = {
     ActionKind.PLAY: parse_play,
     ActionKind.RESIGN_OFFER: parse_resign_value,
+    ActionKind.CONDITIONAL_ANSWER: parse_answer,
+    ActionKind.CONDITIONAL_PLAYS: parse_plays,
 }
 
 # Every game action of games.services.ACTIONS (the one list of them), and the rematch.
@@ -89,4 +105,10 @@ def perform(action: str, seat: Seat | None, body: Body) -> Match:
     kwargs = spec.parse(body)
     if spec.versioned:
         kwargs["version"] = parse_version(body)
+    message = body.get("message")
+    if message is not None and message != "":
+        # A word with the turn: the action and the message, both or neither.
+        return services.act_with_message(
+            seat=seat, text=message, act=lambda: spec.service(seat=seat, **kwargs)
+        )
     return spec.service(seat=seat, **kwargs)

@@ -36,7 +36,7 @@ from games.lib.errors import (
     from_engine,
     public_message,
 )
-from games.models import Room
+from games.models import Room, Seat
 from games.selectors.board import RoomState
 from games.services.cleaning import int_from_text
 from games.web import longpoll
@@ -136,6 +136,14 @@ def state_response(request: HttpRequest, room: Room) -> HttpResponse:
     return response
 
 
+def new_room_response(request: HttpRequest, seat: Seat) -> HttpResponse:
+    """201: the state of the room `seat` was just given, with the room's page as Location."""
+    response = state_response(request, load_room(seat.room.slug))
+    response.status_code = 201
+    response["Location"] = reverse("games:room", args=[seat.room.slug])
+    return response
+
+
 def parse_etags(header: str) -> set[str]:
     return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
@@ -207,20 +215,24 @@ def parse_player(body: Body) -> Player:
 @rate_limited("create")
 def room_create(request: HttpRequest) -> HttpResponse:
     body = read_json_body(request)
-    rules, bot = body.get("rules", {}), body.get("bot")
+    rules, bot, rated = body.get("rules", {}), body.get("bot"), body.get("rated", True)
     if not isinstance(rules, dict):
         raise BadInput("bad_rules")
+    if not isinstance(rated, bool):
+        raise BadInput("bad_rated")
     if bot is not None and not isinstance(bot, str):
         raise BadInput("bad_bot")
     user = request.user if request.user.is_authenticated else None
     seat = services.room_create(
-        rules=rules, bot=bot, user=user, language=get_language(), **parse_player(body)
+        rules=rules,
+        bot=bot,
+        rated=rated,
+        user=user,
+        language=get_language(),
+        **parse_player(body),
     )
     remember_seat(request, seat.room, seat.token)
-    response = state_response(request, load_room(seat.room.slug))
-    response.status_code = 201
-    response["Location"] = reverse("games:room", args=[seat.room.slug])
-    return response
+    return new_room_response(request, seat)
 
 
 @json_endpoint(("POST",))

@@ -1,4 +1,5 @@
-"""What every page's header needs: how many matches wait for the visitor's move."""
+"""What every page's header needs: how many matches wait for the visitor's move, and
+whether the site pushes notifications (then every page registers the service worker)."""
 
 from collections.abc import Callable
 from functools import cache
@@ -6,6 +7,7 @@ from functools import cache
 from django.http import HttpRequest
 
 from games import selectors
+from games.mail.push import push_enabled
 from games.web.seats import session_tokens
 
 
@@ -21,3 +23,8 @@ def waiting_games(request: HttpRequest) -> dict[str, Callable[[], int]]:
         return selectors.waiting_for_me(getattr(request, "user", None), session_tokens(request))
 
     return {"waiting_count": count}
+
+
+def push_site(request: HttpRequest) -> dict[str, bool]:
+    """`push_site`: the site has a VAPID key pair, so pages register the service worker."""
+    return {"push_site": push_enabled()}

@@ -19,7 +19,7 @@ from games.engine import EngineError, Format, InvalidInput, MatchRules, MatchSta
 from games.lib.errors import RequestError, from_engine
 from games.models import Room, Seat
 from games.selectors import current_match
-from games.services.cleaning import EMAIL_MAX, NICKNAME_MAX, int_from_text
+from games.services.cleaning import EMAIL_MAX, NICKNAME_MAX, account_name, int_from_text
 from games.web.actions import Body
 
 # Short matches first (the common ones), then the long ones up to 25 points.
@@ -36,14 +36,6 @@ class PlayerKwargs(TypedDict):
     email_consent: bool
     user: User | None
     time_zone: str
-
-
-def account_name(user: User) -> str:
-    """The name an account plays under: the profile's "Nombre que ven los demás", else
-    the username (a user without a profile has no display name yet)."""
-    profile = getattr(user, "profile", None)
-    name = (profile.display_name if profile else "") or user.get_username()
-    return " ".join(name.split())[:NICKNAME_MAX]
 
 
 class PlayerFields(forms.Form):
@@ -147,6 +139,8 @@ class NewRoomForm(PlayerFields):
     )
     beavers = forms.BooleanField(label=_("Castores"), required=False)
     jacoby = forms.BooleanField(label=_("Regla Jacoby"), required=False)
+    # Ticked to opt out, so a form sent without it is rated, like the API's default.
+    unrated = forms.BooleanField(label=_("Sin puntuar: no cambia la puntuación"), required=False)
 
     field_order = [
         "opponent",
@@ -156,6 +150,7 @@ class NewRoomForm(PlayerFields):
         "max_auto_doubles",
         "beavers",
         "jacoby",
+        "unrated",
         "nickname",
         "email",
         "email_consent",
@@ -167,6 +162,9 @@ class NewRoomForm(PlayerFields):
         if chosen == Format.MATCH and not cleaned.get("length"):
             self.add_error("length", _("Elige a cuántos puntos se juega el match."))
         return cleaned
+
+    def rated(self) -> bool:
+        return not self.cleaned_data.get("unrated")
 
     def bot(self) -> str | None:
         """The computer player's key, or None to play a person by link."""
@@ -211,6 +209,8 @@ def form_body(request: HttpRequest, room: Room, seat: Seat | None, action: str) 
     """
     post = request.POST
     body: Body = {"version": _number_or_text(post.get("version"))}
+    if post.get("message", "").strip():
+        body["message"] = post.get("message")  # a word with the turn (games.services.talk)
     if "value" in post:
         body["value"] = _number_or_text(post.get("value"))
     if action == "play":

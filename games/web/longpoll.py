@@ -20,8 +20,9 @@ import threading
 import time
 
 from django.conf import settings
+from django.db.models import OuterRef, Subquery
 
-from games.models import Match, Room
+from games.models import Match, Message, Room
 
 WAIT_SECONDS = 25.0
 CHECK_EVERY = 0.5
@@ -32,13 +33,16 @@ monotonic = time.monotonic
 _slots = threading.BoundedSemaphore(getattr(settings, "LONG_POLL_WAITERS", 16))
 
 
-def pulse(room: Room) -> tuple[int, int, int | None] | None:
+def pulse(room: Room) -> tuple[int, int, int | None, int | None] | None:
     """What changes when anyone acts in the room: the current match's number and version,
-    and the rematch offer (offered without a new version). One query."""
+    the rematch offer (offered without a new version) and the latest message (a
+    word on its own moves no version). One query."""
+    latest_message = Message.objects.filter(room_id=OuterRef("room_id")).order_by("-pk")
     return (
         Match.objects.filter(room_id=room.pk)
         .order_by("-number")
-        .values_list("number", "version", "rematch_offered_by_id")
+        .annotate(latest_message=Subquery(latest_message.values("pk")[:1]))
+        .values_list("number", "version", "rematch_offered_by_id", "latest_message")
         .first()
     )
 

@@ -61,6 +61,7 @@ class PlayerEntry(TypedDict):
     score: NotRequired[int]
     on_turn: NotRequired[bool]
     owns_cube: NotRequired[bool]
+    away_until: str | None  # the end of the seat's vacation (the table only sees it)
 
 
 def bot_card(room: Room) -> dict[str, str] | None:
@@ -131,6 +132,7 @@ def players(state: RoomState) -> list[PlayerEntry]:
             "is_bot": seat["is_bot"],
             "side": side,
             "style": CHECKER_STYLES[side] if side is not None else None,
+            "away_until": seat.get("away_until"),  # their vacation (shown to the table only)
         }
         if match is not None and side is not None:
             entry.update(

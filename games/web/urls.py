@@ -7,7 +7,7 @@ appear in the private seat link, which redirects to the clean room URL.
 from django.urls import path, register_converter
 
 from games.models import ROOM_SLUG_PATTERN
-from games.web import api, archive, review, views
+from games.web import api, archive, lobby, players, push, review, views
 
 
 class RoomSlugConverter:
@@ -28,6 +28,9 @@ app_name = "games"
 
 pages = [
     path("", views.home, name="home"),
+    path("manifest.webmanifest", push.manifest, name="manifest"),
+    path("sw.js", push.service_worker, name="service_worker"),
+    path("sin-conexion/", push.offline, name="offline"),
     path("reglas/", views.rules, name="rules"),
     path("mis-partidas/", views.my_rooms, name="my_rooms"),
 ]
@@ -60,13 +63,59 @@ rooms = [
     ),
 ]
 
+# Players: public profiles by username, the leaderboard, one's vacation.
+people = [
+    path("jugador/<str:username>/", players.profile_page, name="player"),
+    path("clasificacion/", players.leaderboard_page, name="leaderboard"),
+    path("vacaciones/", players.vacation_page, name="vacation"),
+]
+
+# Finding an opponent (the lobby, invitations by name) and the words between players.
+lobby_pages = [
+    path("desafios/", lobby.lobby_page, name="lobby"),
+    path("desafios/<str:slug>/aceptar/", lobby.challenge_accept, name="challenge_accept"),
+    path("desafios/<str:slug>/retirar/", lobby.challenge_withdraw, name="challenge_withdraw"),
+    path("desafios/<str:slug>/rechazar/", lobby.invitation_decline, name="invitation_decline"),
+    path("jugadores/<str:username>/desafiar/", lobby.invite, name="invite"),
+    path("mesa/<room:slug>/mensaje/", lobby.message_post, name="message"),
+    path("mesa/<room:slug>/silenciar/", lobby.mute, name="mute"),
+]
+
+lobby_api = [
+    path("api/challenges", lobby.api_challenges, name="api_challenges"),
+    path("api/challenges/<str:slug>", lobby.api_challenge, name="api_challenge"),
+    path(
+        "api/challenges/<str:slug>/accept",
+        lobby.api_challenge_accept,
+        name="api_challenge_accept",
+    ),
+    path(
+        "api/challenges/<str:slug>/withdraw",
+        lobby.api_challenge_withdraw,
+        name="api_challenge_withdraw",
+    ),
+    path(
+        "api/challenges/<str:slug>/decline",
+        lobby.api_invitation_decline,
+        name="api_invitation_decline",
+    ),
+    path("api/invitations", lobby.api_invitations, name="api_invitations"),
+    path("api/rooms/<room:slug>/messages", lobby.api_message, name="api_message"),
+    path("api/rooms/<room:slug>/mute", lobby.api_mute, name="api_mute"),
+]
+
 json_api = [
     path("api/rooms", api.room_create, name="api_create"),
+    path("api/push/subscribe", push.subscribe, name="api_push_subscribe"),
+    path("api/push/unsubscribe", push.unsubscribe, name="api_push_unsubscribe"),
     path("api/rooms/<room:slug>/", api.room_state, name="api_state"),
     path("api/rooms/<room:slug>/join", api.room_join, name="api_join"),
     path("api/rooms/<room:slug>/steps", api.room_steps, name="api_steps"),
     path("api/rooms/<room:slug>/actions/<str:action>", api.room_action, name="api_action"),
+    path("api/players/<str:username>", players.profile_json, name="api_player"),
+    path("api/leaderboard", players.leaderboard_json, name="api_leaderboard"),
+    path("api/vacation", players.vacation_json, name="api_vacation"),
     path("api/<path:rest>", api.not_found, name="api_not_found"),
 ]
 
-urlpatterns = pages + rooms + json_api
+urlpatterns = pages + rooms + people + lobby_pages + lobby_api + json_api

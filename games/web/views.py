@@ -18,11 +18,12 @@ from games import selectors, services
 from games.bots import CHARACTERS
 from games.lib import clock
 from games.lib.errors import RequestError, ServiceError, public_message
-from games.selectors import archive
+from games.selectors import archive, lobby
 from games.web import presenters
 from games.web.actions import ACTIONS, perform
 from games.web.forms import JoinForm, NewRoomForm, form_body
 from games.web.http_errors import error_payload
+from games.web.push import push_context
 from games.web.seats import (
     free_seat_number,
     get_room_or_404,
@@ -48,6 +49,7 @@ def home(request: HttpRequest) -> HttpResponse:
             seat = services.room_create(
                 rules=form.match_rules(),
                 bot=form.bot(),
+                rated=form.rated(),
                 language=get_language(),
                 **form.player_kwargs(),
             )
@@ -159,7 +161,13 @@ def act(request: HttpRequest, slug: str, action: str) -> HttpResponse:
 @require_GET
 def my_rooms(request: HttpRequest) -> HttpResponse:
     seats = list(session_seats(request))
-    context = {"entries": selectors.rooms_for_seats(seats), "now": clock.now()}
+    context = {
+        "entries": selectors.rooms_for_seats(seats),
+        "now": clock.now(),
+        **push_context(request),
+    }
+    if request.user.is_authenticated:
+        context["challenges"] = lobby.invitations_for(request.user)
     return render(request, "games/my_rooms.html", context)
 
 

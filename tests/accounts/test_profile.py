@@ -34,6 +34,21 @@ class ProfileTests(AccountsTestCase):
         self.assertEqual(response.cookies["django_language"].value, "en")
         self.assertContains(self.client.get("/cuenta/perfil/"), "Saved.")
 
+    def test_forced_plays_are_played_for_a_new_account_until_it_says_no(self):
+        self.client.force_login(self.ana)
+        self.assertTrue(Profile.objects.get(user=self.ana).forced_plays)
+
+        page = self.client.get("/cuenta/perfil/")
+        self.assertContains(page, "Juega por mí las jugadas forzadas")
+        self.assertContains(page, 'aria-describedby="id_forced_plays_helptext"')
+
+        # An unticked box is not sent at all: the option goes off.
+        data = {"display_name": "", "language": "es", "notify": "turn"}
+        self.client.post("/cuenta/perfil/", data)
+        self.assertFalse(Profile.objects.get(user=self.ana).forced_plays)
+        self.client.post("/cuenta/perfil/", {**data, "forced_plays": "on"})
+        self.assertTrue(Profile.objects.get(user=self.ana).forced_plays)
+
     def test_it_refuses_an_unknown_choice(self):
         self.client.force_login(self.ana)
 

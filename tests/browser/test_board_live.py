@@ -121,9 +121,13 @@ def test_an_opening_roll_is_shown_high_die_first(live_server, dice, open_page):
     expect(page.locator(".board-status")).to_contain_text("Te toca mover con 5-1")
     faces = page.locator(".board-svg .dice-set .die-face")
     expect(faces).to_have_count(2)
-    pips = [face.locator("circle").count() for face in faces.all()]
-    xs = [face.bounding_box()["x"] for face in faces.all()]
-    assert [p for _, p in sorted(zip(xs, pips, strict=True))] == [5, 1]
+    # Read pips and places in one go: the board may redraw the dice between two
+    # separate reads, and a face being replaced has no box.
+    drawn = faces.evaluate_all(
+        "faces => faces.map(f => [f.getBoundingClientRect().x,"
+        " f.querySelectorAll('circle').length])"
+    )
+    assert [pips for _, pips in sorted(drawn)] == [5, 1]
 
 
 def test_the_winner_of_a_match_needs_nothing_more(live_server, dice, open_page):

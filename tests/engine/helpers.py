@@ -12,6 +12,7 @@ import pytest
 
 from games.engine import (
     BAR,
+    ROLLS,
     Action,
     Format,
     IllegalAction,
@@ -99,6 +100,9 @@ def choose(state: MatchState, rng: random.Random) -> Action:
         return Action("next_game", rng.randint(0, 1))
     if rng.random() < 0.002:
         return Action("forfeit", rng.randint(0, 1), reason=rng.choice(["resign", "absence"]))
+    written = write_ahead(state, rng) if rng.random() < 0.15 else None
+    if written is not None:
+        return written
     if phase is Phase.ROLL:
         if state.may_double(side) and rng.random() < 0.4:
             return Action("double", side)
@@ -116,3 +120,22 @@ def choose(state: MatchState, rng: random.Random) -> Action:
     if phase is Phase.RESIGN_OFFERED:
         return Action("resign_accept" if rng.random() < 0.6 else "resign_decline", side)
     raise AssertionError(f"nothing to choose in {phase}")
+
+
+def write_ahead(state: MatchState, rng: random.Random) -> Action | None:
+    """A random conditional answer or play table that one of the sides may write now."""
+    side = rng.randint(0, 1)
+    if state.may_record_answer(side):
+        answers: list[str | None] = ["take", "drop", None]
+        if state.rules.beavers and state.cube_value * 4 <= 64:
+            answers.append("beaver")
+        return Action("cond_answer", side, reason=rng.choice(answers))
+    if state.may_record_plays(side):
+        mine = state.position_for(side)
+        table = []
+        for roll in rng.sample(ROLLS, rng.randint(0, len(ROLLS))):
+            options = legal_plays(mine, roll)
+            if options:
+                table.append((roll, rng.choice(options)))
+        return Action("cond_plays", side, table=tuple(table))
+    return None

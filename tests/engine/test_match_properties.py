@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from games.engine import Action, Format, IllegalAction, MatchRules, MatchState, Phase, advance
+from games.engine import (
+    Action,
+    Format,
+    IllegalAction,
+    MatchRules,
+    MatchState,
+    Phase,
+    advance,
+    roll_key,
+)
 from games.engine.actions import ACTION_KINDS
 from games.engine.rules import CUBE_LIMIT
 
@@ -26,6 +35,8 @@ from .helpers import RandomDice, choose
 # for a longer run (e.g. 10000) after touching the state machine.
 MATCHES = int(os.environ.get("MESA_PROPERTY_MATCHES", "1000"))
 SEED = 20261129
+# Side 0 has forced plays made for it, side 1 plays them by hand.
+FORCED_FOR = (0,)
 
 RULE_CHOICES = (
     [MatchRules()] * 3
@@ -48,6 +59,7 @@ class Tally:
     crawford_games: int = 0
     by_format: dict[str, int] = field(default_factory=dict)
     kinds: Counter[str] = field(default_factory=Counter)
+    table_played: Counter[tuple[str, str]] = field(default_factory=Counter)
 
 
 def try_refused(state: MatchState, rng: random.Random, tally: Tally) -> None:
@@ -95,6 +107,22 @@ def check_step(previous: MatchState, state: MatchState) -> None:
     assert restored == state
 
 
+def check_table_action(previous: MatchState, state: MatchState) -> None:
+    """What the table played for a player is what they wrote, or the only legal play."""
+    last = state.last_action
+    assert last is not None
+    if last.reason == "forced":
+        assert last.side in FORCED_FOR and previous.legal_plays() == (last.play,)
+    elif last.reason == "conditional" and last.kind == "play":
+        assert previous.dice is not None
+        assert last.play == dict(previous.play_tables[last.side] or ())[roll_key(previous.dice)]
+    elif last.reason == "conditional":
+        assert previous.phase is Phase.DOUBLED and previous.cube_answers[last.side] == last.kind
+    # Nothing written survives the end of a game.
+    if state.phase in (Phase.GAME_OVER, Phase.MATCH_OVER):
+        assert state.cube_answers == (None, None) and state.play_tables == (None, None)
+
+
 def expected_crawford(rules: MatchRules, state: MatchState) -> list[int]:
     """Game numbers that must be Crawford games, from the scores between games."""
     if rules.format is not Format.MATCH:
@@ -117,9 +145,9 @@ def play_match(rules: MatchRules, rng: random.Random, tally: Tally) -> None:
         previous = state
         if rng.random() < 0.1:
             try_refused(state, rng, tally)
-        if state.needs_auto_roll():
-            # One table roll at a time, so every intermediate state is seen.
-            state, done = advance(state, dice, limit=1)
+        if state.needs_auto_roll() or state.planned_action(FORCED_FOR) is not None:
+            # One table action at a time, so every intermediate state is seen.
+            state, done = advance(state, dice, limit=1, forced_for=FORCED_FOR)
             assert len(done) == 1
         else:
             state = state.apply(choose(state, rng))
@@ -127,6 +155,7 @@ def play_match(rules: MatchRules, rng: random.Random, tally: Tally) -> None:
         actions.append(state.last_action)
         states.append(state)
         check_step(previous, state)
+        check_table_action(previous, state)
         assert len(actions) < 20_000, "a match that never ends"
 
     # One pass over the recorded actions rebuilds every recorded state.
@@ -142,6 +171,11 @@ def play_match(rules: MatchRules, rng: random.Random, tally: Tally) -> None:
     tally.actions += len(actions)
     tally.crawford_games += len(crawford)
     tally.kinds.update(action.kind for action in actions)
+    tally.table_played.update(
+        (str(action.kind), action.reason)
+        for action in actions
+        if action.reason in ("conditional", "forced")
+    )
     tally.by_format[rules.format.value] = tally.by_format.get(rules.format.value, 0) + 1
 
 
@@ -160,3 +194,8 @@ def test_random_matches_keep_every_invariant():
     assert tally.refused > MATCHES
     assert set(tally.by_format) == {"single", "match", "session"}
     assert set(tally.kinds) == ACTION_KINDS, "every kind of action was played"
+    # The table played written answers and plays, and forced plays for side 0 only.
+    played = tally.table_played
+    assert played["take", "conditional"] and played["drop", "conditional"]
+    assert played["beaver", "conditional"] and played["play", "conditional"]
+    assert played["play", "forced"]

@@ -7,6 +7,8 @@ import random
 
 import pytest
 
+from tests.helpers import account, make_player
+
 
 @pytest.fixture
 def random_bots(monkeypatch):
@@ -15,3 +17,21 @@ def random_bots(monkeypatch):
 
     player = games.bots.RandomPlayer
     monkeypatch.setattr(games.bots, "get_bot", lambda name: player(random.Random(7)))
+
+
+@pytest.fixture
+def ana(db):
+    """ana, an account (a module may override her)."""
+    return account("ana")
+
+
+@pytest.fixture
+def ben(db):
+    """ben, an account."""
+    return account("ben")
+
+
+@pytest.fixture
+def beto(db):
+    """beto, a lobby player (email confirmed) who reads the site in English."""
+    return make_player("beto", language="en")

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from games import selectors, services
-from games.engine import Format, MatchRules, MatchState, Phase, legal_plays
+from games.engine import ROLLS, Format, MatchRules, MatchState, Phase, legal_plays
 from games.lib.errors import ServiceError
 from games.models import Match
 from tests.helpers import Persona, current_match
@@ -26,13 +26,13 @@ RULES = [
 ]
 
 
-def random_action(rng, state, side):
+def random_action(rng, state, side, kind=None):
     allowed = sorted(state.allowed_actions(side) - {"forfeit"})
-    if rng.random() < 0.003:
+    if kind is None and rng.random() < 0.003:
         return "forfeit", {}
     if state.phase is Phase.GAME_OVER:
         return ("stop" if rng.random() < 0.3 else "next_game"), {}
-    kind = rng.choice(allowed)
+    kind = kind or rng.choice(allowed)
     if kind == "resign_offer" and rng.random() < 0.8:
         kind = next(k for k in allowed if k != "resign_offer")  # resign now and then only
     if kind == "play":
@@ -40,6 +40,20 @@ def random_action(rng, state, side):
         return "play", {"play": [list(step) for step in rng.choice(plays)]}
     if kind == "resign_offer":
         return kind, {"value": rng.choice((1, 2, 3))}
+    if kind == "cond_answer":
+        answers = ["take", "drop", None] + (["beaver"] if state.rules.beavers else [])
+        return kind, {"answer": rng.choice(answers)}
+    if kind == "cond_plays":
+        mine = state.position_for(side)
+        rolls = rng.sample(ROLLS, rng.randint(0, 5))
+        plays = [(roll, legal_plays(mine, roll)) for roll in rolls]
+        return kind, {
+            "plays": [
+                {"dice": list(roll), "play": [list(step) for step in rng.choice(options)]}
+                for roll, options in plays
+                if options
+            ]
+        }
     return kind, {}
 
 
@@ -62,10 +76,16 @@ def test_random_matches_keep_their_story_straight(db, clock, dice, seed):
             side = rng.choice((0, 1))
         else:
             side = state.turn
+        # Now and then the waiting player writes ahead what the table plays for them.
+        notes = sorted(state.allowed_actions(1 - side) & {"cond_answer", "cond_plays"})
+        kind = None
+        if notes and rng.random() < 0.3:
+            side, kind = 1 - side, rng.choice(notes)
         seat = seats[match.seat_number_of(side)]
-        kind, arguments = random_action(rng, state, side)
+        kind, arguments = random_action(rng, state, side, kind)
         try:
-            services.game_act(seat=seat, version=match.version, kind=kind, **arguments)
+            service = services.ACTIONS[kind]
+            service(seat=seat, version=match.version, **arguments)
         except ServiceError as error:  # the only refusal expected: a 64 cube
             assert error.code == "cube_max", error
     match = current_match(room)

@@ -215,7 +215,9 @@ def test_the_state_costs_the_same_queries_however_long_the_history(room, alice, 
     play_turns(room, alice, bob, 20)  # ten turns each
     assert current_match(room).games.get().turn_count > 30
     long = queries_of(lambda: selectors.room_state(room, alice.seat))
-    assert short == long == 4
+    # Four, and two for the words only the players read (the mute, the messages).
+    assert short == long == 4 + 2
+    assert queries_of(lambda: selectors.room_state(room, None)) == 4
 
 
 class TestSeatByToken:

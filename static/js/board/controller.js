@@ -9,13 +9,16 @@
 import { createActions } from "./actions.js";
 import { ApiError, createApi } from "./api.js";
 import { createBoard } from "./board.js";
+import { createConditional } from "./conditional.js";
 import { createDialogs } from "./dialogs.js";
 import { h, store, stored } from "./dom.js";
 import { spotKey, spotNumber, takenParam } from "./geometry.js";
 import { createPanels } from "./panels.js";
 import { createResult } from "./result.js";
 import { statusLines } from "./status.js";
-import { allowed, match, myMove, optionsKey, shownBoard, taken, turnComplete } from "./table.js";
+import {
+  allowed, match, myMove, nameOf, optionsKey, shownBoard, taken, turnComplete, viewerSide,
+} from "./table.js";
 import { boardView } from "./view.js";
 import { livePoll } from "../poll.js";
 
@@ -65,6 +68,7 @@ export function startController(app, { state, config, texts, bot }) {
       class: "board-result", role: "alertdialog", "aria-labelledby": "board-result-title", hidden: true,
     }),
     controls: h("div", { class: "board-controls" }),
+    conditional: h("section", { class: "board-conditional", "aria-labelledby": "cond-title", hidden: true }),
     info: h("div", { class: "board-info" }),
     history: h("div", { class: "board-history" }),
     proof: h("div", { class: "board-proof" }),
@@ -85,6 +89,7 @@ export function startController(app, { state, config, texts, bot }) {
       parts.alert,
       parts.prompt,
       parts.controls,
+      parts.conditional,
       parts.bottom,
     ]),
     h("aside", { class: "board-side" }, [parts.info, parts.analysis, parts.history, parts.proof]),
@@ -118,6 +123,7 @@ export function startController(app, { state, config, texts, bot }) {
       requestRender();
     },
   });
+  const conditional = createConditional(parts.conditional, texts, { act });
   const result = createResult(parts.result, texts, {
     onShown: (open) => board.set({ inert: open }),
     onClosed: () => board.focus(),
@@ -141,6 +147,8 @@ export function startController(app, { state, config, texts, bot }) {
     parts.alert.textContent = model.message ? model.message.text : "";
     parts.alert.hidden = !model.message;
     actions.render(model);
+    const side = viewerSide(model);
+    conditional.render(model, side === null ? "" : nameOf(model, 1 - side));
     result.render(model);
   }
 
@@ -167,6 +175,8 @@ export function startController(app, { state, config, texts, bot }) {
     const lost = moved && !own && model.chosen.length > 0;
     model.state = next;
     if (etag) model.etag = etag;
+    // Other parts of the page (the players' messages, static/js/talk.js) follow the state too.
+    document.dispatchEvent(new CustomEvent("mesa:state", { detail: next }));
     if (moved) {
       resetPlay();
       model.message = lost ? { text: t("stale_tab"), alert: true } : null;
@@ -238,13 +248,22 @@ export function startController(app, { state, config, texts, bot }) {
     requestRender();
   }
 
+  // A word typed in the room's message box (templates/games/_talk.html) goes with the play.
+  function wordBox(action) {
+    const box = document.querySelector("#talk-text[data-with-play]");
+    return action === "play" && box && box.value.trim() ? box : null;
+  }
+
   async function act(action, body = {}) {
     if (model.busy) return;
     model.busy = true;
     model.message = null;
     requestRender();
     try {
-      const answer = await api.act(action, { version: model.state.version, ...body });
+      const box = wordBox(action);
+      const word = box ? { message: box.value } : {};
+      const answer = await api.act(action, { version: model.state.version, ...body, ...word });
+      if (box) box.value = "";
       takeState(answer.state, answer.etag, { own: true });
       poll.hurry();
     } catch (error) {

@@ -14,7 +14,7 @@ import { bottomSide, isSpectator, match, nameOf, shownPositionId } from "./table
  * null; `reviewUrl(match, game)` the review page of a game.
  * render(model, board) redraws them for the checkers as shown.
  */
-export function createPanels(nodes, { t, since, number }, bot, reviewUrl) {
+export function createPanels(nodes, { t, since, moment, number }, bot, reviewUrl) {
   let historyKey = null;
   let proofKey = null;
   let analysisKey = null;
@@ -47,6 +47,10 @@ export function createPanels(nodes, { t, since, number }, bot, reviewUrl) {
     if (onTurn) {
       const ago = m.turn_started_at ? since(m.turn_started_at) : null;
       rows.push(h("span", { class: "badge turn", text: ago ? t("turn_since", { since: ago }) : t("on_turn") }));
+    }
+    if (seat && seat.away_until) {
+      // On vacation: their clock stands still until then (the table only sees this).
+      rows.push(h("span", { class: "badge vacation", text: t("away_until", { when: moment(seat.away_until) }) }));
     }
     if (seat && seat.is_bot && bot) {
       // Who you face: its strength next to the name, how it plays on a line of its own.

@@ -1,0 +1,226 @@
+"""Web Push: "Es tu turno" reaches a browser through a push service that really
+speaks the protocol.
+
+The push service here is a small HTTP server on loopback playing the part of
+FCM or Mozilla's autopush: it checks the VAPID token's ES256 signature
+against the site's public key (RFC 8292) and decrypts the aes128gcm body with
+the browser's private key and auth secret (RFC 8188, 8291), as the browser
+would. The sending side is pywebpush, unmocked.
+"""
+
+import base64
+import json
+import os
+import threading
+import time
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import http_ece
+import pytest
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+from django.contrib.auth import get_user_model
+
+from games import services, tasks
+from games.engine import MatchRules
+from games.lib.errors import BadInput, NotSeatHolder
+from games.models import FollowUp, PushSubscription
+from tests.helpers import post_json
+
+OPENING_PLAY = [[8, 5], [6, 5]]  # a 3-1
+
+
+def b64u(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unb64u(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def point(key) -> bytes:
+    return key.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+
+
+class PushService:
+    """A push service on 127.0.0.1: records each message, answers `status`."""
+
+    def __init__(self):
+        self.received = []
+        self.status = 201
+        service = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                service.received.append((self.path, headers, body))
+                self.send_response(service.status)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Browser:
+    """What a browser keeps of its subscription: an ECDH key pair and an auth secret."""
+
+    def __init__(self, endpoint: str):
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.auth = os.urandom(16)
+        self.endpoint = endpoint
+
+    def subscription(self) -> dict:
+        return {
+            "endpoint": self.endpoint,
+            "keys": {"p256dh": b64u(point(self.key)), "auth": b64u(self.auth)},
+        }
+
+    def read(self, body: bytes) -> dict:
+        plain = http_ece.decrypt(
+            body, private_key=self.key, auth_secret=self.auth, version="aes128gcm"
+        )
+        return json.loads(plain)
+
+
+@pytest.fixture
+def site_key(settings):
+    key = ec.generate_private_key(ec.SECP256R1())
+    raw = key.private_numbers().private_value.to_bytes(32, "big")
+    settings.VAPID_PRIVATE_KEY = b64u(raw)
+    settings.VAPID_PUBLIC_KEY = b64u(point(key))
+    settings.VAPID_SUBJECT = "mailto:mesa@example.com"
+    return key
+
+
+@pytest.fixture
+def push_service():
+    service = PushService()
+    yield service
+    service.close()
+
+
+@pytest.fixture
+def bea(db):
+    return get_user_model().objects.create_user("bea", "bea@example.com", "tablero-de-nogal-77")
+
+
+def check_vapid(headers: dict, site_key, audience: str) -> dict:
+    """The token's signature, audience, subject and expiry, as a push service checks them."""
+    scheme, _, params = headers["authorization"].partition(" ")
+    assert scheme == "vapid"
+    fields = dict(part.strip().split("=", 1) for part in params.split(","))
+    assert unb64u(fields["k"]) == point(site_key)
+    head, claims, signature = fields["t"].split(".")
+    raw = unb64u(signature)
+    der = encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
+    site_key.public_key().verify(
+        der, f"{head}.{claims}".encode(), ec.ECDSA(hashes.SHA256())
+    )  # raises when the signature is wrong
+    payload = json.loads(unb64u(claims))
+    assert payload["aud"] == audience and payload["sub"] == "mailto:mesa@example.com"
+    assert time.time() < payload["exp"] <= time.time() + 24 * 3600
+    return payload
+
+
+def bea_on_turn(bea, clock, dice):
+    """bea (an account) hosts; the guest starts with 3-1 and plays; bea's turn, hours later."""
+    seat = services.room_create(rules=MatchRules(), nickname="bea", user=bea)
+    dice.push((1, 3))  # the guest (side 1) starts
+    guest = services.room_join(room=seat.room, nickname="carlos")
+    clock.tick(timedelta(hours=2))
+    return services.game_play(seat=guest, version=1, play=OPENING_PLAY)
+
+
+def test_es_tu_turno_reaches_the_browser_signed_and_encrypted_once(
+    bea, clock, dice, site_key, push_service
+):
+    browser = Browser(f"{push_service.url}/push/bea-phone")
+    services.push_subscribe(user=bea, **_flat(browser.subscription()))
+    match = bea_on_turn(bea, clock, dice)
+    owed = FollowUp.objects.filter(task="games.tasks.turn_push")
+    assert [row.args for row in owed] == [[match.pk, match.version]]
+
+    assert tasks.turn_push(match.pk, match.version) == 1
+    assert tasks.turn_push(match.pk, match.version) == 0  # each turn once per browser
+    [(path, headers, body)] = push_service.received
+    assert path == "/push/bea-phone"
+    assert headers["content-encoding"] == "aes128gcm" and headers["ttl"] == "86400"
+    check_vapid(headers, site_key, push_service.url)
+    message = browser.read(body)
+    assert message["title"] == "Es tu turno en Mesa"
+    assert message["body"] == "carlos ya jugó y la mesa te espera."
+    assert message["url"].endswith(f"/mesa/{match.room.slug}/mi-asiento/")
+
+
+def test_no_push_while_the_player_is_on_the_board_it_waits_like_the_email(
+    bea, clock, dice, site_key, push_service
+):
+    browser = Browser(f"{push_service.url}/push/bea-phone")
+    services.push_subscribe(user=bea, **_flat(browser.subscription()))
+    match = bea_on_turn(bea, clock, dice)
+    seat = match.turn_seat
+    services.seat_seen(seat=seat)
+    assert tasks.turn_push(match.pk, match.version) == 0
+    assert push_service.received == []
+    assert FollowUp.objects.filter(task="games.tasks.turn_push", published_at=None).exists()
+
+
+def test_a_browser_the_push_service_forgot_is_unsubscribed(
+    bea, clock, dice, site_key, push_service
+):
+    browser = Browser(f"{push_service.url}/push/gone")
+    services.push_subscribe(user=bea, **_flat(browser.subscription()))
+    push_service.status = 410
+    match = bea_on_turn(bea, clock, dice)
+    tasks.turn_push(match.pk, match.version)
+    assert PushSubscription.objects.count() == 0
+
+
+def test_a_subscription_needs_an_account_and_a_push_services_https_url(bea, site_key):
+    browser = Browser("http://push.example.com/not-https")
+    with pytest.raises(BadInput):
+        services.push_subscribe(user=bea, **_flat(browser.subscription()))
+    with pytest.raises(NotSeatHolder):
+        services.push_subscribe(user=None, **_flat(Browser("https://x.example/p").subscription()))
+
+
+def test_the_api_subscribes_and_unsubscribes_a_signed_in_browser(client, bea, site_key):
+    subscription = Browser("https://push.example.com/send/abc").subscription()
+    refused = post_json(client, "/api/push/subscribe", subscription)
+    assert refused.status_code == 403
+    client.force_login(bea)
+    assert post_json(client, "/api/push/subscribe", subscription).status_code == 201
+    assert PushSubscription.objects.get().user == bea
+    gone = post_json(client, "/api/push/unsubscribe", {"endpoint": subscription["endpoint"]})
+    assert gone.json() == {"subscribed": False, "removed": 1}
+    bad = post_json(client, "/api/push/subscribe", {"endpoint": 3, "keys": {}})
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_subscription"
+
+
+def test_the_site_is_installable_and_works_offline(client, site_key):
+    manifest = client.get("/manifest.webmanifest")
+    assert manifest["Content-Type"] == "application/manifest+json"
+    assert manifest.json()["display"] == "standalone" and manifest.json()["start_url"]
+    worker = client.get("/sw.js")
+    assert worker["Service-Worker-Allowed"] == "/" and "showNotification" in worker.text
+    assert "sin-conexion" in worker.text  # the offline page it caches
+    assert "Sin conexión" in client.get("/sin-conexion/").text
+    home = client.get("/").text
+    assert 'rel="manifest"' in home and 'rel="serviceworker"' in home
+
+
+def _flat(subscription: dict) -> dict:
+    return {"endpoint": subscription["endpoint"], **subscription["keys"]}
