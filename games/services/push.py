@@ -5,6 +5,7 @@ browser) and two keys; the page posts them here. An endpoint belongs to one
 account: subscribing it again from another account moves it.
 """
 
+import ipaddress
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -31,7 +32,25 @@ def clean_endpoint(endpoint: object) -> str:
         parts.scheme != "https" and not (loopback and parts.scheme == "http")
     ):
         raise BadInput("bad_subscription")
+    if not loopback and not _public_host(parts.hostname):
+        raise BadInput("bad_subscription")
     return endpoint
+
+
+def _public_host(hostname: str) -> bool:
+    """False for localhost and for an address literal off the public internet.
+
+    The server POSTs to the endpoint, so an address of the site's own network
+    (10.x, 192.168.x, 127.x, link-local, ...) would let a player aim it
+    inward. A name that resolves inward is not caught here.
+    """
+    if hostname == "localhost" or hostname.endswith(".localhost"):
+        return False
+    try:
+        address = ipaddress.ip_address(hostname)
+    except ValueError:
+        return True  # a name, as push services' endpoints are
+    return address.is_global
 
 
 def clean_key(value: object, longest: int) -> str:

@@ -210,6 +210,25 @@ def test_the_api_subscribes_and_unsubscribes_a_signed_in_browser(client, bea, si
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_subscription"
 
 
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "https://10.0.0.7/push/abc",
+        "https://192.168.1.1/push/abc",
+        "https://169.254.169.254/latest/meta-data",
+        "https://[fd00::1]/push/abc",
+        "https://localhost/push/abc",
+    ],
+)
+def test_an_endpoint_inside_the_sites_network_is_refused(bea, endpoint, settings):
+    # Only the tests' own push service on 127.0.0.1 may be loopback; nothing
+    # else that points inward is ever stored for the server to post to.
+    settings.PUSH_ALLOW_LOOPBACK = False
+    with pytest.raises(BadInput):
+        services.push_subscribe(user=bea, **_flat(Browser(endpoint).subscription()))
+    assert not PushSubscription.objects.exists()
+
+
 def test_the_site_is_installable_and_works_offline(client, site_key):
     manifest = client.get("/manifest.webmanifest")
     assert manifest["Content-Type"] == "application/manifest+json"
