@@ -254,8 +254,15 @@ export function startController(app, { state, config, texts, bot }) {
     return action === "play" && box && box.value.trim() ? box : null;
   }
 
+  // A written answer changed again while the last change is on its way is not
+  // dropped: the newest one goes once the server has answered the first.
+  let queuedAnswer = null;
+
   async function act(action, body = {}) {
-    if (model.busy) return;
+    if (model.busy) {
+      if (action === "cond_answer") queuedAnswer = body;
+      return;
+    }
     model.busy = true;
     model.message = null;
     requestRender();
@@ -284,6 +291,11 @@ export function startController(app, { state, config, texts, bot }) {
     } finally {
       model.busy = false;
       requestRender();
+      if (queuedAnswer !== null) {
+        const next = queuedAnswer;
+        queuedAnswer = null;
+        act("cond_answer", next);
+      }
     }
   }
 
