@@ -395,6 +395,18 @@ CELERY_BEAT_SCHEDULE = {
 # table (`manage.py createcachetable` after migrate; make run does it). Never
 # a per-process memory cache: each gunicorn worker would count alone.
 CACHES = {"default": env.cache("CACHE_URL", default="dbcache://mesa_cache")}
+# The room state's cache (games/web/state_cache.py, issue 19): its keys come from
+# the rows the state reads, so a per-process memory cache is correct too and
+# only hits less; where CACHE_URL is Redis it is shared by every process and node.
+_state_cache_url = env.str("CACHE_URL", default="")
+if not _state_cache_url.startswith(("redis://", "rediss://")):
+    _state_cache_url = "locmemcache://mesa-room-state"
+CACHES["state"] = env.cache("STATE_CACHE_URL", default=_state_cache_url)
+CACHES["state"]["KEY_PREFIX"] = "state"
+if CACHES["state"]["BACKEND"].endswith("LocMemCache"):
+    CACHES["state"].setdefault("OPTIONS", {})["MAX_ENTRIES"] = 5000
+MESA_STATE_CACHE = env.bool("MESA_STATE_CACHE", default=True)
+MESA_STATE_CACHE_SECONDS = env.int("MESA_STATE_CACHE_SECONDS", default=600)
 # With DEBUG off, SQLite, the filesystem broker and the database cache are
 # system check errors (config/checks.py) unless this says the operator means it.
 MESA_ALLOW_EMBEDDED = env.bool("MESA_ALLOW_EMBEDDED", default=False)

@@ -143,6 +143,13 @@ def current_match(room: Room) -> Match | None:
 
 
 def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
+    """Everything the board shows, for one viewer (room_state_until's state)."""
+    return room_state_until(room, viewer_seat)[0]
+
+
+def room_state_until(
+    room: Room, viewer_seat: Seat | None = None
+) -> tuple[RoomState, datetime | None]:
     """Everything the board shows, as plain JSON-ready data, for one viewer.
 
     `viewer_seat` is the seat the request holds (None for a spectator; a seat
@@ -172,6 +179,11 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     blocked, value, reason, cube_value, at, opening, text (the entry's line
     on the board's score sheet in the request's language, None for a roll
     its play writes; see games.selectors.history)}], side0_seat.
+
+    With the state, `until`: the first moment after now at which the clock
+    alone changes it (a vacation starts or ends, the absence deadline passes
+    or is shown), None when only the rows can (always for a spectator, who
+    sees no clock). The state's cache (games.web.state_cache) keeps it no longer.
     """
     seats = {seat.number: seat for seat in Seat.objects.filter(room=room)}
     for seat in seats.values():
@@ -221,12 +233,31 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     if viewer is not None and not room.bot:
         # The words between the two players: never in a spectator's state.
         data["talk"] = talk.messages_for(viewer, seats)
+    until = _clock_edge(match, pauses, now) if viewer is not None else None
     if match is None:
-        return data
+        return data, until
     view_side = match.side_of(viewer) if viewer else None
     data["viewer"]["side"] = view_side
     data["match"] = _match_state(match, seats, view_side, pauses)
-    return data
+    return data, until
+
+
+def _clock_edge(
+    match: Match | None, pauses: dict[int, tuple[deadlines.Pause, ...]], now: datetime
+) -> datetime | None:
+    """The first moment after `now` at which a seated viewer's state changes by the
+    clock alone: a vacation's start or end (away_until, the turn clock), the
+    absence deadline (can_claim), the moment the board names it (show_deadline)."""
+    edges = [moment for spans in pauses.values() for span in spans for moment in span]
+    started = match.turn_started_at if match is not None else None
+    if started is not None:
+        edges.append(started + deadlines.SHOW_DEADLINE_AFTER)
+        # The deadline of whichever player owes the turn, with their own pauses:
+        # one per player (and none), a few edges too many at worst.
+        for spans in (*pauses.values(), ()):
+            edges.append(deadlines.run_clock(started, deadlines.ABSENCE_AFTER, spans))
+    later = [moment for moment in edges if moment > now]
+    return min(later) if later else None
 
 
 def _match_state(
