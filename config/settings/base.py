@@ -106,6 +106,27 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# Connection pooling (issue 19, docs/DEPLOY.md "PostgreSQL connections"):
+# DB_POOL_MAX > 0 gives each process Django's psycopg pool of at most that many
+# connections (CONN_MAX_AGE must then be 0: the pool keeps them). The deploy
+# kit sets it for the web processes only; the Celery workers and beat, one
+# thread each, hold one connection at most without it. The budget:
+# web processes x DB_POOL_MAX + worker processes + beat <= 20.
+# Behind PgBouncer in transaction mode instead, leave the pool off and set
+# DB_DISABLE_SERVER_SIDE_CURSORS=1 (Django already sends no prepared statements).
+DB_POOL_MAX = env.int("DB_POOL_MAX", default=0)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_POOL_MAX > 0:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(env.int("DB_POOL_MIN", default=1), DB_POOL_MAX),
+        "max_size": DB_POOL_MAX,
+        # A request waits this long for a free connection, then fails as the
+        # database being away does (OperationalError).
+        "timeout": float(env.str("DB_POOL_TIMEOUT", default="10")),
+    }
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool(
+    "DB_DISABLE_SERVER_SIDE_CURSORS", default=False
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
