@@ -64,6 +64,8 @@ DEFAULT_PORT = 19100
 DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/mesa_load"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/2"
 
+# The two GETs compared: a spectator's room state, and the bare-Django reference.
+PATHS = (("state", "/api/rooms/{}/"), ("reference", "/bench/reference/{}"))
 HELD = 3.0  # poll.js: an answer that took this long was held by the server
 
 
@@ -79,8 +81,10 @@ class Options:
     throughput_clients: int = 8
     seated_share: float = 0.1
     english_share: float = 0.2
-    server: str = "auto"  # wsgi (gunicorn gthread), asgi, or auto (asgi when config/asgi.py exists)
+    server: str = "auto"  # wsgi, live, or auto (live when games/web/live.py exists)
     web_workers: int = 2
+    live_workers: int = 1  # uvicorn processes (server live)
+    live_pool: int = 1  # their DB_POOL_MAX, when --pool is on
     threads: int = 20
     pool: int = 0  # DB_POOL_MAX of the web processes; 0 = no pool
     state_cache: bool = True
@@ -119,6 +123,9 @@ class Board:
 class Stats:
     action_ms: list[float] = field(default_factory=list)
     acked: Counter[str] = field(default_factory=Counter)  # room -> turn actions answered 200
+    # room -> turn actions sent whose answer never came (a timeout) or was a 5xx:
+    # stored or not, nobody was told either way
+    unanswered: Counter[str] = field(default_factory=Counter)
     moves: list[Move] = field(default_factory=list)
     statuses: Counter[str] = field(default_factory=Counter)  # "GET 200", "POST 409"...
     exceptions: Counter[str] = field(default_factory=Counter)
@@ -200,44 +207,56 @@ def prepare_database(options: Options) -> None:
 
 
 def server_kind(options: Options) -> str:
+    """wsgi: gunicorn alone, the waits held in its threads; live: gunicorn and, for the
+    `?wait=` requests, uvicorn (config/asgi.py, games/web/live.py), as deploy/ runs them."""
     if options.server != "auto":
         return options.server
-    return "asgi" if (ROOT / "config" / "asgi.py").exists() else "wsgi"
+    return "live" if (ROOT / "games" / "web" / "live.py").exists() else "wsgi"
 
 
-def server_command(options: Options) -> list[str]:
-    bind = f"127.0.0.1:{options.port}"
-    if server_kind(options) == "asgi":
-        # The ASGI server: uvicorn's workers under gunicorn, as config/asgi.py is served.
-        server = [
-            str(VENV_BIN / "gunicorn"),
-            "-c",
-            "config/gunicorn.conf.py",
-            "config.asgi:application",
-            "-k",
-            "uvicorn.workers.UvicornWorker",
-            "--bind",
-            bind,
-            "--workers",
-            str(options.web_workers),
-        ]
-    else:
-        server = [
-            str(VENV_BIN / "gunicorn"),
-            "-c",
-            "config/gunicorn.conf.py",
-            "--bind",
-            bind,
-            "--workers",
-            str(options.web_workers),
-            "--threads",
-            str(options.threads),
-            # gthread's connections per worker: the held polls of every board.
-            "--worker-connections",
-            str(max(1000, options.boards + options.players * 2)),
-        ]
+def live_port(options: Options) -> int:
+    return options.port + 1
+
+
+def server_commands(options: Options) -> dict[str, list[str]]:
     pin = ["taskset", "-c", options.server_cores] if shutil.which("taskset") else []
-    return ["nice", "-n", "19", *pin, *server]
+    gunicorn = [
+        str(VENV_BIN / "gunicorn"),
+        "-c",
+        "config/gunicorn.conf.py",
+        "--bind",
+        f"127.0.0.1:{options.port}",
+        "--workers",
+        str(options.web_workers),
+        "--threads",
+        str(options.threads),
+        # gthread's connections per worker: the held polls of every board.
+        "--worker-connections",
+        str(max(1000, options.boards + options.players * 2)),
+    ]
+    commands = {"gunicorn": ["nice", "-n", "19", *pin, *gunicorn]}
+    if server_kind(options) == "live":
+        # deploy/systemd/mesa-live.service's flags, on a port instead of a socket.
+        uvicorn = [
+            str(VENV_BIN / "uvicorn"),
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(live_port(options)),
+            "--workers",
+            str(options.live_workers),
+            "--no-proxy-headers",
+            "--no-access-log",
+            "--timeout-keep-alive",
+            "30",
+            "--backlog",
+            "4096",
+            "--limit-concurrency",
+            "10000",
+        ]
+        commands["uvicorn"] = ["nice", "-n", "19", *pin, *uvicorn]
+    return commands
 
 
 def _raise_open_files() -> None:
@@ -245,17 +264,24 @@ def _raise_open_files() -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-def start_server(options: Options, log: Path) -> subprocess.Popen[bytes]:
+def start_servers(options: Options, log: Path) -> dict[str, subprocess.Popen[bytes]]:
     out = log.open("wb")
-    return subprocess.Popen(
-        server_command(options),
-        cwd=ROOT,
-        env=server_env(options),
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group: stopped by its id at the end
-        preexec_fn=_raise_open_files,
-    )
+    env = server_env(options)
+    # One thread runs Django's views in an ASGI process: a pool of one keeps its
+    # connection (deploy/systemd/mesa-live.service).
+    env["DB_POOL_MAX"] = str(options.live_pool if options.pool else 0)
+    servers = {}
+    for name, command in server_commands(options).items():
+        servers[name] = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=server_env(options) if name == "gunicorn" else env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stopped by its id at the end
+            preexec_fn=_raise_open_files,
+        )
+    return servers
 
 
 def stop_server(server: subprocess.Popen[bytes]) -> None:
@@ -318,8 +344,11 @@ def process_name(pid: int) -> str:
 class Browser:
     """One person's browser: a cookie jar, a CSRF token, a language."""
 
-    def __init__(self, base: str, connector: aiohttp.BaseConnector, language: str) -> None:
+    def __init__(
+        self, base: str, connector: aiohttp.BaseConnector, language: str, live: str = ""
+    ) -> None:
         self.base = base
+        self.live = live or base
         self.language = language
         self.session = aiohttp.ClientSession(
             connector=connector,
@@ -374,7 +403,8 @@ class StateReader:
         headers = {"If-None-Match": self.etag} if self.etag else {}
         url = f"{self.browser.base}/api/rooms/{self.slug}/"
         if wait and self.state is not None:
-            url += f"?wait={self.version}"
+            # nginx's routing (deploy/nginx): a held ?wait= goes to the live server.
+            url = f"{self.browser.live}/api/rooms/{self.slug}/?wait={self.version}"
         async with self.browser.session.get(url, headers=headers) as response:
             self.stats.status("GET", response.status)
             if response.status == 304:
@@ -459,6 +489,9 @@ class Run:
     def __init__(self, options: Options) -> None:
         self.options = options
         self.base = f"http://127.0.0.1:{options.port}"
+        self.live = (
+            f"http://127.0.0.1:{live_port(options)}" if server_kind(options) == "live" else ""
+        )
         self.rng = random.Random(options.seed)
         self.stats = Stats()
         self.stop_players = asyncio.Event()
@@ -480,8 +513,8 @@ class Run:
         rooms = max(1, self.options.players // 2)
         for index in range(rooms):
             language = "en" if self.rng.random() < self.options.english_share else "es"
-            host = Browser(self.base, connector, language)
-            guest = Browser(self.base, connector, "es")
+            host = Browser(self.base, connector, live=self.live, language=language)
+            guest = Browser(self.base, connector, live=self.live, language="es")
             await host.open_home()
             status, state = await host.post("/api/rooms", {"nickname": f"p{index}a", "rules": {}})
             if status != 201:
@@ -529,9 +562,13 @@ class Run:
             status, answer = await seat.browser.post(f"/api/rooms/{seat.slug}/actions/{name}", body)
         except (TimeoutError, aiohttp.ClientError) as error:
             self.stats.failed(error)
+            if name in TURN_ACTIONS:
+                self.stats.unanswered[seat.slug] += 1
             reader.state = None  # read it again: it may have been stored
             return
         self.stats.status("POST", status)
+        if status >= 500 and name in TURN_ACTIONS:
+            self.stats.unanswered[seat.slug] += 1
         if status == 200:
             self.stats.action_ms.append((time.monotonic() - sent) * 1000)
             if name in TURN_ACTIONS:
@@ -587,13 +624,14 @@ class Run:
     # -- throughput: the state beside the reference view ---------------------------------
 
     async def throughput(self, session: aiohttp.ClientSession, path: str, seconds: float) -> float:
+        """Closed-loop GETs of `path` for `seconds`: answers of 200 per second. A request
+        still out at the end is cancelled and not counted."""
         done = 0
-        deadline = time.monotonic() + seconds
 
         async def client() -> None:
             nonlocal done
             rng = random.Random(self.rng.random())
-            while time.monotonic() < deadline:
+            while True:
                 slug = rng.choice(self.slugs)
                 try:
                     async with session.get(self.base + path.format(slug)) as response:
@@ -604,15 +642,19 @@ class Run:
                 except (TimeoutError, aiohttp.ClientError) as error:
                     self.stats.failed(error)
 
+        clients = [asyncio.create_task(client()) for _ in range(self.options.throughput_clients)]
         started = time.monotonic()
-        await asyncio.gather(*(client() for _ in range(self.options.throughput_clients)))
+        await asyncio.sleep(seconds)
+        for task in clients:
+            task.cancel()
+        await asyncio.gather(*clients, return_exceptions=True)
         return done / (time.monotonic() - started)
 
     async def throughput_windows(self, session: aiohttp.ClientSession) -> None:
         await self._pause(self.options.warmup, self.stop_players)
         self.phase = "throughput"
         for _ in range(2):
-            for name, path in (("state", "/api/rooms/{}/"), ("reference", "/bench/reference/{}")):
+            for name, path in PATHS:
                 if self.stop_players.is_set():
                     return
                 rate = await self.throughput(session, path, self.options.window)
@@ -633,9 +675,9 @@ class Run:
                 self.stats.connections.append(int(row[0]) if row else 0)
                 await self._pause(0.5, self.stop_samplers)
 
-    async def sample_memory(self, server_pid: int) -> None:
+    async def sample_memory(self, server_pids: list[int]) -> None:
         while not self.stop_samplers.is_set():
-            for pid in [server_pid, *children(server_pid)]:
+            for pid in [p for server in server_pids for p in (server, *children(server))]:
                 kb = rss_kb(pid)
                 if kb is not None:
                     self.stats.rss_kb[pid] = max(kb, self.stats.rss_kb.get(pid, 0))
@@ -644,18 +686,32 @@ class Run:
 
     # -- the whole run -------------------------------------------------------------------------
 
-    async def drive(self, server_pid: int) -> dict[str, Any]:
+    async def drive(self, server_pids: list[int]) -> dict[str, Any]:
         options = self.options
         self.start = time.monotonic()
         connector = aiohttp.TCPConnector(limit=0, limit_per_host=0)
         samplers = [
             asyncio.create_task(self.sample_connections()),
-            asyncio.create_task(self.sample_memory(server_pid)),
+            asyncio.create_task(self.sample_memory(server_pids)),
         ]
         commits_before = await self.commits()
         self.log(f"seeding {max(1, options.players // 2)} rooms")
         await self.seed(connector)
-        spectators = [Browser(self.base, connector, "es"), Browser(self.base, connector, "en")]
+        bench_session = aiohttp.ClientSession(
+            connector=connector, connector_owner=False, timeout=aiohttp.ClientTimeout(total=30)
+        )
+        # The same two GETs on the idle server first (after one warm-up look each):
+        # what each costs alone, beside what it costs under the load below.
+        for _name, path in PATHS:
+            await self.throughput(bench_session, path, 1.0)
+        for name, path in PATHS * 2:
+            rate = await self.throughput(bench_session, path, self.options.window / 2)
+            self.stats.throughput[f"idle {name}"].append(rate)
+            self.log(f"idle throughput {name}: {rate:.0f} req/s")
+        spectators = [
+            Browser(self.base, connector, live=self.live, language="es"),
+            Browser(self.base, connector, live=self.live, language="en"),
+        ]
         boards: list[asyncio.Task[None]] = []
         self.log(f"opening {options.boards} boards")
         stagger = min(10.0, options.boards / 200)
@@ -678,12 +734,15 @@ class Run:
         ]
         self.log(f"{len(self.seats)} players start")
         players = [asyncio.create_task(self.player(seat)) for seat in self.seats]
-        bench_session = aiohttp.ClientSession(connector=connector, connector_owner=False)
         windows = asyncio.create_task(self.throughput_windows(bench_session))
         await asyncio.sleep(options.duration)
         self.log("players stop")
         self.stop_players.set()
-        await asyncio.gather(*players, *readers, windows)
+        # A request still out after its timeout (an overloaded server) is let go.
+        _done, late = await asyncio.wait([*players, *readers, windows], timeout=65)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
         final = await self.final_versions()
         caught_up = await self.catch_up(final)
         self.log(f"boards at the final version: {caught_up}/{len(self.boards)}")
@@ -776,13 +835,18 @@ class Run:
         delays, missed = self.seen_delays()
         acked_total = sum(stats.acked.values())
         stored_total = sum(stored.get(slug, 0) for slug in self.slugs)
+        # Every acknowledged action stored once: the Turn rows are the acknowledged
+        # ones, plus at most those whose answer never came.
         mismatched = [
-            slug for slug in self.slugs if stats.acked.get(slug, 0) != stored.get(slug, 0)
+            slug
+            for slug in self.slugs
+            if not stats.acked[slug]
+            <= stored.get(slug, 0)
+            <= stats.acked[slug] + stats.unanswered[slug]
         ]
-        state_rate = statistics.mean(stats.throughput["state"]) if stats.throughput["state"] else 0
-        ref_rate = (
-            statistics.mean(stats.throughput["reference"]) if stats.throughput["reference"] else 0
-        )
+        rates = {name: statistics.mean(values) for name, values in stats.throughput.items()}
+        state_rate, ref_rate = rates.get("state", 0.0), rates.get("reference", 0.0)
+        idle_state, idle_ref = rates.get("idle state", 0.0), rates.get("idle reference", 0.0)
         requests = sum(board.requests for board in self.boards)
         held = sum(board.held for board in self.boards)
         errors_5xx = sum(n for key, n in stats.statuses.items() if key.split()[1].startswith("5"))
@@ -822,6 +886,9 @@ class Run:
             "state_get_per_second": round(state_rate, 1),
             "reference_get_per_second": round(ref_rate, 1),
             "state_to_reference": round(state_rate / ref_rate, 2) if ref_rate else None,
+            "idle_state_get_per_second": round(idle_state, 1),
+            "idle_reference_get_per_second": round(idle_ref, 1),
+            "idle_state_to_reference": round(idle_state / idle_ref, 2) if idle_ref else None,
             "postgres": {
                 "peak_connections": max(stats.connections, default=0),
                 "mean_connections": round(statistics.mean(stats.connections), 1)
@@ -840,6 +907,7 @@ class Run:
             "nothing_lost": {
                 "acknowledged_turn_actions": acked_total,
                 "stored_turn_rows": stored_total,
+                "unanswered_turn_actions": sum(stats.unanswered.values()),
                 "rooms_that_differ": mismatched,
                 "boards_not_at_final_version": len(self.boards) - caught_up,
                 "ok": not mismatched and caught_up == len(self.boards),
@@ -857,9 +925,10 @@ def print_report(report: dict[str, Any]) -> None:
     load = ", ".join(f"{x:.1f}" for x in cores["load_average"])
     lines = [
         f"make load: {b['count']} boards, {o['players']} players, {o['readers']} readers, "
-        f"{o['duration']:.0f} s; server {report['server']} ({o['web_workers']} workers"
-        + (f" x {o['threads']} threads" if report["server"] == "wsgi" else "")
-        + f", pool {o['pool'] or 'off'}, state cache {'on' if o['state_cache'] else 'off'})",
+        f"{o['duration']:.0f} s; server {report['server']}: gunicorn {o['web_workers']} "
+        f"workers x {o['threads']} threads"
+        + (f" + uvicorn {o['live_workers']} for ?wait=" if report["server"] == "live" else "")
+        + f", pool {o['pool'] or 'off'}, state cache {'on' if o['state_cache'] else 'off'}",
         f"cores: server {cores['server']}, load generator {cores['client']} "
         f"(of {cores['machine']}; load average {load})",
         f"actions: {a['count']} ({a['per_second']}/s), p50 {a['p50_ms']} ms, "
@@ -867,8 +936,10 @@ def print_report(report: dict[str, Any]) -> None:
         f"a move seen by every waiting board of its room: p50 {s['p50_ms']} ms, "
         f"p95 {s['p95_ms']} ms, max {s['max_ms']} ms ({s['moves']} moves, {s['never_seen']} never)",
         f"boards' requests: {b['requests']}, held by the server: {b['held_share']}",
-        f"state GET {report['state_get_per_second']} req/s, bare Django "
+        f"under load: state GET {report['state_get_per_second']} req/s, bare Django "
         f"{report['reference_get_per_second']} req/s: {report['state_to_reference']}x",
+        f"idle server: state GET {report['idle_state_get_per_second']} req/s, bare Django "
+        f"{report['idle_reference_get_per_second']} req/s: {report['idle_state_to_reference']}x",
         f"PostgreSQL: peak {pg['peak_connections']} connections (mean {pg['mean_connections']}), "
         f"{pg['commits_per_second']} transactions/s",
         "RSS: " + ", ".join(f"{name.strip()}: {mb} MB" for name, mb in report["rss_mb"].items()),
@@ -891,7 +962,9 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--warmup", type=float, default=defaults.warmup)
     parser.add_argument("--window", type=float, default=defaults.window)
     parser.add_argument("--think", type=float, nargs=2, default=defaults.think)
-    parser.add_argument("--server", choices=("auto", "wsgi", "asgi"), default=defaults.server)
+    parser.add_argument("--server", choices=("auto", "wsgi", "live"), default=defaults.server)
+    parser.add_argument("--live-workers", type=int, default=defaults.live_workers)
+    parser.add_argument("--live-pool", type=int, default=defaults.live_pool)
     parser.add_argument("--web-workers", type=int, default=defaults.web_workers)
     parser.add_argument("--threads", type=int, default=defaults.threads)
     parser.add_argument("--pool", type=int, default=defaults.pool, help="DB_POOL_MAX; 0 = off")
@@ -919,12 +992,17 @@ def main(argv: list[str] | None = None) -> int:
     os.nice(19 - os.nice(0))
     prepare_database(options)
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"mesa-load-server-{options.port}.log"
-    server = start_server(options, log)
+    servers = start_servers(options, log)
     try:
-        asyncio.run(wait_until_up(f"http://127.0.0.1:{options.port}", server, log))
-        report = asyncio.run(Run(options).drive(server.pid))
+        asyncio.run(wait_until_up(f"http://127.0.0.1:{options.port}", servers["gunicorn"], log))
+        if "uvicorn" in servers:
+            asyncio.run(
+                wait_until_up(f"http://127.0.0.1:{live_port(options)}", servers["uvicorn"], log)
+            )
+        report = asyncio.run(Run(options).drive([server.pid for server in servers.values()]))
     finally:
-        stop_server(server)
+        for server in servers.values():
+            stop_server(server)
     print_report(report)
     path = (
         Path(options.output)
