@@ -20,9 +20,9 @@ import threading
 import time
 
 from django.conf import settings
-from django.db.models import OuterRef, Subquery
 
-from games.models import Match, Message, Room
+from games.models import Room
+from games.selectors.pulse import Pulse, room_pulse
 
 WAIT_SECONDS = 25.0
 CHECK_EVERY = 0.5
@@ -33,18 +33,10 @@ monotonic = time.monotonic
 _slots = threading.BoundedSemaphore(getattr(settings, "LONG_POLL_WAITERS", 16))
 
 
-def pulse(room: Room) -> tuple[int, int, int | None, int | None] | None:
-    """What changes when anyone acts in the room: the current match's number and version,
-    the rematch offer (offered without a new version) and the latest message (a
-    word on its own moves no version). One query."""
-    latest_message = Message.objects.filter(room_id=OuterRef("room_id")).order_by("-pk")
-    return (
-        Match.objects.filter(room_id=room.pk)
-        .order_by("-number")
-        .annotate(latest_message=Subquery(latest_message.values("pk")[:1]))
-        .values_list("number", "version", "rematch_offered_by_id", "latest_message")
-        .first()
-    )
+def pulse(room: Room) -> Pulse | None:
+    """What changes when anyone acts in the room (games.selectors.pulse). One query."""
+    found = room_pulse(room_id=room.pk)
+    return found[1] if found else None
 
 
 def wait_for_change(room: Room, version: int) -> bool:
