@@ -295,29 +295,33 @@ def _move_seen_across(nodes, table, *, through_uvicorn: bool):
     waiting.start()
     time.sleep(1.0)  # the wait is held on node A
     assert not answer, answer
+    sent = time.monotonic()
     status, _headers, body = alice_browser.post(
         b,
         f"/api/rooms/{room.slug}/actions/play",
         {"version": version, "play": first_legal_play(room, 0)},
     )
-    moved = time.monotonic()
+    answered = time.monotonic()
     assert status == 200, body[:300]
     assert json.loads(body)["version"] == version + 1
     waiting.join(timeout=40)
     assert answer["status"] == 200, answer
     assert json.loads(answer["body"])["version"] == version + 1
-    seen = answer["ended"] - moved
     served_by_gunicorn = f"/api/rooms/{room.slug}/?wait=" in a.log("gunicorn")
     assert served_by_gunicorn is not through_uvicorn
-    return seen
+    # After alice's move was made (acknowledged to her: committed and published
+    # before that), and from the moment she sent it, which adds the move's own
+    # work on node B. The board often has it before alice has her answer.
+    return answer["ended"] - answered, answer["ended"] - sent
 
 
 def test_a_board_waiting_on_node_a_sees_a_move_made_through_node_b_within_a_second(
     nodes, table, record_property
 ):
-    seen = _move_seen_across(nodes, table, through_uvicorn=True)
-    record_property("seen_after_move_s", round(seen, 3))
-    assert seen < 1.0, f"seen {seen:.3f} s after the move's answer"
+    seen, since_sent = _move_seen_across(nodes, table, through_uvicorn=True)
+    record_property("seen_after_the_moves_answer_s", round(seen, 3))
+    record_property("seen_after_the_move_was_sent_s", round(since_sent, 3))
+    assert seen < 1.0, f"seen {seen:.3f} s after the move was made"
 
 
 def test_with_uvicorn_down_on_node_a_the_wait_falls_back_to_gunicorn(nodes, table):
@@ -325,6 +329,6 @@ def test_with_uvicorn_down_on_node_a_the_wait_falls_back_to_gunicorn(nodes, tabl
     uvicorn = nodes["a"].processes["uvicorn"]
     uvicorn.send_signal(signal.SIGTERM)
     uvicorn.wait(timeout=30)
-    seen = _move_seen_across(nodes, table, through_uvicorn=False)
+    seen, _since_sent = _move_seen_across(nodes, table, through_uvicorn=False)
     # gunicorn's thread looks at the database every half second.
-    assert seen < 2.0, f"seen {seen:.3f} s after the move's answer"
+    assert seen < 2.0, f"seen {seen:.3f} s after the move was made"
