@@ -52,6 +52,7 @@ WAIT_SECONDS = 25.0  # as games.web.longpoll: below nginx's proxy_read_timeout (
 POLL_EVERY = 1.0  # the database, only while the hub has no subscription
 CHECK_HUB_EVERY = 5.0  # a waiter looks whether its hub still listens
 SILENCE = 20.0  # seconds without a word from Redis (a ping is sent every 10): reconnect
+RECONNECT_FIRST = 0.5  # seconds before the first try to subscribe again, doubling
 RECONNECT_MAX = 10.0
 STATE_VIEW = "games:api_state"
 
@@ -135,14 +136,14 @@ class Hub:
         return Pulse.decode(raw) if raw else None
 
     async def _listen(self) -> None:
-        delay = 0.5
+        delay = RECONNECT_FIRST
         while True:
             client = _redis(socket_timeout=SILENCE)
             pubsub = client.pubsub()
             try:
                 await pubsub.subscribe(live.channel())
                 self.subscribed = True
-                delay = 0.5
+                delay = RECONNECT_FIRST
                 log.info("live: listening on %s", live.channel())
                 await self._catch_up()
                 await self._relay(pubsub)

@@ -11,7 +11,9 @@ their own; they skip without it locally and fail on CI.
 
 import asyncio
 import logging
+import shutil
 import socket
+import subprocess
 import threading
 import time
 import uuid
@@ -284,3 +286,68 @@ def test_after_a_lost_publish_the_wait_still_ends_at_the_new_version(
     assert missed.status == 200 and missed.json()["version"] == version + 1
     assert again.status == 200 and again.json()["version"] == version + 1
     assert 1.9 <= held < 10
+
+
+@pytest.fixture
+def own_redis(settings, tmp_path):
+    """A redis-server of this test's own (ports 19020..19049), whose clients it may kill."""
+    server = shutil.which("redis-server")
+    if server is None:
+        missing("redis-server is not installed (apt-get install redis-server; .ci/run has it)")
+    port = next(p for p in range(19020, 19050) if _free(p))
+    process = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+    )
+    client = redis.Redis(port=port, socket_connect_timeout=1)
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    settings.LIVE_REDIS_URL = f"redis://127.0.0.1:{port}/0"
+    settings.LIVE_CHANNEL = "mesa:live:0"
+    live.reset()
+    yield client
+    live.reset()
+    client.close()
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_publish_missed_while_the_subscription_was_down_wakes_the_waiter_on_reconnect(
+    own_redis, room, alice, monkeypatch
+):
+    # Neither the database (polled while unsubscribed) nor the timeout may be
+    # what ends this wait: only the keys read again after the reconnect.
+    monkeypatch.setattr(waits, "POLL_EVERY", 60.0)
+    monkeypatch.setattr(waits, "RECONNECT_FIRST", 2.0)
+    version = version_of(room)
+
+    async def scenario():
+        hub = await subscribed()
+        waiting = asyncio.ensure_future(asgi_get(APP, state_url(room), f"wait={version}"))
+        await asyncio.sleep(0.3)
+        own_redis.client_kill_filter(_type="pubsub")  # a network blip, for the hub only
+        await asyncio.sleep(0.3)
+        assert not hub.subscribed and not waiting.done()
+        await sync_to_async(play)(room, alice)  # published, to no subscriber
+        moved = time.monotonic()
+        response = await waiting
+        return hub.subscribed, response, time.monotonic() - moved
+
+    back, response, after = async_to_sync(scenario)()
+    assert response.status == 200 and response.json()["version"] == version + 1
+    assert back
+    assert after < 5, f"{after:.1f} s: the reconnect (2 s) should have brought it"
