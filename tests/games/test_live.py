@@ -31,6 +31,7 @@ from games.models import Turn
 from games.selectors.pulse import Pulse, room_pulse
 from games.services import live
 from games.web import live as waits
+from games.web import longpoll
 from games.web.live import LiveWaits
 from tests.helpers import (
     action_url,
@@ -236,8 +237,33 @@ def test_without_redis_a_move_in_this_process_wakes_its_waiter(room, alice, no_r
 
 
 @pytest.mark.django_db(transaction=True)
+def test_make_runs_threaded_long_poll_is_woken_by_a_move_in_its_own_process(
+    room, alice, bob, no_redis, monkeypatch
+):
+    # The WSGI side (runserver, gunicorn): only the notice can end it this soon.
+    monkeypatch.setattr(longpoll, "CHECK_EVERY", 5.0)
+    bind(bob, room)
+    version = version_of(room)
+    answer = {}
+
+    def wait():
+        answer["response"] = bob.client.get(state_url(room), {"wait": version})
+        answer["at"] = time.monotonic()
+
+    waiting = threading.Thread(target=wait)
+    waiting.start()
+    time.sleep(0.5)
+    assert "response" not in answer
+    play(room, alice)
+    moved = time.monotonic()
+    waiting.join(timeout=30)
+    assert answer["response"].json()["version"] == version + 1
+    assert answer["at"] - moved < 2.0
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_waiter_is_woken_by_the_publish_of_a_committed_move(
-    redis_channel, room, alice, monkeypatch
+    redis_channel, room, alice, monkeypatch, record_property
 ):
     # The database is never looked at while waiting: only the channel can wake it.
     monkeypatch.setattr(waits, "POLL_EVERY", 60.0)
@@ -254,6 +280,7 @@ def test_a_waiter_is_woken_by_the_publish_of_a_committed_move(
         return moved, response, time.monotonic() - committed
 
     moved, response, after = async_to_sync(scenario)()
+    record_property("seen_after_commit_s", round(after, 3))
     assert response.status == 200
     assert response.json()["version"] == moved.version == version + 1
     assert after < 0.5, f"seen {after:.3f} s after the commit"
