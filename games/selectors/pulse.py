@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from django.db.models import OuterRef, Subquery
 
-from games.models import Match, Message
+from games.models import Match, Message, Room
 
 
 class Pulse(NamedTuple):
@@ -46,7 +46,9 @@ class Pulse(NamedTuple):
 
 
 def room_pulse(*, room_id: int | None = None, slug: str | None = None) -> tuple[str, Pulse] | None:
-    """(slug, pulse) of the room by id or slug, or None: no such room, or no match yet."""
+    """(slug, pulse) of the room by id or slug; None when there is no such room.
+
+    One query; two for a room that has no match yet (its pulse is all zeros)."""
     assert room_id is not None or slug is not None, "one room, by id or slug"
     latest_message = Message.objects.filter(room_id=OuterRef("room_id")).order_by("-pk")
     matches = Match.objects.all()
@@ -61,6 +63,11 @@ def room_pulse(*, room_id: int | None = None, slug: str | None = None) -> tuple[
         .first()
     )
     if row is None:
-        return None
+        # A room still waiting for its second player: version 0, until the join.
+        rooms = Room.objects.filter(pk=room_id) if room_id is not None else Room.objects.all()
+        if slug is not None:
+            rooms = rooms.filter(slug=slug)
+        found = rooms.values_list("slug", flat=True).first()
+        return (found, Pulse(0, 0, None, None)) if found is not None else None
     room_slug, number, version, rematch, message = row
     return room_slug, Pulse(number, version, rematch, message)

@@ -131,7 +131,7 @@ class Hub:
         try:
             raw = await self.client.get(live.room_key(slug))
         except Exception as error:
-            log.info("live: no key for room %s (%s)", slug, type(error).__name__)
+            log.debug("live: no key for room %s (%s)", slug, type(error).__name__)
             return None
         return Pulse.decode(raw) if raw else None
 
@@ -240,7 +240,8 @@ async def _database_pulse(slug: str) -> Pulse | None:
 async def wait_for_change(slug: str, version: int, *, seconds: float | None = None) -> bool:
     """Return when room `slug` moved past `version` (True) or the wait ran out (False).
 
-    True at once for a room that is not there or has no match (the view answers it).
+    True at once for a room that is not there (the view answers its 404). A room
+    still waiting for its second player is at version 0 until the join.
     """
     here = hub()
     waiter = Waiter()
@@ -251,7 +252,7 @@ async def wait_for_change(slug: str, version: int, *, seconds: float | None = No
         if start is None or start.version < version:
             start = await _database_pulse(slug)  # no key, or its publish was lost
         if start is None or start.version != version:
-            return True
+            return True  # not there, or not where the board is
         waiter.start = start
         deadline = here.loop.time() + (WAIT_SECONDS if seconds is None else seconds)
         while (left := deadline - here.loop.time()) > 0:

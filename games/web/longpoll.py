@@ -68,7 +68,7 @@ def wait_for_change(room: Room, version: int) -> bool:
     also at once (False) when every slot is taken.
     """
     start = pulse(room)
-    if (start[1] if start else 0) != version:
+    if (start.version if start else 0) != version:
         return True
     if not _slots.acquire(blocking=False):
         return False

@@ -237,6 +237,24 @@ def test_without_redis_a_move_in_this_process_wakes_its_waiter(room, alice, no_r
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_wait_on_a_room_still_waiting_for_its_guest_ends_with_the_join(
+    alice, dice, opening, no_redis
+):
+    room = alice.seat.room
+
+    async def scenario():
+        waiting = asyncio.ensure_future(asgi_get(APP, state_url(room), "wait=0"))
+        await asyncio.sleep(0.3)
+        assert not waiting.done()  # version 0, held like any other
+        dice.push(opening)
+        await sync_to_async(services.room_join)(room=room, nickname="bob")
+        return await waiting
+
+    state = async_to_sync(scenario)().json()
+    assert state["room"]["status"] == "playing" and state["match"] is not None
+
+
+@pytest.mark.django_db(transaction=True)
 def test_make_runs_threaded_long_poll_is_woken_by_a_move_in_its_own_process(
     room, alice, bob, no_redis, monkeypatch
 ):
