@@ -23,16 +23,18 @@ in memory. A waiter:
    than the one it started from: a finished analysis publishes the same
    pulse, and the board's state still changed), at most 25 s.
 
-Catching up: when the subscription drops, waiters of this process poll the
-database once a second (at most LONG_POLL_WAITERS of them; the others are
-answered at once and their boards fall back to plain polling, as before).
+Catching up: while the subscription is down, at most LONG_POLL_WAITERS
+waiters of this process poll the database once a second; the others hold
+on (no herd of queries or of state answers at the moment Redis blinks).
 After a reconnect the hub reads the keys of every room it has waiters for,
 so a pulse published while it was away still wakes them. And whatever was
-lost, every wait ends within 25 s with the board re-reading its state.
+lost, every wait ends within 25 s (21 to 25, spread) with the board
+re-reading its state.
 """
 
 import asyncio
 import logging
+import random
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -159,7 +161,6 @@ class Hub:
             finally:
                 self.subscribed = False
                 await _close(pubsub, client)
-            self._wake_all()  # they switch to polling the database until it is back
             await asyncio.sleep(delay)
             delay = min(delay * 2, RECONNECT_MAX)
 
@@ -191,11 +192,6 @@ class Hub:
             pulse = Pulse.decode(raw) if raw else None
             if pulse is not None:
                 self.hear(slug, pulse, catch_up=True)
-
-    def _wake_all(self) -> None:
-        for waiters in self.rooms.values():
-            for waiter in waiters:
-                waiter.event.set()
 
 
 def _redis(*, socket_timeout: float) -> Any:
@@ -254,16 +250,17 @@ async def wait_for_change(slug: str, version: int, *, seconds: float | None = No
         if start is None or start.version != version:
             return True  # not there, or not where the board is
         waiter.start = start
-        deadline = here.loop.time() + (WAIT_SECONDS if seconds is None else seconds)
+        # Spread over the last 15 %: boards that began together (a deploy, a
+        # reconnect) do not all come back in the same second.
+        seconds = WAIT_SECONDS if seconds is None else seconds
+        deadline = here.loop.time() + seconds * random.uniform(0.85, 1.0)
         while (left := deadline - here.loop.time()) > 0:
             if waiter.moved():
                 return True
-            polling = not here.subscribed
-            if polling and not slot:
-                if here.slots.locked():
-                    return False  # answered at once: the board polls plainly for a while
-                await here.slots.acquire()
+            if not here.subscribed and not slot and not here.slots.locked():
+                await here.slots.acquire()  # one of the few that poll the database
                 slot = True
+            polling = slot and not here.subscribed
             waiter.event.clear()
             step = min(left, POLL_EVERY if polling else CHECK_HUB_EVERY)
             try:
@@ -272,10 +269,8 @@ async def wait_for_change(slug: str, version: int, *, seconds: float | None = No
                 pass
             if waiter.moved():
                 return True
-            if not here.subscribed:
-                now = await _database_pulse(slug)
-                if now != start:
-                    return True
+            if polling and await _database_pulse(slug) != start:
+                return True
         return False
     finally:
         here.discard(slug, waiter)
