@@ -78,8 +78,8 @@ def test_the_compose_file_fills_every_placeholder_of_the_nginx_template():
     assert placeholders == set(re.findall(r"\$(MESA_\w+)", instructions))
 
 
-# The whole site's PostgreSQL connections (issue 19): web processes x the pool of
-# each + one per Celery worker process + beat, at most this many.
+# The whole site's PostgreSQL connections (issue 19): gunicorn and uvicorn processes
+# x the pool of each + one per Celery worker process + beat, at most this many.
 CONNECTION_BUDGET = 20
 
 
@@ -94,6 +94,9 @@ def test_the_systemd_defaults_stay_within_the_connection_budget():
     web = units()["mesa-web.service"]
     processes = int(re.search(r"^Environment=WEB_CONCURRENCY=(\d+)$", web, re.M)[1])
     pool = int(re.search(r"^Environment=DB_POOL_MAX=(\d+)$", web, re.M)[1])
+    live = units()["mesa-live.service"]
+    live_processes = int(re.search(r"--workers (\d+)", live)[1])
+    live_pool = int(re.search(r"^Environment=DB_POOL_MAX=(\d+)$", live, re.M)[1])
     workers = [
         line
         for text in units().values()
@@ -101,7 +104,8 @@ def test_the_systemd_defaults_stay_within_the_connection_budget():
         if line.startswith("ExecStart=") and "celery -A config worker" in line
     ]
     beats = sum("celery -A config beat" in text for text in units().values())
-    assert processes * pool + worker_processes(workers) + beats <= CONNECTION_BUDGET
+    web_side = processes * pool + live_processes * live_pool
+    assert web_side + worker_processes(workers) + beats <= CONNECTION_BUDGET
 
 
 def test_the_compose_defaults_stay_within_the_connection_budget():
@@ -109,8 +113,12 @@ def test_the_compose_defaults_stay_within_the_connection_budget():
     processes = int(re.search(r'^      WEB_CONCURRENCY: "(\d+)"$', compose, re.M)[1])
     pool = int(re.search(r'^      DB_POOL_MAX: "(\d+)"$', compose, re.M)[1])
     commands = compose_commands()
+    live = commands["live"]
+    live_processes = int(live[live.index("--workers") + 1])
+    live_pool = int(re.search(r'^      DB_POOL_MAX: "(\d+)"  # each woken', compose, re.M)[1])
     workers = [
         " ".join(c) for c in commands.values() if c[:4] == ["celery", "-A", "config", "worker"]
     ]
     beats = sum("beat" in command for command in commands.values())
-    assert processes * pool + worker_processes(workers) + beats <= CONNECTION_BUDGET
+    web_side = processes * pool + live_processes * live_pool
+    assert web_side + worker_processes(workers) + beats <= CONNECTION_BUDGET
