@@ -9,25 +9,33 @@ would. The sending side is pywebpush, unmocked.
 """
 
 import base64
+import ipaddress
 import json
+import logging
 import os
+import socket
+import ssl
 import threading
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import http_ece
 import pytest
+import requests
+from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+from cryptography.x509.oid import NameOID
 from django.contrib.auth import get_user_model
 
 from games import services, tasks
 from games.engine import MatchRules
 from games.lib.errors import BadInput, NotSeatHolder
+from games.mail import push
 from games.models import FollowUp, PushSubscription
-from tests.helpers import post_json
+from tests.helpers import START, post_json
 
 OPENING_PLAY = [[8, 5], [6, 5]]  # a 3-1
 
@@ -243,3 +251,146 @@ def test_the_site_is_installable_and_works_offline(client, site_key):
 
 def _flat(subscription: dict) -> dict:
     return {"endpoint": subscription["endpoint"], **subscription["keys"]}
+
+
+# -- the endpoint's name, resolved at send time ------------------------------------------
+
+
+def subscribe_row(bea, browser: Browser) -> PushSubscription:
+    """A subscription as stored when its name still pointed outward (no check now)."""
+    keys = browser.subscription()["keys"]
+    return PushSubscription.objects.create(
+        user=bea, endpoint=browser.endpoint, created_at=START, **keys
+    )
+
+
+class Resolver:
+    """socket.getaddrinfo with some names answered from a table; every lookup counted."""
+
+    def __init__(self, monkeypatch, names: dict[str, list[str]]):
+        self.names = names
+        self.asked: list[str] = []
+        real = socket.getaddrinfo
+
+        def getaddrinfo(host, port, *args, **kwargs):
+            self.asked.append(host)
+            if host in self.names:
+                family = {4: socket.AF_INET, 6: socket.AF_INET6}
+                return [
+                    (family[ipaddress.ip_address(a).version], socket.SOCK_STREAM, 6, "", (a, port))
+                    for a in self.names[host]
+                ]
+            return real(host, port, *args, **kwargs)
+
+        monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def test_a_name_that_resolves_to_loopback_is_refused_when_sent_and_forgotten(
+    bea, clock, dice, site_key, push_service, settings, caplog
+):
+    # The suite's allowance for its own push service is off: as in production.
+    settings.PUSH_ALLOW_LOOPBACK = False
+    port = push_service.server.server_port
+    row = subscribe_row(bea, Browser(f"http://localhost:{port}/push/bea-phone"))
+    match = bea_on_turn(bea, clock, dice)
+    with caplog.at_level(logging.WARNING, logger="games.mail.push"):
+        assert tasks.turn_push(match.pk, match.version) == 0
+    assert push_service.received == []  # listening right there, and never reached
+    assert not PushSubscription.objects.filter(pk=row.pk).exists()
+    assert f"push subscription {row.pk} forgotten: localhost resolves to" in caplog.text
+
+
+def test_the_push_goes_to_the_address_checked_and_the_name_is_looked_up_once(
+    bea, clock, dice, site_key, push_service, monkeypatch
+):
+    port = push_service.server.server_port
+    resolver = Resolver(monkeypatch, {"push.mesa.test": ["127.0.0.1"]})
+    browser = Browser(f"http://push.mesa.test:{port}/push/bea-phone")
+    subscribe_row(bea, browser)
+    match = bea_on_turn(bea, clock, dice)
+    # A rebinding resolver would answer differently the next time: there is none.
+    assert tasks.turn_push(match.pk, match.version) == 1
+    assert resolver.asked.count("push.mesa.test") == 1
+    [(path, headers, body)] = push_service.received
+    assert headers["host"] == f"push.mesa.test:{port}"
+    check_vapid(headers, site_key, f"http://push.mesa.test:{port}")
+    assert browser.read(body)["title"] == "Es tu turno en Mesa"
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        ["127.0.0.1"],
+        ["8.8.8.8", "10.1.2.3"],  # one inward answer among public ones is enough
+        ["169.254.169.254"],
+        ["100.64.0.1"],
+        ["fd00::1"],
+        ["::ffff:127.0.0.1"],
+        ["0.0.0.0"],
+    ],
+)
+def test_an_endpoint_resolving_off_the_public_internet_is_refused(answers, monkeypatch, settings):
+    settings.PUSH_ALLOW_LOOPBACK = False
+    Resolver(monkeypatch, {"push.mesa.test": answers})
+    with pytest.raises(push.InwardEndpoint):
+        push.checked_address("push.mesa.test", 443)
+
+
+def test_a_public_answer_is_the_address_used(monkeypatch, settings):
+    settings.PUSH_ALLOW_LOOPBACK = False
+    Resolver(monkeypatch, {"fcm.googleapis.com": ["142.250.184.10", "2a00:1450:4003:80f::200a"]})
+    address = push.checked_address("fcm.googleapis.com", 443)
+    assert str(address) == "142.250.184.10"
+
+
+def test_tls_to_the_pinned_address_still_checks_the_certificate_against_the_name(tmp_path):
+    # An HTTPS push service on 127.0.0.1 with a certificate for push.mesa.test only,
+    # a name no resolver here knows: the session must never look it up.
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "push.mesa.test")])
+    now = datetime.now(UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("push.mesa.test")]), False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    service = PushService()
+    sni: list[str | None] = []
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+    context.sni_callback = lambda sock, server_name, ctx: sni.append(server_name)
+    service.server.socket = context.wrap_socket(service.server.socket, server_side=True)
+    port = service.server.server_port
+    loopback = ipaddress.ip_address("127.0.0.1")
+    try:
+        session = push.pinned_session("push.mesa.test", loopback)
+        session.verify = str(cert_file)
+        answer = session.post(f"https://push.mesa.test:{port}/push/x", data=b"hola", timeout=5)
+        assert answer.status_code == 201
+        assert sni == ["push.mesa.test"]
+        assert service.received[0][1]["host"] == f"push.mesa.test:{port}"
+
+        other = push.pinned_session("other.mesa.test", loopback)
+        other.verify = str(cert_file)
+        with pytest.raises(requests.exceptions.SSLError):
+            other.post(f"https://other.mesa.test:{port}/push/x", data=b"hola", timeout=5)
+        with pytest.raises(push.InwardEndpoint):  # a URL for another host (a redirect)
+            session.post(f"https://other.mesa.test:{port}/push/x", data=b"hola", timeout=5)
+    finally:
+        service.close()
