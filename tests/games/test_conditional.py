@@ -348,3 +348,37 @@ def test_after_the_answer_email_the_next_turn_email_does_not_repeat_the_double(
     deliver_mail(clock)
     [email] = [message for message in mailoutbox if message.to == ["alice@example.com"]]
     assert email.body.startswith("bob jugó 6-2")
+
+
+def test_a_written_take_then_the_doublers_forced_play_is_told_in_one_email(
+    db, clock, dice, mailoutbox
+):
+    # alicia (an account: her forced plays are made at once) doubles; bob wrote a take.
+    user = get_user_model().objects.create_user("alicia", "alicia@example.com", "pw")
+    seat = services.room_create(rules=MATCH5, nickname="alicia", user=user)
+    dice.push((3, 1))
+    guest = services.room_join(
+        room=seat.room, nickname="bob", email="bob@example.com", email_consent=True
+    )
+    room = seat.room
+    alicia, bob = Persona("alicia", seat=seat), Persona("bob", seat=guest)
+    play_first(room, alicia)
+    for persona, roll in ((bob, (2, 4)), (alicia, (3, 3)), (bob, (5, 3))):
+        dice.push(roll)
+        services.game_roll(seat=persona.seat, version=current_match(room).version)
+        play_first(room, persona)
+    deliver_mail(clock)
+    mailoutbox.clear()
+    version = current_match(room).version
+    services.game_conditional_answer(seat=guest, version=version, answer="take")
+    clock.tick(timedelta(hours=3))
+    dice.push((5, 4))  # alicia, on the bar, can only play bar/21 bar/20
+    match = services.game_double(seat=seat, version=version)
+    assert match.turn_seat == guest  # the take, her roll and her forced play, at once
+    assert not FollowUp.objects.filter(task="games.tasks.answer_played_email").exists()
+
+    deliver_mail(clock)
+    [email] = [message for message in mailoutbox if message.to == ["bob@example.com"]]
+    assert email.body.startswith(
+        "alicia te dobló a 2 y aceptaste, como lo dejaste escrito. alicia jugó 5-4: bar/21 bar/20."
+    )
