@@ -265,14 +265,11 @@ def _clock_edge(
     """The first moment after `now` at which a seated viewer's state changes by the
     clock alone: a vacation's start or end (away_until, the turn clock), the
     absence deadline (can_claim), the moment the board names it (show_deadline)."""
-    edges = [moment for spans in pauses.values() for span in spans for moment in span]
     started = match.turn_started_at if match is not None else None
-    if started is not None:
-        edges.append(started + deadlines.SHOW_DEADLINE_AFTER)
-        # The deadline of whichever player owes the turn, with their own pauses:
-        # one per player (and none), a few edges too many at worst.
-        for spans in (*pauses.values(), ()):
-            edges.append(deadlines.run_clock(started, deadlines.ABSENCE_AFTER, spans))
+    # Whichever player owes the turn, with their own pauses: one clock per player
+    # (and one without pauses), a few moments too many at worst.
+    clocks = [deadlines.TurnClock(started, pauses=spans) for spans in (*pauses.values(), ())]
+    edges = [moment for turn in clocks for moment in turn.changes()]
     later = [moment for moment in edges if moment > now]
     return min(later) if later else None
 
