@@ -57,7 +57,12 @@ def unreachable(error: Exception) -> bool:
 def outage_of(servers: list[str], retry_seconds: float) -> Outage:
     key = ",".join(servers)
     if key not in _outages:
-        _outages[key] = Outage("the cache (Redis)", log, skip_for=retry_seconds)
+        _outages[key] = Outage(
+            "the cache (Redis)",
+            log,
+            meanwhile="failing open: misses, no limits counted",
+            skip_for=retry_seconds,
+        )
     return _outages[key]
 
 

@@ -31,9 +31,16 @@ def reset_all() -> None:
 
 class Outage:
     def __init__(
-        self, what: str, logger: logging.Logger, *, skip_for: float = 0.0, log_every: float = 30.0
+        self,
+        what: str,
+        logger: logging.Logger,
+        *,
+        meanwhile: str = "",
+        skip_for: float = 0.0,
+        log_every: float = 30.0,
     ) -> None:
         self.what = what
+        self.meanwhile = meanwhile  # what the caller does instead, for the log line
         self.logger = logger
         self.skip_for = skip_for
         self.log_every = log_every
@@ -73,7 +80,9 @@ class Outage:
                 return
             self._logged_at, unlogged, self._unlogged = now, self._unlogged, 0
         more = f" ({unlogged} more failures since the last line)" if unlogged else ""
-        self.logger.warning("%s unavailable, failing open: %s%s", self.what, self.reason, more)
+        self.logger.warning(
+            "%s unavailable (%s): %s%s", self.what, self.meanwhile, self.reason, more
+        )
 
     def ok(self) -> None:
         """A call went through: if the service was down, say once that it is back."""

@@ -36,8 +36,9 @@ from games.models import FollowUp
 
 log = logging.getLogger(__name__)
 publish_outage = Outage(
-    "the broker (publish after a commit; the sweep publishes)",
+    "the broker",
     log,
+    meanwhile="follow-ups left for the sweep",
     skip_for=settings.FAIL_OPEN_RETRY_SECONDS,
 )
 
@@ -99,22 +100,26 @@ _pool_lock = threading.Lock()
 
 
 def _producers() -> ProducerPool:
-    """This process's producers for the publish after a commit: their own
-    connections to the broker, with BROKER_PUBLISH_TIMEOUT to connect and answer."""
     global _pool
     with _pool_lock:
         if _pool is None:
-            app = current_app
-            timeout = settings.BROKER_PUBLISH_TIMEOUT
-            options: dict[str, float] = {}
-            if str(app.conf.broker_url).startswith(("redis://", "rediss://")):
-                options = {"socket_connect_timeout": timeout, "socket_timeout": timeout}
-            limit = app.conf.broker_pool_limit or 10
-            connections = app.connection_for_write(
-                connect_timeout=timeout, transport_options=options
-            ).Pool(limit=limit)
-            _pool = ProducerPool(connections, limit=limit, Producer=app.amqp.Producer)
+            _pool = producers_for(str(current_app.conf.broker_url))
         return _pool
+
+
+def producers_for(url: str) -> ProducerPool:
+    """Producers for the publish after a commit: connections of their own to
+    the broker at `url`, with BROKER_PUBLISH_TIMEOUT to connect and to answer."""
+    app = current_app
+    timeout = settings.BROKER_PUBLISH_TIMEOUT
+    options: dict[str, float] = {}
+    if url.startswith(("redis://", "rediss://")):
+        options = {"socket_connect_timeout": timeout, "socket_timeout": timeout}
+    limit = app.conf.broker_pool_limit or 10
+    connections = app.connection_for_write(
+        url, connect_timeout=timeout, transport_options=options
+    ).Pool(limit=limit)
+    return ProducerPool(connections, limit=limit, Producer=app.amqp.Producer)
 
 
 def publish_due(*, batch: int = 200) -> int:

@@ -46,7 +46,7 @@ from games.lib.errors import RequestError, public_message
 from games.lib.outage import Outage
 
 log = logging.getLogger(__name__)
-database_outage = Outage("the database", log)
+database_outage = Outage("the database", log, meanwhile="answering 503")
 
 API_PREFIX = "/api/"
 

@@ -32,7 +32,7 @@ from django.utils.cache import patch_vary_headers
 from games.lib.outage import Outage
 
 log = logging.getLogger(__name__)
-store_outage = Outage("the session store (saving a session)", log)
+store_outage = Outage("the session store", log, meanwhile="answered without saving the session")
 
 
 class SessionMiddleware(DjangoSessionMiddleware):

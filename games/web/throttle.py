@@ -36,7 +36,7 @@ from games.web.http_errors import error_payload, is_api
 SESSION_ID = "mesa_client"
 
 log = logging.getLogger(__name__)
-counting_outage = Outage("the rate limits' counter (after an answered request)", log)
+counting_outage = Outage("the rate limits' counter", log, meanwhile="answered without counting")
 
 P = ParamSpec("P")
 View = Callable[Concatenate[HttpRequest, P], HttpResponse]
