@@ -1,0 +1,244 @@
+"""Redis away under a real gunicorn: a move during the outage answers 200, stored once.
+
+The production shape of the README: gunicorn (config/gunicorn.conf.py, one
+gthread worker) with CACHE_URL and the broker on the same redis-server, the
+sessions in `cached_db`, the limits in the cache. The Redis is a private one
+on this checkout's ports (19300-19399), so the test may stop it: first frozen
+(SIGSTOP: connections hang, the timeouts matter), then killed (refused), then
+started again empty. The players go through the JSON API with their cookies,
+as the board does; the moves are counted in the database's turn log.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import closing, contextmanager
+from http.cookies import SimpleCookie
+from pathlib import Path
+
+import pytest
+
+from games import services
+from games.engine import MatchRules
+from games.models import Turn
+from tests.helpers import (
+    current_match,
+    database_url_for_the_worker,
+    first_legal_play,
+    missing,
+    seat_url,
+)
+from tests.test_deploy import ROOT
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+GUNICORN = Path(sys.executable).with_name("gunicorn")
+PORTS = range(
+    19300, 19400
+)  # this checkout's (TEAM.md); tests/games/test_fail_open.py uses the first
+
+
+def free_ports(count: int) -> list[int]:
+    found = []
+    for port in reversed(PORTS):
+        with closing(socket.socket()) as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        found.append(port)
+        if len(found) == count:
+            return found
+    pytest.skip("no free ports in 19300-19399")
+
+
+def wait_until(check, what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.1)
+    pytest.fail(f"{what} did not happen in {timeout} s")
+
+
+def answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+class Redis:
+    def __init__(self, port: int, folder: Path) -> None:
+        self.port, self.folder, self.process = port, folder, None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [shutil.which("redis-server"), "--port", str(self.port), "--bind", "127.0.0.1",
+             "--save", "", "--appendonly", "no", "--dir", str(self.folder)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        wait_until(lambda: answers(self.port), "redis-server answering")
+
+    def keys(self, pattern: str) -> list[bytes]:
+        import redis
+
+        return redis.Redis(port=self.port, socket_timeout=2).keys(pattern)
+
+    def signal(self, number: int) -> None:
+        self.process.send_signal(number)
+
+    def kill(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+class Browser:
+    """One player's browser: its cookies, the CSRF header, JSON in and out."""
+
+    def __init__(self, port: int) -> None:
+        self.port, self.cookies = port, SimpleCookie()
+
+    def request(self, method: str, path: str, body: dict | None = None, timeout: float = 20):
+        headers = {"Host": "127.0.0.1", "Accept-Language": "en"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={m.value}" for k, m in self.cookies.items())
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+            headers["X-CSRFToken"] = self.cookies["csrftoken"].value
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            connection.request(
+                method, path, body=json.dumps(body) if body else None, headers=headers
+            )
+            response = connection.getresponse()
+            for value in response.headers.get_all("Set-Cookie") or []:
+                self.cookies.load(value)
+            return response.status, response.read()
+        finally:
+            connection.close()
+
+
+@contextmanager
+def gunicorn(port: int, redis_port: int, folder: Path):
+    env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings.base",
+        PYTHONPATH=str(ROOT),
+        SECRET_KEY=secrets.token_urlsafe(64),
+        SITE_URL=f"http://127.0.0.1:{port}",
+        ALLOWED_HOSTS="127.0.0.1",
+        DATABASE_URL=database_url_for_the_worker(),
+        MESA_ALLOW_EMBEDDED="1",  # the SQLite file of a local run; CI runs on PostgreSQL
+        STATICFILES_BACKEND="django.contrib.staticfiles.storage.StaticFilesStorage",
+        # README's production column: the cache and the broker on one Redis.
+        CACHE_URL=f"redis://127.0.0.1:{redis_port}/0",
+        CELERY_BROKER_URL=f"redis://127.0.0.1:{redis_port}/1",
+        SESSION_ENGINE="django.contrib.sessions.backends.cached_db",
+        FAIL_OPEN_RETRY_SECONDS="1",
+        GUNICORN_BIND=f"127.0.0.1:{port}",
+        WEB_CONCURRENCY="1",
+        GUNICORN_THREADS="4",
+    )
+    log = folder / "gunicorn.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [str(GUNICORN), "-c", "config/gunicorn.conf.py"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_until(
+            lambda: process.poll() is not None or answers(port), "gunicorn answering", timeout=60
+        )
+        assert process.poll() is None, log.read_text()
+        yield log
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def plays_of(seat) -> int:
+    return Turn.objects.filter(seat=seat, kind="play").count()
+
+
+def test_a_move_with_redis_stopped_answers_200_and_is_stored_once(tmp_path):
+    if not shutil.which("redis-server"):
+        missing("redis-server is not installed (apt-get install redis-server)")
+    if not GUNICORN.exists():
+        missing("gunicorn is not installed in this virtualenv")
+    redis_port, web_port = free_ports(2)
+    redis = Redis(redis_port, tmp_path)
+    redis.start()
+    try:
+        alice = services.room_create(rules=MatchRules(), nickname="alice")
+        room = alice.room
+        bob = services.room_join(room=room, nickname="bob")
+        with gunicorn(web_port, redis_port, tmp_path) as log:
+            browsers = {}
+            for seat in (alice, bob):
+                browser = Browser(web_port)
+                status, _ = browser.request("GET", seat_url(room, seat.token))
+                assert status == 302
+                assert browser.request("GET", f"/mesa/{room.slug}/")[0] == 200  # the CSRF cookie
+                browsers[seat.pk] = browser
+
+            def move(what: str) -> float:
+                match = current_match(room)
+                seat = alice if match.turn_seat_id == alice.pk else bob
+                before = plays_of(seat)
+                body = {
+                    "version": match.version,
+                    "play": first_legal_play(room, match.side_of(seat)),
+                }
+                started = time.monotonic()
+                status, answer = browsers[seat.pk].request(
+                    "POST", f"/api/rooms/{room.slug}/actions/play", body
+                )
+                took = time.monotonic() - started
+                assert status == 200, f"{what}: {status} {answer[:300]!r}\n{log.read_text()}"
+                assert json.loads(answer)["version"] > match.version
+                assert plays_of(seat) == before + 1, what  # stored once
+                return took
+
+            move("Redis up")
+            assert redis.keys("*mesa:rate:action*")  # the limits count in Redis
+
+            redis.signal(signal.SIGSTOP)  # hung: every call waits for its timeout
+            hung = move("Redis frozen")
+            redis.signal(signal.SIGCONT)
+            redis.kill()  # stopped: refused at once
+            refused = move("Redis stopped")
+            status, _ = browsers[alice.pk].request("GET", f"/api/rooms/{room.slug}/")
+            assert status == 200  # the session came from the database
+
+            redis.start()  # back, empty (no persistence)
+            time.sleep(1.2)  # FAIL_OPEN_RETRY_SECONDS: then the process tries Redis again
+            move("Redis back")
+            assert redis.keys("*mesa:rate:action*")  # counting again
+            assert redis.keys("*django.contrib.sessions.cached_db*")  # sessions cached again
+
+            text = log.read_text()
+        assert hung < 5 and refused < 2, (hung, refused)
+        assert "Traceback" not in text, text
+        assert 1 <= text.count("the cache (Redis) unavailable") <= 3, text
+    finally:
+        redis.kill()
