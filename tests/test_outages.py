@@ -1,4 +1,6 @@
-"""Redis away under a real gunicorn: a move during the outage answers 200, stored once.
+"""Redis and PostgreSQL away under a real gunicorn (issue 20).
+
+Redis: a move during the outage answers 200 and is stored once.
 
 The production shape of the README: gunicorn (config/gunicorn.conf.py, one
 gthread worker) with CACHE_URL and the broker on the same redis-server, the
@@ -7,6 +9,11 @@ on this checkout's ports (19300-19399), so the test may stop it: first frozen
 (SIGSTOP: connections hang, the timeouts matter), then killed (refused), then
 started again empty. The players go through the JSON API with their cookies,
 as the board does; the moves are counted in the database's turn log.
+
+PostgreSQL: the shared server is never stopped; the test ends gunicorn's own
+connection under a held state request (pg_terminate_backend, as a restart
+does to every backend): a 503 in JSON with Retry-After and one log line, and
+the next request connects again by itself.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from contextlib import closing, contextmanager
 from http.cookies import SimpleCookie
@@ -133,7 +141,7 @@ class Browser:
 
 
 @contextmanager
-def gunicorn(port: int, redis_port: int, folder: Path):
+def gunicorn(port: int, redis_port: int, folder: Path, database_url: str = ""):
     env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.base",
@@ -141,7 +149,7 @@ def gunicorn(port: int, redis_port: int, folder: Path):
         SECRET_KEY=secrets.token_urlsafe(64),
         SITE_URL=f"http://127.0.0.1:{port}",
         ALLOWED_HOSTS="127.0.0.1",
-        DATABASE_URL=database_url_for_the_worker(),
+        DATABASE_URL=database_url or database_url_for_the_worker(),
         MESA_ALLOW_EMBEDDED="1",  # the SQLite file of a local run; CI runs on PostgreSQL
         STATICFILES_BACKEND="django.contrib.staticfiles.storage.StaticFilesStorage",
         # README's production column: the cache and the broker on one Redis.
@@ -240,5 +248,59 @@ def test_a_move_with_redis_stopped_answers_200_and_is_stored_once(tmp_path):
         assert hung < 5 and refused < 2, (hung, refused)
         assert "Traceback" not in text, text
         assert 1 <= text.count("the cache (Redis) unavailable") <= 3, text
+    finally:
+        redis.kill()
+
+
+def test_a_backend_terminated_under_a_request_is_a_503_and_the_next_request_reconnects(tmp_path):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (run with DATABASE_URL=postgres://...)")
+    if not shutil.which("redis-server"):
+        missing("redis-server is not installed (apt-get install redis-server)")
+    redis_port, web_port = free_ports(2)
+    redis = Redis(redis_port, tmp_path)
+    redis.start()
+    name = f"mesa-test-web-{web_port}"
+    try:
+        seat = services.room_create(rules=MatchRules(), nickname="alice")
+        room = seat.room
+        services.room_join(room=room, nickname="bob")
+        version = current_match(room).version
+        url = f"{database_url_for_the_worker()}?application_name={name}"
+        with gunicorn(web_port, redis_port, tmp_path, database_url=url) as log:
+            browser = Browser(web_port)
+            state = f"/api/rooms/{room.slug}/"
+            assert browser.request("GET", state)[0] == 200
+            held = {}
+
+            def hold():
+                held["answer"] = browser.request("GET", f"{state}?wait={version}", timeout=40)
+
+            waiter = threading.Thread(target=hold)
+            waiter.start()
+            time.sleep(1.5)  # the request holds, asking the database every half second
+
+            def terminated() -> bool:
+                with connection.cursor() as cursor:
+                    cursor.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE application_name = %s",
+                        [name],
+                    )
+                    return any(row[0] for row in cursor.fetchall())
+
+            wait_until(terminated, "gunicorn's backend terminated", timeout=10)
+            waiter.join(timeout=30)
+            status, body = held["answer"]
+            assert status == 503, body
+            error = json.loads(body)["error"]
+            assert error["code"] == "unavailable" and error["message"].startswith("We cannot")
+            # The next request gets a new connection by itself.
+            assert browser.request("GET", state)[0] == 200
+            text = log.read_text()
+        assert "Traceback" not in text, text
+        assert text.count("the database unavailable (answering 503)") == 1, text
     finally:
         redis.kill()
