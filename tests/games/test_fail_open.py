@@ -206,7 +206,7 @@ def test_the_limits_count_nothing_while_redis_is_away(rf, closed_port):
         assert all(within_limits(request, "action", "session-1") for _ in range(10))
 
 
-def test_a_session_bound_before_the_outage_keeps_its_seat_through_it(room, alice, closed_port):
+def test_sessions_survive_the_outage_bound_before_or_during_it(room, alice, bob, closed_port):
     # cached_db: the sessions are in the database and, while Redis answers, in the cache.
     with override_settings(SESSION_ENGINE="django.contrib.sessions.backends.cached_db"):
         bind(alice, room)
@@ -217,9 +217,14 @@ def test_a_session_bound_before_the_outage_keeps_its_seat_through_it(room, alice
                 {"version": 1, "play": first_legal_play(room, 0)},
             )
             assert response.status_code == 200, response.content
-            assert response.json()["viewer"]["seat"] is not None
-            # a new visitor gets a session too (saved to the database)
-            assert Client().get(f"/mesa/{room.slug}/").status_code == 200
+            assert response.json()["viewer"]["seat"] == alice.seat.number
+            # bob opens his seat link while Redis is away: the new session is kept
+            bind(bob, room)
+            state = bob.client.get(f"/api/rooms/{room.slug}/").json()
+            assert state["viewer"]["seat"] == bob.seat.number
+        # and after it, from the cache again or the database
+        state = bob.client.get(f"/api/rooms/{room.slug}/").json()
+        assert state["viewer"]["seat"] == bob.seat.number
 
 
 def test_a_session_save_that_fails_after_the_move_leaves_the_answer_200(
