@@ -114,6 +114,10 @@ MESSAGES = {
         "No podemos llegar a las partidas ahora mismo. Lo ya jugado está a salvo; si "
         "acabas de enviar una jugada, el tablero mostrará en unos segundos si se guardó."
     ),
+    "saved_unavailable": _(
+        "Tu jugada se guardó, pero ahora no podemos mostrarte la partida. "
+        "El tablero la mostrará en unos segundos."
+    ),
 }
 
 # When a code has no sentence of its own (a new engine code, say), a person

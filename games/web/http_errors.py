@@ -97,12 +97,15 @@ def server_error(request: HttpRequest) -> HttpResponse:
     return json_error(request, "server_error", 500)
 
 
-def database_unavailable(request: HttpRequest, error: BaseException) -> HttpResponse:
-    """The 503 for a database error, logged once in a while rather than each time."""
+def database_unavailable(
+    request: HttpRequest, error: BaseException, code: str = "unavailable"
+) -> HttpResponse:
+    """The 503 for a database error, logged once in a while rather than each time.
+    `saved_unavailable` when the action was committed and only its answer could not be read."""
     database_outage.failed(error)
     response: HttpResponse
     if is_api(request):
-        response = json_error(request, "unavailable", 503)
+        response = json_error(request, code, 503)
     else:
         language = translation.get_language_from_request(request)
         with translation.override(language):

@@ -140,6 +140,26 @@ def test_other_errors_are_still_500s_with_their_traceback(room, monkeypatch, cap
     assert [r.exc_info is not None for r in request_lines(caplog)] == [True]
 
 
+@pytest.mark.django_db
+def test_a_move_saved_before_the_database_went_away_is_answered_as_saved(room, alice, monkeypatch):
+    bind(alice, room)
+    body = {"version": 1, "play": first_legal_play(room, 0)}
+
+    def state_response(request, room):  # the read after the commit meets the database gone
+        raise OperationalError("terminating connection due to administrator command")
+
+    monkeypatch.setattr("games.web.api.state_response", state_response)
+    response = post_json(alice.client, action_url(room, "play"), body, HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 503
+    assert response["Retry-After"] == str(base.UNAVAILABLE_RETRY_AFTER)
+    assert response.json()["error"] == {
+        "code": "saved_unavailable",
+        "message": "Your move was saved, but we cannot show you the game right now. "
+        "The board will show it in a few seconds.",
+    }
+    assert current_match(room).version == 2
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_commit_whose_answer_was_lost_is_not_called_failed_and_the_state_shows_it(
     room, alice, monkeypatch
