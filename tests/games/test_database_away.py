@@ -9,6 +9,7 @@ answer does not say the move failed, and the state read again shows it kept.
 """
 
 import logging
+import socket
 from contextlib import contextmanager
 from unittest import mock
 
@@ -184,3 +185,25 @@ def test_a_commit_whose_answer_was_lost_is_not_called_failed_and_the_state_shows
     # Sending it again cannot play it twice: its version is stale now.
     again = post_json(alice.client, action_url(room, "play"), body)
     assert again.status_code == 409 and again.json()["error"]["code"] == "stale_version"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stopped_database_is_a_503_and_the_first_request_once_it_is_back_connects(room):
+    client = Client()
+    saved = dict(connection.settings_dict)
+    connection.close()
+    if connection.vendor == "postgresql":
+        with socket.socket() as probe:  # a port nothing listens on: refused, as when stopped
+            probe.bind(("127.0.0.1", 0))
+            connection.settings_dict["PORT"] = probe.getsockname()[1]
+    else:
+        connection.settings_dict["NAME"] = "/nonexistent/mesa.sqlite3"  # cannot be opened
+    try:
+        away = client.get(state_url(room))
+        page = client.get(f"/mesa/{room.slug}/")
+    finally:
+        connection.close()
+        connection.settings_dict.update(saved)
+    assert (away.status_code, page.status_code) == (503, 503)
+    assert away.json()["error"]["code"] == "unavailable"
+    assert client.get(state_url(room)).status_code == 200  # connects again by itself
