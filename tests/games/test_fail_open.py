@@ -269,3 +269,14 @@ def test_the_publish_after_a_commit_gives_a_hung_broker_a_moment_then_leaves_it_
     row.refresh_from_db()
     assert row.published_at is None  # the sweep publishes it
     assert outbox.publish_outage.failures == 1
+
+
+def test_with_redis_away_a_log_in_and_a_failed_one_still_answer(closed_port):
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.create_user("ana", "ana@example.com", "a long secret 1")
+    with redis_away(closed_port):
+        wrong = Client().post("/cuenta/entrar/", {"username": "ana", "password": "nope"})
+        right = Client().post("/cuenta/entrar/", {"username": "ana", "password": "a long secret 1"})
+    assert wrong.status_code == 200  # the form again, the per-address count not kept
+    assert right.status_code == 302
