@@ -26,6 +26,7 @@ import logging
 
 from django.contrib.sessions.exceptions import SessionInterrupted
 from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessionMiddleware
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 
@@ -46,7 +47,7 @@ class SessionMiddleware(DjangoSessionMiddleware):
             return super().process_response(request, response)
         except SessionInterrupted:
             raise  # deleted meanwhile by a log-out elsewhere: Django's 400
-        except Exception as error:  # noqa: BLE001 - whatever the store raised, the answer stands
+        except (DatabaseError, RuntimeError) as error:  # the database; the cache's "cannot create"
             store_outage.failed(error)
             patch_vary_headers(response, ("Cookie",))
             return response
