@@ -10,10 +10,12 @@ on this checkout's ports (19300-19399), so the test may stop it: first frozen
 started again empty. The players go through the JSON API with their cookies,
 as the board does; the moves are counted in the database's turn log.
 
-PostgreSQL: the shared server is never stopped; the test ends gunicorn's own
+PostgreSQL: the shared server is never stopped. One test ends gunicorn's own
 connection under a held state request (pg_terminate_backend, as a restart
 does to every backend): a 503 in JSON with Retry-After and one log line, and
-the next request connects again by itself.
+the next request connects again by itself. Another starts a PostgreSQL of its
+own (initdb in a temporary folder, on this checkout's ports), stops it under
+gunicorn and starts it again: 503s while it is away, 200 at once after.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from contextlib import closing, contextmanager
+from glob import glob
 from http.cookies import SimpleCookie
 from pathlib import Path
 
@@ -141,7 +145,7 @@ class Browser:
 
 
 @contextmanager
-def gunicorn(port: int, redis_port: int, folder: Path, database_url: str = ""):
+def gunicorn(port: int, redis_port: int, folder: Path, database_url: str = "", **extra: str):
     env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.base",
@@ -161,6 +165,7 @@ def gunicorn(port: int, redis_port: int, folder: Path, database_url: str = ""):
         WEB_CONCURRENCY="1",
         GUNICORN_THREADS="4",
     )
+    env.update(extra)
     log = folder / "gunicorn.log"
     with log.open("w") as out:
         process = subprocess.Popen(
@@ -304,3 +309,102 @@ def test_a_backend_terminated_under_a_request_is_a_503_and_the_next_request_reco
         assert text.count("the database unavailable (answering 503)") == 1, text
     finally:
         redis.kill()
+
+
+class PostgreSQL:
+    """A server of the test's own: initdb into a temporary folder, pg_ctl to stop and start it.
+    initdb refuses to run as root; then it runs as the postgres user."""
+
+    def __init__(self, port: int) -> None:
+        found = sorted(glob("/usr/lib/postgresql/*/bin/initdb"))
+        if not found:
+            missing("PostgreSQL's server binaries are not installed (/usr/lib/postgresql/*/bin)")
+        self.bin = Path(found[-1]).parent
+        self.port = port
+        self.folder = Path(tempfile.mkdtemp(prefix="mesa-pg-"))
+        self.as_owner: list[str] = []
+        if os.geteuid() == 0:
+            import pwd
+
+            owner = pwd.getpwnam("postgres")
+            os.chown(self.folder, owner.pw_uid, owner.pw_gid)
+            self.as_owner = ["runuser", "-u", "postgres", "--"]
+        self.url = f"postgres://postgres@127.0.0.1:{port}/mesa"
+
+    def run(self, tool: str, *args: str) -> None:
+        subprocess.run(
+            [*self.as_owner, str(self.bin / tool), *args], check=True, capture_output=True
+        )
+
+    def init(self) -> None:
+        self.run(
+            "initdb", "-D", f"{self.folder}/data", "-A", "trust", "-U", "postgres", "--no-sync"
+        )
+        self.start()
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self.run("pg_ctl", "-D", f"{self.folder}/data", "-o", options, "-l",
+                 f"{self.folder}/log", "-w", "start")  # fmt: skip
+
+    def stop(self, mode: str = "fast") -> None:
+        self.run("pg_ctl", "-D", f"{self.folder}/data", "-m", mode, "-w", "stop")
+
+    def close(self) -> None:
+        try:
+            self.stop("immediate")
+        except subprocess.CalledProcessError:
+            pass  # not running
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def test_a_postgresql_stopped_under_gunicorn_is_a_503_and_back_is_200_by_itself(tmp_path):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (the schema is copied from the test database)")
+    pg_port, web_port = free_ports(2)
+    server = PostgreSQL(pg_port)
+    try:
+        server.init()
+        # The schema of the test database, copied: faster than migrating afresh.
+        test_db = connection.settings_dict
+        host = ["-h", "127.0.0.1", "-U", "postgres"]
+        subprocess.run(
+            ["psql", *host, "-p", str(pg_port), "-qc", "CREATE DATABASE mesa", "postgres"],
+            check=True,
+            capture_output=True,
+        )
+        schema = subprocess.run(
+            ["pg_dump", *host, "-p", str(test_db.get("PORT") or 5432), "--no-owner",
+             "--schema-only", test_db["NAME"]],
+            check=True, capture_output=True,
+        ).stdout  # fmt: skip
+        subprocess.run(
+            ["psql", *host, "-p", str(pg_port), "-q", "mesa"],
+            input=schema,
+            check=True,
+            capture_output=True,
+        )
+        extra = {"CACHE_URL": "locmemcache://", "CELERY_BROKER_URL": "memory://"}
+        with gunicorn(web_port, 0, tmp_path, database_url=server.url, **extra) as log:
+            browser = Browser(web_port)
+            assert browser.request("GET", "/")[0] == 200  # the CSRF cookie
+            status, _ = browser.request("POST", "/api/rooms", {"nickname": "ana"})
+            assert status == 201
+            server.stop()
+            away = [browser.request("GET", "/api/rooms/abcdefgh/") for _ in range(5)]
+            page = browser.request("GET", "/")
+            create = browser.request("POST", "/api/rooms", {"nickname": "ana"})
+            server.start()
+            back = browser.request("POST", "/api/rooms", {"nickname": "ana"})
+            text = log.read_text()
+        assert {status for status, _ in away} == {503}
+        assert json.loads(away[0][1])["error"]["code"] == "unavailable"
+        assert page[0] == 503 and b"Back in a moment" in page[1]
+        assert create[0] == 503
+        assert back[0] == 201, back  # the first request after it is back connects
+        assert "Traceback" not in text, text
+        assert text.count("the database unavailable (answering 503)") == 1, text
+    finally:
+        server.close()
