@@ -54,7 +54,8 @@ def schedule(task: str, *args: object, delay: timedelta = timedelta(0)) -> Follo
     """Record `task(*args)` in the caller's transaction; publish it when that commits."""
     now = clock.now()
     row = FollowUp.objects.create(task=task, args=list(args), due_at=now + delay, created_at=now)
-    transaction.on_commit(lambda: publish(row))
+    # publish() never raises; robust all the same: nothing after the commit may fail the answer.
+    transaction.on_commit(lambda: publish(row), robust=True)
     return row
 
 
