@@ -160,13 +160,6 @@ def current_match(room: Room) -> Match | None:
 
 
 def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
-    """Everything the board shows, for one viewer (room_state_until's state)."""
-    return room_state_until(room, viewer_seat)[0]
-
-
-def room_state_until(
-    room: Room, viewer_seat: Seat | None = None
-) -> tuple[RoomState, datetime | None]:
     """Everything the board shows, as plain JSON-ready data, for one viewer.
 
     `viewer_seat` is the seat the request holds (None for a spectator; a seat
@@ -196,11 +189,6 @@ def room_state_until(
     blocked, value, reason, cube_value, at, opening, text (the entry's line
     on the board's score sheet in the request's language, None for a roll
     its play writes; see games.selectors.history)}], side0_seat.
-
-    With the state, `until`: the first moment after now at which the clock
-    alone changes it (a vacation starts or ends, the absence deadline passes
-    or is shown), None when only the rows can (always for a spectator, who
-    sees no clock). The state's cache (games.web.state_cache) keeps it no longer.
     """
     seats = {seat.number: seat for seat in Seat.objects.filter(room=room)}
     for seat in seats.values():
@@ -250,22 +238,40 @@ def room_state_until(
     if viewer is not None and not room.bot:
         # The words between the two players: never in a spectator's state.
         data["talk"] = talk.messages_for(viewer, seats)
-    until = _clock_edge(match, pauses, now) if viewer is not None else None
     if match is None:
-        return data, until
+        return data
     view_side = match.side_of(viewer) if viewer else None
     data["viewer"]["side"] = view_side
     data["match"] = _match_state(match, seats, view_side, pauses)
-    return data, until
+    return data
+
+
+def state_until(room: Room, state: RoomState) -> datetime | None:
+    """The first moment after now at which the clock alone changes `state` (room_state's
+    answer for one viewer): a vacation starts or ends, the absence deadline passes or
+    is shown. None when only the rows can: always for a spectator, who sees no clock.
+    The state's cache (games.web.state_cache) keeps it no longer. One query (the
+    players' vacations), for a seated viewer only."""
+    if state["viewer"]["seat"] is None:
+        return None
+    now = clock.now()
+    match = state["match"]
+    started = (
+        datetime.fromisoformat(match["turn_started_at"])
+        if match and match["turn_started_at"]
+        else None
+    )
+    users = (seat.user_id for seat in room.seats.all())
+    pauses = vacations.pauses_by_user(users, min(started or now, now))
+    return _clock_edge(started, pauses, now)
 
 
 def _clock_edge(
-    match: Match | None, pauses: dict[int, tuple[deadlines.Pause, ...]], now: datetime
+    started: datetime | None, pauses: dict[int, tuple[deadlines.Pause, ...]], now: datetime
 ) -> datetime | None:
     """The first moment after `now` at which a seated viewer's state changes by the
     clock alone: a vacation's start or end (away_until, the turn clock), the
     absence deadline (can_claim), the moment the board names it (show_deadline)."""
-    started = match.turn_started_at if match is not None else None
     # Whichever player owes the turn, with their own pauses: one clock per player
     # (and one without pauses), a few moments too many at worst.
     clocks = [deadlines.TurnClock(started, pauses=spans) for spans in (*pauses.values(), ())]

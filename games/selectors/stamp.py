@@ -10,7 +10,7 @@ players only (a spectator's state reads none of them), the words between
 them, the mutes and their vacations. `state_stamp` reads all of them, so two
 equal stamps mean the state reads the same rows. Nothing here reads the
 clock: what the clock alone changes (the absence deadline passing, a
-vacation starting or ending) is board.room_state_until's `until`.
+vacation starting or ending) is board.state_until's.
 
 One query of plain SQL, every part on an index: the room's latest match row
 and aggregates (the last id, a count, the latest moment) of the other

@@ -10,7 +10,7 @@ that changes without it, one query). Each role has its own entry, so what is
 private to a seat is only ever served to that seat.
 
 What the clock alone changes is kept out by time: an entry carries the
-state's `until` (games.selectors.board.room_state_until) and is computed
+state's `until` (games.selectors.board.state_until) and is computed
 again from that moment. Entries also expire after MESA_STATE_CACHE_SECONDS.
 
 The cache is the "state" alias of settings.CACHES: Redis where CACHE_URL is
@@ -73,7 +73,8 @@ def etag_of(state: RoomState, body: bytes) -> str:
 
 
 def compute(room: Room, seat: Seat | None) -> Answer:
-    state, until = selectors.board.room_state_until(room, seat)
+    state = selectors.room_state(room, seat)
+    until = selectors.board.state_until(room, state) if enabled() else None
     body = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
     return Answer(body, etag_of(state, body), state["version"], _timestamp(until))
 

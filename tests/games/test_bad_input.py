@@ -177,7 +177,6 @@ def test_an_unexpected_error_under_the_api_is_a_json_500(room, monkeypatch):
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(selectors, "room_state", broken)
-    monkeypatch.setattr(selectors.board, "room_state_until", broken)  # the API's (state_cache)
     response = Client(raise_request_exception=False).get(f"/api/rooms/{room.slug}/")
     assert_json_error(response, 500, "server_error")
 
