@@ -322,6 +322,26 @@ CELERY_QUEUE_NAMES = "bots,mail,sweeps,analysis"  # what `make run` and the test
 # shortens them to run an outage of "20 minutes" in seconds.
 FOLLOW_UP_SWEEP_SECONDS = env.int("FOLLOW_UP_SWEEP_SECONDS", default=60)
 BOT_STUCK_AFTER = timedelta(seconds=env.int("BOT_STUCK_AFTER_SECONDS", default=60))
+# A published follow-up whose task has not reported that it ran by this many
+# seconds after the publish is published again by the sweep (the broker lost
+# it: Redis killed without persistence), per queue: a bot's turn is owed in
+# seconds; an email in minutes (its 60 s pause, a slow mail server); an
+# analysis after its 230 s time limit, twice over. Each re-drive doubles the
+# wait; after FOLLOW_UP_REDRIVES_MAX the row is a dead letter in the admin.
+# As "bots=30,mail=300,..." in the environment (`make chaos` shortens them).
+FOLLOW_UP_REDRIVE_SECONDS = {
+    "bots": 30,
+    "mail": 300,
+    "analysis": 600,
+    "default": 300,
+    **{
+        queue.strip(): int(seconds)
+        for queue, _, seconds in (
+            item.partition("=") for item in env.list("FOLLOW_UP_REDRIVE_SECONDS", default=[])
+        )
+    },
+}
+FOLLOW_UP_REDRIVES_MAX = env.int("FOLLOW_UP_REDRIVES_MAX", default=8)
 MAIL_RETRY_FIRST_SECONDS = env.int("MAIL_RETRY_FIRST_SECONDS", default=120)
 MAIL_RETRY_MAX_SECONDS = env.int("MAIL_RETRY_MAX_SECONDS", default=6 * 60 * 60)
 MAIL_TRIES = env.int("MAIL_TRIES", default=10)
