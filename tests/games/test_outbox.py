@@ -17,6 +17,7 @@ from kombu.exceptions import OperationalError as BrokerDown
 
 from games import services, tasks
 from games.engine import MatchRules
+from games.mail import claims
 from games.models import FollowUp, GameAnalysis, Match, Seat, Turn
 from games.services import outbox
 from tests.helpers import action_url, bind, current_match, play_out, post_json
@@ -235,7 +236,7 @@ def test_an_email_the_broker_lost_is_owed_within_minutes_and_sent_once(
     assert row.published_at is not None and row.done_at is None
     broker.lose = False
 
-    clock.tick(timedelta(minutes=4))
+    clock.tick(timedelta(minutes=9))
     assert outbox.publish_due() == 0  # an email is owed in minutes, not seconds
     clock.tick(timedelta(minutes=1))
     assert outbox.publish_due() == 1
@@ -248,6 +249,16 @@ def test_an_email_the_broker_lost_is_owed_within_minutes_and_sent_once(
     assert len(mailoutbox) == 1
     row.refresh_from_db()
     assert row.redrives == 1
+
+
+def test_an_email_is_driven_again_only_once_a_dead_workers_claim_is_stale(settings):
+    # Sooner, the second copy would find the "sending" claim of a worker killed
+    # mid-send still fresh, give up, and the email would be lost.
+    mail = timedelta(seconds=settings.FOLLOW_UP_REDRIVE_SECONDS["mail"])
+    longest_run = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    assert outbox.redrive_after("games.tasks.match_ended_email") == mail
+    assert mail > claims.stale_claim_after() + longest_run
+    assert outbox.redrive_after("games.tasks.bot_turn") == timedelta(seconds=30)
 
 
 def worker_died_before_marking(row):
@@ -286,7 +297,7 @@ def test_an_email_that_was_sent_and_is_driven_again_is_not_sent_twice(
     assert len(mailoutbox) == 1
     worker_died_before_marking(owed_row("games.tasks.match_ended_email"))
 
-    clock.tick(timedelta(minutes=6))
+    clock.tick(timedelta(minutes=11))
     assert outbox.publish_due() == 1
     assert broker.ran[-1][0] == "games.tasks.match_ended_email"
     assert len(mailoutbox) == 1  # the claim "ended:<match>:<seat>" was taken
