@@ -20,8 +20,8 @@ itself the way its tasks come:
 The wedge limit stays above the longest hard time limit (230 s, the digest
 and the analysis): a worker of one process busy with a long task takes its
 probe only after it, and must not be taken for wedged. `python -m
-config.liveness <name>` exits 1 when that worker's heartbeat is older than
-the limit: compose's healthcheck and a person use it.
+config.worker_health <name>` exits 1 when that worker's heartbeat is older
+than the limit: compose's healthcheck and a person use it.
 
 Nothing of this runs on the embedded brokers (filesystem, memory) of `make
 run` and the tests, nor with MESA_WORKER_PROBE_SECONDS=0.
@@ -32,7 +32,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import sys
 import tempfile
 import threading
 import time
@@ -87,7 +86,9 @@ def probe(hostname: str) -> None:
 
 def _watch(app: Celery, hostname: str, started: float) -> None:
     every, limit = probe_every(), wedged_after()
-    queue = worker_direct(hostname)
+    # By name: the publish declares the queue again, should Redis have
+    # restarted empty and forgotten it.
+    queue = worker_direct(hostname).name
     while True:
         time.sleep(every)
         try:
@@ -132,23 +133,3 @@ def _start_watching(sender: Any = None, **kwargs: Any) -> None:
         probe_every(),
         wedged_after(),
     )
-
-
-def main(argv: list[str]) -> int:
-    """`python -m config.liveness <worker name>`: 0 when its heartbeat is fresh."""
-    if len(argv) != 1:
-        print("usage: python -m config.liveness <worker name, e.g. bots@host>", file=sys.stderr)
-        return 2
-    age = heartbeat_age(argv[0])
-    if age is None:
-        print(f"{argv[0]}: no probe has run yet", file=sys.stderr)
-        return 1
-    if age > wedged_after():
-        print(f"{argv[0]}: no probe ran for {age:.0f} s", file=sys.stderr)
-        return 1
-    print(f"{argv[0]}: last probe {age:.0f} s ago")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -19,9 +19,12 @@ LIMIT = 4  # seconds without a probe before the worker calls itself wedged
 
 
 def check(hostname, env):
-    """The healthcheck compose runs: `python -m config.liveness <name>`."""
+    """The healthcheck compose runs: `python -m config.worker_health <name>`."""
     return subprocess.run(
-        [sys.executable, "-m", "config.liveness", hostname], cwd=ROOT, env=env, capture_output=True
+        [sys.executable, "-m", "config.worker_health", hostname],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
     ).returncode
 
 
