@@ -133,6 +133,16 @@ def publish(row: FollowUp) -> bool:
     return True
 
 
+def owed_rows(rows: QuerySet[FollowUp], now: datetime) -> QuerySet[FollowUp]:
+    """The live rows not done whose time has come, oldest first (followup_owed_idx):
+    unpublished and due (half a sweep ago: their own publish may be under way),
+    or published and past their re-drive deadline."""
+    owed = Q(published_at__isnull=True, due_at__lte=now - sweep_every() / 2) | Q(
+        published_at__isnull=False, due_at__lte=now
+    )
+    return rows.filter(owed, done_at__isnull=True, failed_at__isnull=True).order_by("due_at")
+
+
 def publish_due(*, batch: int = 200) -> int:
     """Publish the live rows that are due and not done; return how many.
 
@@ -150,15 +160,9 @@ def publish_due(*, batch: int = 200) -> int:
     """
     now = clock.now()
     published = 0
-    owed = Q(published_at__isnull=True, due_at__lte=now - sweep_every() / 2) | Q(
-        published_at__isnull=False, due_at__lte=now
-    )
     with transaction.atomic():
-        rows = list(
-            FollowUp.objects.select_for_update(skip_locked=True)
-            .filter(owed, done_at__isnull=True, failed_at__isnull=True)
-            .order_by("due_at")[:batch]
-        )
+        locked = FollowUp.objects.select_for_update(skip_locked=True)
+        rows = list(owed_rows(locked, now)[:batch])
         for row in rows:
             again = row.published_at is not None
             if again and row.redrives >= settings.FOLLOW_UP_REDRIVES_MAX:

@@ -12,6 +12,7 @@ from datetime import timedelta
 import pytest
 from celery import signals, states
 from celery.app.task import Task
+from django.db import connection, transaction
 from django.urls import reverse
 from kombu.exceptions import OperationalError as BrokerDown
 
@@ -399,3 +400,14 @@ def test_the_real_publish_names_the_row_in_the_messages_headers(db, clock):
         signals.after_task_publish.disconnect(keep)
     assert [headers.get(outbox.HEADER) for headers in sent] == [str(row.pk)] * 2
     assert [headers["task"] for headers in sent] == ["games.tasks.match_ended_email"] * 2
+
+
+def test_the_sweep_reads_the_rows_not_done_through_their_index_on_postgresql(db, clock):
+    if connection.vendor != "postgresql":
+        pytest.skip("EXPLAIN output differs on SQLite")
+    outbox.defer("games.tasks.bot_turn", 12345, 1, until=clock())
+    query = FollowUp.objects.select_for_update(skip_locked=True)
+    with connection.cursor() as cursor, transaction.atomic():
+        cursor.execute("SET LOCAL enable_seqscan = off")  # a tiny table would be scanned anyway
+        plan = outbox.owed_rows(query, clock()).explain()
+    assert "followup_owed_idx" in plan, plan
