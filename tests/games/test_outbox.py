@@ -45,7 +45,6 @@ def broker(monkeypatch):
         if state.down:
             raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
         headers = dict(options.get("headers") or {})
-        signals.before_task_publish.send(sender=task.name, body=None, headers=headers)
         if state.lose:
             state.lost.append((task.name, tuple(args or ())))
             return None
