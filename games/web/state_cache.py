@@ -32,7 +32,6 @@ import json
 import logging
 import re
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,6 +43,7 @@ from django.utils.translation import get_language
 
 from games import selectors
 from games.lib import clock
+from games.lib.outage import Outage
 from games.models import ROOM_SLUG_PATTERN, Room, Seat
 from games.selectors.board import RoomState
 from games.selectors.stamp import state_stamp
@@ -148,31 +148,22 @@ def _fresh(value: object) -> Answer | None:
 
 def _get(key: str) -> Answer | None:
     try:
-        return _fresh(caches[ALIAS].get(key))
+        found = caches[ALIAS].get(key)
     except Exception as error:  # any backend's failure: compute instead
-        _warn("read", error)
+        _outage.failed(error)
         return None
+    return _fresh(found)
 
 
 def _set(key: str, answer: Answer) -> None:
     try:
         caches[ALIAS].set(key, answer, timeout=settings.MESA_STATE_CACHE_SECONDS)
     except Exception as error:  # answered anyway; the next request computes again
-        _warn("write", error)
+        _outage.failed(error)
 
 
-_last_warning = 0.0
-
-
-def _warn(what: str, error: Exception) -> None:
-    global _last_warning
-    now = time.monotonic()
-    if now - _last_warning < WARN_EVERY:
-        return
-    _last_warning = now
-    log.warning(
-        "The state cache failed to %s (%s: %s); computed instead", what, type(error).__name__, error
-    )
+# One log line a minute while the cache fails (games.lib.outage), not one a request.
+_outage = Outage("The state cache", log, meanwhile="computing the state", log_every=WARN_EVERY)
 
 
 # --- one computation per key in a process ---------------------------------------
