@@ -38,7 +38,8 @@ from games.selectors.pulse import Pulse, room_pulse
 log = logging.getLogger(__name__)
 
 KEY_TTL = 3 * 24 * 3600  # a key outlives a quiet weekend; a missing key costs one query
-PAUSE_AFTER_FAILURE = 5.0  # seconds without trying Redis after it failed
+# Seconds without trying Redis after it failed: the site's one number for that.
+PAUSE_AFTER_FAILURE = float(getattr(settings, "FAIL_OPEN_RETRY_SECONDS", 5.0))
 
 # KEYS[1] the room's key; ARGV: the encoded pulse, the channel, the message, the TTL.
 # The pulse starts "version:message:", the order of a room's pulses.

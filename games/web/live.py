@@ -123,7 +123,7 @@ class Hub:
 
     def start(self) -> None:
         if self.task is None and settings.LIVE_REDIS_URL:
-            self.client = _redis(socket_timeout=settings.LIVE_REDIS_TIMEOUT)
+            self.client = _redis(socket_timeout=KEY_READ_TIMEOUT, pool_size=KEY_CONNECTIONS)
             self.task = self.loop.create_task(self._listen(), name="mesa-live-hub")
 
     async def key_pulse(self, slug: str) -> Pulse | None:
@@ -194,17 +194,26 @@ class Hub:
                 self.hear(slug, pulse, catch_up=True)
 
 
-def _redis(*, socket_timeout: float) -> Any:
+KEY_READ_TIMEOUT = 1.0  # a coroutine may wait; a spurious timeout would cost a query
+KEY_CONNECTIONS = 16  # the key reads of thousands of waiters share a few connections
+
+
+def _redis(*, socket_timeout: float, pool_size: int | None = None) -> Any:
     import redis.asyncio
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
-    return redis.asyncio.Redis.from_url(
-        settings.LIVE_REDIS_URL,
-        socket_timeout=socket_timeout,
-        socket_connect_timeout=max(settings.LIVE_REDIS_TIMEOUT, 1.0),
-        retry=Retry(NoBackoff(), 0),
+    options: dict[str, Any] = {
+        "socket_timeout": socket_timeout,
+        "socket_connect_timeout": max(settings.LIVE_REDIS_TIMEOUT, 2.0),
+        "retry": Retry(NoBackoff(), 0),
+    }
+    if pool_size is None:
+        return redis.asyncio.Redis.from_url(settings.LIVE_REDIS_URL, **options)
+    pool = redis.asyncio.BlockingConnectionPool.from_url(
+        settings.LIVE_REDIS_URL, max_connections=pool_size, timeout=KEY_READ_TIMEOUT, **options
     )
+    return redis.asyncio.Redis(connection_pool=pool)
 
 
 async def _close(pubsub: Any, client: Any) -> None:

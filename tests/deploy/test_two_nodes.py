@@ -307,7 +307,13 @@ def _move_seen_across(nodes, table, *, through_uvicorn: bool):
     waiting.join(timeout=40)
     assert answer["status"] == 200, answer
     assert json.loads(answer["body"])["version"] == version + 1
-    served_by_gunicorn = f"/api/rooms/{room.slug}/?wait=" in a.log("gunicorn")
+    # gunicorn writes its access line once the answer is out: give it a moment.
+    needle = f"/api/rooms/{room.slug}/?wait="
+    for _ in range(30):
+        if needle in a.log("gunicorn"):
+            break
+        time.sleep(0.1)
+    served_by_gunicorn = needle in a.log("gunicorn")
     assert served_by_gunicorn is not through_uvicorn
     # After alice's move was made (acknowledged to her: committed and published
     # before that), and from the moment she sent it, which adds the move's own
