@@ -84,7 +84,7 @@ class Options:
     server: str = "auto"  # wsgi, live, or auto (live when games/web/live.py exists)
     web_workers: int = 2
     live_workers: int = 1  # uvicorn processes (server live)
-    live_pool: int = 1  # their DB_POOL_MAX, when --pool is on
+    live_pool: int = 0  # their DB_POOL_MAX (under ASGI a pooled connection was not handed back)
     threads: int = 20
     pool: int = 0  # DB_POOL_MAX of the web processes; 0 = no pool
     state_cache: bool = True
@@ -267,9 +267,9 @@ def _raise_open_files() -> None:
 def start_servers(options: Options, log: Path) -> dict[str, subprocess.Popen[bytes]]:
     out = log.open("wb")
     env = server_env(options)
-    # One thread runs Django's views in an ASGI process: a pool of one keeps its
-    # connection (deploy/systemd/mesa-live.service).
-    env["DB_POOL_MAX"] = str(options.live_pool if options.pool else 0)
+    # No pool in the ASGI process by default (deploy/systemd/mesa-live.service):
+    # there a pooled connection was not handed back and the waits timed out on it.
+    env["DB_POOL_MAX"] = str(options.live_pool)
     servers = {}
     for name, command in server_commands(options).items():
         servers[name] = subprocess.Popen(
