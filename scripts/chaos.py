@@ -53,7 +53,9 @@ from psycopg import sql
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-WEB, REDIS, SMTP = 18200, 18201, 18202
+# CHAOS_PORT_BASE moves every port of the run (web, Redis, SMTP, ...) together.
+PORT_BASE = int(os.environ.get("CHAOS_PORT_BASE", "18200"))
+WEB, REDIS, SMTP = PORT_BASE, PORT_BASE + 1, PORT_BASE + 2
 DATABASE_URL = os.environ.get("CHAOS_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/mesa_chaos")
 REDIS_URL = f"redis://127.0.0.1:{REDIS}/0"
 EMAIL_TIMEOUT = 2
