@@ -179,8 +179,11 @@ class Match(models.Model):
     rematch_offered_by = models.ForeignKey(
         Seat, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    # Absence bookkeeping: each holds the turn_started_at of the turn it is about,
-    # so it lapses by itself when the turn passes.
+    # Absence bookkeeping: each holds the key of what it is about, so it lapses
+    # by itself when the turn passes: absence_waived_for and
+    # absence_notice_sent_for the turn_started_at of their turn,
+    # reminder_sent_for the absence_due_at it reminded of (a deadline a
+    # vacation moves is reminded again, once).
     absence_waived_for = models.DateTimeField(
         null=True, blank=True, help_text="The waiting player chose to keep waiting this turn."
     )

@@ -231,8 +231,9 @@ def send_daily_digests(batch: int = 200) -> int:
 
 # --- sweeps (beat) -------------------------------------------------------------
 # Each finds due rows through an indexed query and hands them one by one to a
-# service that locks with skip_locked and re-checks: two workers running the
-# same sweep at once close each game once.
+# service that locks the row (waiting for a holder, never skipping it) and
+# re-checks: two workers running the same sweep at once close each game once,
+# and neither passes over a row the other is only looking at.
 
 
 @shared_task(**RETRYING)

@@ -7,8 +7,9 @@ then sends. Three kinds of claim, one protocol and one way back:
   opponent joined, the match ended): claim_key;
 - each waiting turn of an address marked as told (Seat.turn_notified_at set
   to the turn's start, "Es tu turno"): claim_waiting_turns;
-- a bookkeeping field of the match set to the turn it is about (the absence
-  reminder, "you may close by absence"): claim_turn_field.
+- a bookkeeping field of the match set to what it is about: the deadline for
+  the absence reminder, the turn for "you may close by absence":
+  claim_turn_field.
 
 send_claimed sends under the claims. When the server refuses or cannot be
 reached, the claims are released (release) so the task's retry (games.tasks,
@@ -226,26 +227,59 @@ def claim_waiting_turns(recipient: Recipient) -> list[TurnClaim]:
 
 
 def claim_turn_field(match_id: int, field: str, *, reminder: bool) -> Claim | None:
-    """Lock the match (skipping it when another worker holds it), check that the
-    email is due for this turn, and set `field` to the turn. None when there is
-    nothing to send; the claim's `claimed` is the turn's start."""
+    """Lock the match, check that the email is due, and set `field` to its key.
+
+    The key of "you may close by absence" (absence_notice_sent_for) is the
+    turn (its start); the key of the reminder (reminder_sent_for) is the
+    deadline it reminds of, so a deadline a vacation moved is reminded again,
+    once, and the same deadline never twice. The deadline is the one the
+    turn's clock gives under the lock; a stored deadline that disagrees (it
+    was moved while another transaction held the row) is written here, so the
+    sweeps' queries find the match at the right time. None when there is
+    nothing to send; the claim's `claimed` is the key.
+    """
     now = clock.now()
     with transaction.atomic():
         match = due.lock_for_sweep(match_id)
         if match is None or match.turn_seat_id is None:
             return None
-        started = match.turn_started_at
-        if getattr(match, field) == started:
-            return None
         turn = vacations.turn_clock(match)  # no reminder while the player is away
+        if turn.due_at != match.absence_due_at:
+            Match.objects.filter(pk=match.pk).update(absence_due_at=turn.due_at)
         if reminder:
-            is_due = turn.reminder_due(now)
+            key, is_due = turn.due_at, turn.reminder_due(now)
         else:
-            is_due = turn.claimable(now) and turn.waived
-        if not is_due:
+            key, is_due = match.turn_started_at, turn.claimable(now) and turn.waived
+        if not is_due or key is None or getattr(match, field) == key:
             return None
-        Match.objects.filter(pk=match.pk).update(**{field: started})
-        return Claim(MATCH, match.pk, field, started)  # released to None, not yet told
+        Match.objects.filter(pk=match.pk).update(**{field: key})
+        return Claim(MATCH, match.pk, field, key)  # released to None, not yet told
+
+
+# --- the turn "someone sat down" announces -----------------------------------------
+
+
+def claim_seat_turn(seat_id: int) -> tuple[Match | None, Claim | None]:
+    """The playing match where this seat is on turn, and its turn claimed as told.
+
+    For an email that tells the seat it is their turn besides its own news
+    ("someone sat down"): claimed with it, before it is sent, so that "Es tu
+    turno" for the same turn is not sent too (it finds the turn told); the
+    claim is None when that turn was told already. The match is None when the
+    seat is not on turn.
+    """
+    with transaction.atomic():
+        seat = Seat.objects.select_for_update().filter(pk=seat_id).first()
+        match = Match.objects.filter(turn_seat_id=seat_id, status=Match.Status.PLAYING).first()
+        if seat is None or match is None or match.turn_started_at is None:
+            return None, None
+        if seat.turn_notified_at == match.turn_started_at:
+            return match, None
+        Seat.objects.filter(pk=seat.pk).update(turn_notified_at=match.turn_started_at)
+        claimed = Claim(
+            SEAT, seat.pk, "turn_notified_at", match.turn_started_at, seat.turn_notified_at
+        )
+        return match, claimed
 
 
 def _iso(moment: datetime | None) -> str | None:

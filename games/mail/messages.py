@@ -27,7 +27,6 @@ from games.mail import claims
 from games.mail.news import turn_news
 from games.models import Challenge, Match, Room, Seat, Turn
 from games.selectors import due, lobby, talk, vacations
-from games.selectors.board import current_match
 
 
 class NotNow(Exception):
@@ -242,18 +241,21 @@ def send_opponent_joined(*, room_id: int) -> int:
     recipient = recipient_for_seat(host)
     if recipient is None or is_on_the_board(host, clock.now()):
         return 0
-    match = current_match(room)
-    your_turn = match is not None and match.turn_seat_id == host.pk
+    joined = claims.claim_key(f"joined:{room.pk}")
+    if joined is None:
+        return 0
+    # When it is the host's turn this message says so, and claims that turn as
+    # told with its own key, before it is sent: no separate "Es tu turno" for
+    # it (marked only after sending, as before, a turn email claimed meanwhile
+    # announced the same turn again).
+    on_turn, turn = claims.claim_seat_turn(host.pk)
     context: Context = {
         "opponent": guest.nickname,
         "link": board_link(host),
-        "your_turn": your_turn,
+        "your_turn": on_turn is not None,
     }
-    sent = _send_once(f"joined:{room.pk}", recipient, "opponent_joined", context)
-    if sent and your_turn and match is not None:
-        # This message said it is their turn: no separate "Es tu turno" for it.
-        Seat.objects.filter(pk=host.pk).update(turn_notified_at=match.turn_started_at)
-    return sent
+    held = [joined] if turn is None else [joined, turn]
+    return claims.send_claimed(held, lambda: _send(recipient, "opponent_joined", context))
 
 
 def send_invitation(*, challenge_id: int) -> int:
@@ -334,9 +336,10 @@ def send_absence_claimable(*, batch: int = 100) -> int:
 def _send_for_turn(
     match_id: int, field: str, build: Callable[[int, datetime], Message | None]
 ) -> int:
-    """Claim the match's `field` for the current turn, then build and send its email."""
+    """Claim the match's `field` (claims.claim_turn_field says its key), then build
+    and send its email."""
     claim = claims.claim_turn_field(match_id, field, reminder=build is _reminder)
-    if claim is None or claim.claimed is None:  # a field claim holds the turn's start
+    if claim is None or claim.claimed is None:  # a field claim holds its key
         return 0
     message = build(match_id, claim.claimed)
     if message is None:
@@ -345,23 +348,20 @@ def _send_for_turn(
     return claims.send_claimed([claim], lambda: _send(recipient, template_name, context))
 
 
-def _reminder(match_id: int, started: datetime) -> Message | None:
+def _reminder(match_id: int, deadline: datetime) -> Message | None:
     match = Match.objects.select_related("turn_seat__room", "turn_seat__user").get(pk=match_id)
     seat = match.turn_seat
-    if seat is None or match.turn_started_at != started:
-        return None  # the claimed turn is over: the seat on turn now is someone else's
+    if seat is None or match.absence_due_at != deadline:
+        # Since the claim the turn passed or the deadline moved: the seat on turn
+        # now is someone else's, or a new deadline owes its own reminder.
+        return None
     recipient = recipient_for_seat(seat)
     if recipient is None:
         return None
     opponent = _opponent(seat)
     context: Context = {
         "opponent": opponent.nickname if opponent else "",
-        # The claimed turn's deadline (the match may have moved on since).
-        "deadline": (
-            match.absence_due_at
-            if match.turn_started_at == started
-            else deadlines.TurnClock(started).due_at
-        ),
+        "deadline": deadline,
         "link": board_link(seat),
     }
     return recipient, "absence_reminder", context
