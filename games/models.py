@@ -322,8 +322,9 @@ class SentEmail(models.Model):
     """
 
     # "sending": claimed, the mail server is being talked to; "sent": it said
-    # yes; "uncertain": the message went out whole but its answer was lost, so
-    # it is never sent again automatically (games.mail.messages).
+    # yes; "uncertain": the message went out whole but its answer was lost a
+    # second time, so it is never sent again automatically; a "lost:<claim>"
+    # key in this state records the first lost answer (games.mail.claims).
     class State(models.TextChoices):
         SENDING = "sending", _("enviándose")
         SENT = "sent", _("enviado")

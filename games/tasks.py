@@ -18,6 +18,7 @@ from typing import Any, TypedDict
 
 from billiard.einfo import ExceptionInfo
 from celery import Task, shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from celery.result import AsyncResult
 from django.conf import settings as django_settings
 from django.db import OperationalError
@@ -91,8 +92,11 @@ class MailTask(Task[..., int]):
     and the task records itself in the outbox to run again after a backoff
     that doubles up to hours (games.services.outbox.retry_delay); after MAIL_TRIES
     tries it stays there as a dead letter the admin can send again. A mail
-    whose server answer was lost after the whole message went out is never
-    retried (mail.Uncertain): it becomes a dead letter at once.
+    whose server answer was lost after the whole message went out is retried
+    the same way once (mail.Resend: the server may not have it); lost a
+    second time (mail.Uncertain) it becomes a dead letter at once.
+    The soft time limit hit while talking to a slow server is delivery
+    trouble too (the claims were released): retried, not dropped.
     A database error is retried by Celery, briefly, like every task.
 
     `attempt` counts the tries already made; callers leave it out.
@@ -136,7 +140,7 @@ class MailTask(Task[..., int]):
 
 
 # ConnectionError and TimeoutError are OSErrors, and so is a refused socket.
-DELIVERY_ERRORS = (smtplib.SMTPException, OSError)
+DELIVERY_ERRORS = (smtplib.SMTPException, OSError, mail.Resend, SoftTimeLimitExceeded)
 
 
 def _refused_for_good(error: BaseException) -> bool:

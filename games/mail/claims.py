@@ -13,14 +13,21 @@ then sends. Three kinds of claim, one protocol and one way back:
 
 send_claimed sends under the claims. When the server refuses or cannot be
 reached, the claims are released (release) so the task's retry (games.tasks,
-spread over hours) sends it. When the whole message went out and only the
-server's answer was lost (games.mail.smtp.ReplyLost), the claims are kept and
-the mail becomes a dead letter for a person to check: sending it again could
-deliver it twice, and most often the server did accept it. Its claims travel
-with it in one shape, {"claims": [Claim.to_json(), ...]}, and release_claim
-undoes them for the admin's "send again".
+spread over hours) sends it.
 
-The one duplicate we accept: a worker killed while a SentEmail key is
+When the whole message went out and only the server's answer was lost
+(games.mail.smtp.ReplyLost), the server most likely has it, but may not: at
+least once is the honest promise, with at most one duplicate. The first time
+an email's answer is lost, a "lost:" SentEmail row records it and the claims
+are released (Resend, a delivery error for games.tasks: the task's retry, or
+the next sweep, sends it once more). The second time, the "lost:" row is
+there already: the claims are kept and the mail becomes a dead letter for a
+person to check, never sent again by itself. So one email reaches the server
+at most twice by a lost answer, whichever task or sweep resends it. A dead
+letter's claims travel with it in one shape, {"claims": [Claim.to_json(),
+...]}, and release_claim undoes them for the admin's "send again".
+
+The other duplicate we accept: a worker killed while a SentEmail key is
 "sending" (mid-conversation with the server). Its message comes back to
 another worker after the broker's visibility timeout, longer than any task may
 run, so the claim is stale by then; that worker takes it over and sends. The
@@ -97,9 +104,15 @@ class ReleaseJSON(TypedDict):
     claims: list[ClaimJSON]
 
 
+class Resend(Exception):
+    """The server's answer to a message that went out whole was lost, for the
+    first time: the claims were released, so the email is owed again and is sent
+    once more (a delivery error: the task's retry, or the next sweep)."""
+
+
 class Uncertain(Exception):
-    """The server may have delivered it: not retried. `release` (the claims as
-    JSON) undoes the claims, for the admin's "send again" (release_claim)."""
+    """The server's answer was lost a second time: not retried. `release` (the
+    claims as JSON) undoes the claims, for the admin's "send again" (release_claim)."""
 
     def __init__(self, claims: list[Claim], error: BaseException) -> None:
         super().__init__(f"the server's answer was lost: {error}")
@@ -114,12 +127,16 @@ def stale_claim_after() -> timedelta:
 
 
 def send_claimed(claims: list[Claim], send: Callable[[], None]) -> int:
-    """Send under `claims`: 1 when sent; on failure the claims are released, or
-    kept and the mail uncertain when only the server's answer was lost."""
+    """Send under `claims`: 1 when sent; on failure the claims are released. When
+    only the server's answer was lost: released (Resend) the first time, kept
+    and the mail uncertain the second (see above)."""
     keys = [claim.id for claim in claims if claim.row == KEY]
     try:
         send()
     except ReplyLost as error:
+        if _first_loss(claims):
+            release(claims)
+            raise Resend(f"the server's answer was lost, sending once more: {error}") from error
         if keys:
             SentEmail.objects.filter(key__in=keys).update(state=SentEmail.State.UNCERTAIN)
         raise Uncertain(claims, error) from error
@@ -131,6 +148,27 @@ def send_claimed(claims: list[Claim], send: Callable[[], None]) -> int:
             state=SentEmail.State.SENT, sent_at=clock.now()
         )
     return 1
+
+
+def lost_key(claim: Claim) -> str:
+    """The SentEmail key that records a lost answer to the email of `claim`."""
+    if claim.row == KEY:
+        return f"lost:{claim.id}"
+    return f"lost:{claim.row}:{claim.id}:{claim.field}:{_iso(claim.claimed)}"
+
+
+def _first_loss(claims: list[Claim]) -> bool:
+    """Record the lost answer for each claim; True when none had lost one before."""
+    first, now = True, clock.now()
+    for claim in claims:
+        try:
+            with transaction.atomic():
+                SentEmail.objects.create(
+                    key=lost_key(claim), sent_at=now, state=SentEmail.State.UNCERTAIN
+                )
+        except IntegrityError:
+            first = False
+    return first
 
 
 def release(claims: list[Claim]) -> None:
