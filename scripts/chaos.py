@@ -541,12 +541,12 @@ def on_turn(host: Player, guest: Player) -> Player:
 
 
 def move_and_owe(report: "Report", host: Player, guest: Player) -> None:
-    """The player on turn plays; when the turn passed, the other is owed "Es tu turno"."""
+    """The player on turn plays: when the turn passed, the other is owed "Es tu turno";
+    when it did not (the move failed), the player is, for the turn still waiting."""
     mover = on_turn(host, guest)
     report.move(mover)
     other = guest if mover is host else host
-    if on_turn(host, guest) is other:
-        report.owe(other.address, "turn")
+    report.owe(other.address if on_turn(host, guest) is other else mover.address, "turn")
 
 
 def rooms_of_two(tag: str, count: int):
