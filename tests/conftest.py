@@ -124,3 +124,28 @@ def fast_analysis(monkeypatch):
     from tests.helpers import FAST_ANALYSIS
 
     monkeypatch.setattr(evaluator, "SETTINGS", FAST_ANALYSIS)
+
+
+@pytest.fixture
+def site_key(settings):
+    """The site's VAPID key pair, in the settings; the private key for checking tokens."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    from tests.helpers import b64u, point
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    raw = key.private_numbers().private_value.to_bytes(32, "big")
+    settings.VAPID_PRIVATE_KEY = b64u(raw)
+    settings.VAPID_PUBLIC_KEY = b64u(point(key))
+    settings.VAPID_SUBJECT = "mailto:mesa@example.com"
+    return key
+
+
+@pytest.fixture
+def push_service():
+    """A push service on 127.0.0.1 (tests.helpers.PushService)."""
+    from tests.helpers import PushService
+
+    service = PushService()
+    yield service
+    service.close()

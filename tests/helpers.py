@@ -14,12 +14,18 @@ import json
 import os
 import socket
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import http_ece
 import pytest
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from django.contrib.auth import get_user_model
 from django.db import connection, connections
 from django.test import Client
@@ -355,6 +361,95 @@ class Inbox:
             email.message_from_bytes(envelope.content, policy=email.policy.default)
         )
         return "250 Message accepted"
+
+
+# -- a push service on loopback (Web Push, RFC 8030/8291/8292) ------------------------
+#
+# It plays the part of FCM or Mozilla's autopush: records each message and
+# answers `status`; `check_vapid` checks the token as a push service does, and
+# `PushBrowser.read` decrypts the body with the subscription's keys, as the
+# browser would (tests/games/test_push.py, tests/browser/test_push_subscription.py).
+
+
+def b64u(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unb64u(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def point(key) -> bytes:
+    return key.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+
+
+class PushService:
+    """A push service on 127.0.0.1: records each message, answers `status`."""
+
+    def __init__(self):
+        self.received = []
+        self.status = 201
+        service = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                service.received.append((self.path, headers, body))
+                self.send_response(service.status)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class PushBrowser:
+    """What a browser keeps of its subscription: an ECDH key pair and an auth secret."""
+
+    def __init__(self, endpoint: str):
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.auth = os.urandom(16)
+        self.endpoint = endpoint
+
+    def subscription(self) -> dict:
+        return {
+            "endpoint": self.endpoint,
+            "keys": {"p256dh": b64u(point(self.key)), "auth": b64u(self.auth)},
+        }
+
+    def read(self, body: bytes) -> dict:
+        plain = http_ece.decrypt(
+            body, private_key=self.key, auth_secret=self.auth, version="aes128gcm"
+        )
+        return json.loads(plain)
+
+
+def check_vapid(headers: dict, site_key, audience: str) -> dict:
+    """The token's signature, audience, subject and expiry, as a push service checks them."""
+    scheme, _, params = headers["authorization"].partition(" ")
+    assert scheme == "vapid"
+    fields = dict(part.strip().split("=", 1) for part in params.split(","))
+    assert unb64u(fields["k"]) == point(site_key)
+    head, claims, signature = fields["t"].split(".")
+    raw = unb64u(signature)
+    der = encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
+    site_key.public_key().verify(
+        der, f"{head}.{claims}".encode(), ec.ECDSA(hashes.SHA256())
+    )  # raises when the signature is wrong
+    payload = json.loads(unb64u(claims))
+    assert payload["aud"] == audience and payload["sub"] == "mailto:mesa@example.com"
+    assert time.time() < payload["exp"] <= time.time() + 24 * 3600
+    return payload
 
 
 # -- in a real browser (tests/browser) ----------------------------------------------

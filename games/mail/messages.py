@@ -24,7 +24,7 @@ from accounts.services import normalize_email
 from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState
 from games.lib import clock, deadlines
 from games.mail import claims
-from games.mail.news import turn_news
+from games.mail.news import answer_sentence, turn_news, written_answer
 from games.models import Challenge, Match, Room, Seat, Turn
 from games.selectors import due, lobby, talk, vacations
 
@@ -143,6 +143,9 @@ def send_answer_played(*, turn_id: int) -> int:
 
     Once per answer, to a person who wants mail for every turn and is not on
     the board right now (then they saw it). Returns 1 when a message went out.
+    Owed only while the opponent plays on: when the turn came straight back
+    to the writer, or the match ended, that email says it instead
+    (games.services.table, news.written_answer).
     """
     turn = (
         Turn.objects.select_related("seat__room", "seat__user", "game__match")
@@ -305,7 +308,15 @@ def send_match_ended(*, match_id: int) -> int:
             continue
         side = match.side_of(seat)
         opponent = _opponent(seat)
+        # The table answered a double for this player as written, and the game ended
+        # the match: this email says so (no separate one, games.services.table).
+        answered = written_answer(match, side)
         context = {
+            "answered": (
+                answer_sentence(answered[0], opponent.nickname if opponent else "", answered[1])
+                if answered
+                else ""
+            ),
             "reason": reason,
             "won": match.winner_side == side,
             "lost": match.winner_side is not None and match.winner_side != side,

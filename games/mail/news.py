@@ -3,10 +3,11 @@
 Read from the Turn rows of the match's current game, never guessed: the
 opponent's play in notation with its dice, a double to answer, a resignation
 offered, a declined resignation, a taken double, a game or a rematch that
-just started (with its opening roll). Then the score and the deadline in the
-reader's time zone. Nothing here writes; the words are in the templates
-(templates/emails/your_turn*) and in `sentence`/`subject` below, in the
-language active when they are called.
+just started (with its opening roll), and before it the reader's written
+answer when the table played it and the turn came straight back. Then the
+score and the deadline in the reader's time zone. Nothing here writes; the
+words are in the templates (templates/emails/your_turn*) and in
+`sentence`/`subject` below, in the language active when they are called.
 """
 
 from collections.abc import Sequence
@@ -15,11 +16,12 @@ from datetime import datetime, tzinfo
 from typing import TypedDict
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from django.db.models import Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import Format, MatchRules, MatchState, Phase
+from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState, Phase
 from games.lib import deadlines
 from games.models import Game, Match, Seat, Turn
 
@@ -66,11 +68,21 @@ class TurnNews:
     my_dice: str | None = None  # the table already rolled for the reader
     deadline: datetime | None = None  # aware, in the reader's zone; None against a bot
     zone: str = "UTC"
+    # The reader's written answer the table played when the opponent doubled
+    # ("take", "drop", "beaver"), when the turn came straight back with it.
+    answered: str | None = None
+    answered_cube: int | None = None  # the value the opponent doubled to
 
     # --- words ----------------------------------------------------------------
 
     def sentence(self) -> str:
-        """What happened, in one or two sentences."""
+        """What happened, in one to three sentences."""
+        said = self._happened()
+        if self.answered is None:
+            return said
+        return answer_sentence(self.answered, self.opponent, self.answered_cube or 2) + " " + said
+
+    def _happened(self) -> str:
         name = self.opponent
         if self.kind == DOUBLED:
             return _("%(name)s te dobla: si aceptas, la partida pasa a valer %(value)s.") % {
@@ -187,6 +199,46 @@ class TurnNews:
         return _("Te toca contra %(name)s en %(where)s") % words
 
 
+def answer_sentence(answer: str, opponent: str, value: int) -> str:
+    """The double the table answered for the reader as they had written."""
+    words = {"name": opponent, "value": value}
+    if answer == ActionKind.TAKE:
+        return _("%(name)s te dobló a %(value)s y aceptaste, como lo dejaste escrito.") % words
+    if answer == ActionKind.BEAVER:
+        return (
+            _("%(name)s te dobló a %(value)s y aceptaste con castor, como lo dejaste escrito.")
+            % words
+        )
+    return _("%(name)s te dobló a %(value)s y rechazaste, como lo dejaste escrito.") % words
+
+
+WRITTEN_ANSWERS = (ActionKind.TAKE, ActionKind.DROP, ActionKind.BEAVER)
+NOTES = (ActionKind.CONDITIONAL_ANSWER, ActionKind.CONDITIONAL_PLAYS)
+
+
+def written_answer(match: Match, side: int) -> tuple[str, int] | None:
+    """The answer `side` had written that the table played in the last unit of work
+    a person started, with the value doubled to; None when someone acted since.
+
+    The last Turn a person chose (not the table's rolls, plays or the next
+    game's start, nor anyone's written notes) is the opponent's double; the
+    table's answer comes right after it. One query.
+    """
+    last = (
+        Turn.objects.filter(game__match=match)
+        .exclude(kind__in=(ActionKind.NEXT_GAME, *NOTES))
+        .filter(Q(automatic=False) | Q(kind__in=WRITTEN_ANSWERS, reason=CONDITIONAL))
+        .order_by("-game__number", "-number")
+        .first()
+    )
+    if last is None or last.side != side or last.reason != CONDITIONAL:
+        return None
+    if last.kind not in WRITTEN_ANSWERS:
+        return None
+    # A take records the cube it took; a beaver the cube it took before redoubling.
+    return str(last.kind), last.cube_value if last.kind != ActionKind.DROP else last.cube_value * 2
+
+
 def dice_text(dice: Sequence[int]) -> str:
     """A roll as players write it, the higher die first: "5-1"."""
     high, low = sorted(dice, reverse=True)
@@ -209,12 +261,15 @@ class _Common(TypedDict):
     match_number: int
     deadline: datetime | None
     zone: str
+    answered: str | None
+    answered_cube: int | None
 
 
 def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> TurnNews:
     """What happened since `seat` last acted in `match`, which waits for it now.
 
-    Reads the match's current game and its Turn rows (two queries).
+    Reads the match's current game and its Turn rows, and the reader's
+    written answer the table may just have played (three queries).
     """
     room = match.room
     state = MatchState.from_json(match.state)
@@ -230,6 +285,7 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
     zone = zone_of(zone_name)
     clock = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
     due = clock.closes_at
+    answered = written_answer(match, me)
     base: _Common = {
         "opponent": opponent,
         "format": str(rules.format),
@@ -240,6 +296,8 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
         "match_number": match.number,
         "deadline": due.astimezone(zone) if due else None,
         "zone": str(zone),
+        "answered": answered[0] if answered else None,
+        "answered_cube": answered[1] if answered else None,
     }
     if state.phase is Phase.DOUBLED:
         return TurnNews(DOUBLED, cube=state.cube_value * 2, **base)

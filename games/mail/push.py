@@ -7,16 +7,28 @@ quiet period ends). Each browser gets each turn once, under a SentEmail key
 (games.mail.claims). pywebpush encrypts the message with the browser's keys
 (aes128gcm) and signs a VAPID token with the site's key; a push service that
 answers 404 or 410 no longer knows the browser, and its subscription goes.
+
+At send time the endpoint's host name is resolved once, every address it
+gives must be on the public internet (see `checked_address`: the name may
+have pointed outward when the browser subscribed and inward now, DNS
+rebinding), and the message goes to the address that was checked, never to
+a second lookup of the name (`pinned_session`).
 """
 
+import ipaddress
 import json
 import logging
+import socket
 from functools import partial
+from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 from pywebpush import WebPushException, webpush
+from requests import PreparedRequest, Session
+from requests.adapters import HTTPAdapter
 
 from games.lib import clock, deadlines
 from games.mail import claims
@@ -55,10 +67,13 @@ def send_turn_push(*, match_id: int, version: int) -> int:
     payload = json.dumps(_message(seat), ensure_ascii=False)
     sent = 0
     for subscription in subscriptions:
+        address = _address_or_forget(subscription)
+        if address is None:
+            continue
         claim = claims.claim_key(f"push:{match.pk}:{version}:{subscription.pk}")
         if claim is None:
             continue
-        sent += claims.send_claimed([claim], partial(_push, subscription, payload))
+        sent += claims.send_claimed([claim], partial(_push, subscription, payload, address))
     return sent
 
 
@@ -75,7 +90,100 @@ def _message(seat: Seat) -> dict[str, str]:
         }
 
 
-def _push(subscription: PushSubscription, payload: str) -> None:
+class InwardEndpoint(Exception):
+    """The endpoint's name resolves into the site's own network (or nowhere)."""
+
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def checked_address(hostname: str, port: int) -> Address:
+    """The address to post to: `hostname` resolved once, every answer public.
+
+    Raises InwardEndpoint when any address of the name is not global
+    (loopback, private, link-local, shared, reserved...): one inward answer
+    is enough to aim the server at itself. Loopback passes only where the
+    test settings allow it (PUSH_ALLOW_LOOPBACK: the suite's push service
+    listens on 127.0.0.1). A failed lookup raises OSError, retried like an
+    unreachable mail server.
+    """
+    found = socket.getaddrinfo(hostname, port, type=socket.SOCK_STREAM)
+    addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in found]
+    if not addresses:
+        raise InwardEndpoint(f"{hostname} has no address")
+    for address in addresses:
+        plain = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+        seen = plain or address
+        if not (seen.is_global or (settings.PUSH_ALLOW_LOOPBACK and seen.is_loopback)):
+            raise InwardEndpoint(f"{hostname} resolves to {address}")
+    return addresses[0]
+
+
+class _PinnedAdapter(HTTPAdapter):
+    """Connects to one checked address, whatever host the URL names.
+
+    TLS still speaks to the name: it is sent as SNI and the certificate is
+    verified against it; the Host header carries it too.
+    """
+
+    def __init__(self, hostname: str, address: Address) -> None:
+        super().__init__(max_retries=0)
+        self.hostname = hostname
+        self.address = str(address)
+
+    def build_connection_pool_key_attributes(
+        self, request: PreparedRequest, verify: Any, cert: Any = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        host_params, pool_kwargs = super().build_connection_pool_key_attributes(
+            request, verify, cert
+        )
+        if host_params["host"] != self.hostname:
+            raise InwardEndpoint(f"{host_params['host']} is not the checked {self.hostname}")
+        host_params["host"] = self.address
+        if host_params["scheme"] == "https":
+            pool_kwargs["server_hostname"] = self.hostname
+        return host_params, pool_kwargs
+
+    def add_headers(self, request: PreparedRequest, **kwargs: Any) -> None:
+        request.headers["Host"] = urlsplit(request.url or "").netloc.rpartition("@")[2]
+
+
+def pinned_session(hostname: str, address: Address) -> Session:
+    """A requests session whose every connection goes to `address` for `hostname`.
+
+    No proxy from the environment (it would resolve the name again) and no
+    redirect (to another host) is followed.
+    """
+    session = Session()
+    session.trust_env = False
+    session.max_redirects = 0
+    adapter = _PinnedAdapter(hostname, address)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+def _address_or_forget(subscription: PushSubscription) -> Address | None:
+    """Where to post this subscription's message; None when it was forgotten.
+
+    No push service lives inside the site's network: an endpoint that
+    resolves there is a mistake or an attempt to aim the server inward.
+    Skipping it would only try again at every turn, so the subscription goes
+    (with a log line); the player may allow notifications again from a push
+    service's URL.
+    """
+    parts = urlsplit(subscription.endpoint)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        return checked_address(parts.hostname or "", port)
+    except InwardEndpoint as refused:
+        log.warning("push subscription %s forgotten: %s", subscription.pk, refused)
+        subscription.delete()
+        return None
+
+
+def _push(subscription: PushSubscription, payload: str, address: Address) -> None:
+    hostname = urlsplit(subscription.endpoint).hostname or ""
     try:
         webpush(
             subscription_info={
@@ -87,6 +195,7 @@ def _push(subscription: PushSubscription, payload: str) -> None:
             vapid_claims={"sub": settings.VAPID_SUBJECT},  # a fresh dict: webpush fills it
             ttl=TTL_SECONDS,
             timeout=10,
+            requests_session=pinned_session(hostname, address),
         )
     except WebPushException as exc:
         status = exc.response.status_code if exc.response is not None else None

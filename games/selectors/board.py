@@ -81,6 +81,23 @@ class GameInfo(TypedDict):
     result: GameResultWords | None
 
 
+class WrittenPlayView(TypedDict):
+    dice: list[int]
+    play: list[list[int]]
+    notation: str
+
+
+class ConditionalView(TypedDict):
+    """The viewer's written answer and plays, and what they may write now."""
+
+    answer: str | None
+    may_answer: bool
+    may_beaver: bool
+    plays: list[WrittenPlayView] | None
+    may_plays: bool
+    may_greedy: bool
+
+
 class MatchView(TypedDict):
     number: int
     status: str
@@ -112,7 +129,7 @@ class MatchView(TypedDict):
     analysis: list[review.AnalysisLine]
     history: list[HistoryEntry]
     side0_seat: int
-    conditional: dict[str, object] | None  # the viewer's own written answer and plays
+    conditional: ConditionalView | None  # the viewer's own written answer and plays
 
 
 class RoomState(TypedDict):
@@ -294,7 +311,7 @@ def _match_state(
     }
 
 
-def _conditional(state: MatchState, view_side: int | None) -> dict[str, object] | None:
+def _conditional(state: MatchState, view_side: int | None) -> ConditionalView | None:
     """What the viewer has written for the table to play, and what they may write now.
 
     The viewer's own notes only: the opponent never learns an answer before it

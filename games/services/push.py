@@ -42,7 +42,8 @@ def _public_host(hostname: str) -> bool:
 
     The server POSTs to the endpoint, so an address of the site's own network
     (10.x, 192.168.x, 127.x, link-local, ...) would let a player aim it
-    inward. A name that resolves inward is not caught here.
+    inward. A name that resolves inward is caught where it matters, at every
+    send (games.mail.push.checked_address): DNS may answer differently later.
     """
     if hostname == "localhost" or hostname.endswith(".localhost"):
         return False

@@ -188,8 +188,7 @@ class Table:
             Turn.objects.bulk_create(self.turns)
         for turn in self.turns:
             if turn.reason == CONDITIONAL and turn.kind in _ANSWERS and not turn.seat.is_bot:
-                # The writer of the answer hears that it was played (games.mail).
-                outbox.schedule("games.tasks.answer_played_email", turn.pk)
+                self._tell_answer_played(turn, turn_seat if passed else None)
         room = match.room
         room.last_move_at = now
         fields = ["last_move_at"]
@@ -203,6 +202,22 @@ class Table:
             ratings.match_rate(match=match, seats=self.seats)
         _schedule_follow_up(match, turn_seat if match.turn_seat_id else None, turn_changed=passed)
         return match
+
+    def _tell_answer_played(self, answer: Turn, told_turn: Seat | None) -> None:
+        """The writer of a written answer hears once that the table played it.
+
+        By its own email (games.mail.send_answer_played) while the game goes
+        on with the opponent to play. When the table's follow-ups hand the
+        turn straight back to the writer (a pass, and they open the next
+        game; a take, and the opponent's roll plays itself), "Es tu turno"
+        says it (games.mail.news); when the pass ends the match, the email of
+        the end does: one email either way, not two.
+        """
+        if self.match.status == Match.Status.FINISHED:
+            return
+        if told_turn is not None and told_turn.pk == answer.seat_id:
+            return
+        outbox.schedule("games.tasks.answer_played_email", answer.pk)
 
     def _acting_users(self) -> set[int]:
         """The accounts that chose an action in this unit of work (not the table's

@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 
 from django import forms
 from django.contrib.auth.models import AnonymousUser, User
-from django.http import HttpRequest
+from django.http import HttpRequest, QueryDict
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
@@ -223,7 +223,33 @@ def form_body(request: HttpRequest, room: Room, seat: Seat | None, action: str) 
             ]
         else:
             body["play"] = None
+    if action == "cond_answer":
+        # "" (ask me) clears the answer; no choice at all is refused (bad_answer).
+        body["answer"] = post["answer"] if "answer" in post else False
+    if action == "cond_plays":
+        body["plays"] = _written_plays(room, seat, post)
     return body
+
+
+def _written_plays(room: Room, seat: Seat | None, post: QueryDict) -> list[object]:
+    """The whole table to write: the plays already written with this roll's
+    changed ("roll", the play typed in "play", empty to remove it), or none
+    ("clear"). The service reads the typed play against the position."""
+    if post.get("clear"):
+        return []
+    roll = [_number_or_text(die) for die in post.get("roll", "").split("-")]
+    text = post.get("play", "").strip()
+    entry = {"dice": roll, "play": text}
+    match = current_match(room)
+    if seat is None or match is None or not all(isinstance(die, int) for die in roll):
+        return [entry]  # the service refuses it with the right status and sentence
+    table = MatchState.from_json(match.state).play_tables[match.side_of(seat)] or ()
+    kept: list[object] = [
+        {"dice": list(dice), "play": [list(step) for step in play]}
+        for dice, play in table
+        if sorted(dice) != sorted(roll)
+    ]
+    return kept + [entry] if text else kept
 
 
 def _typed_play(room: Room, seat: Seat | None, text: str) -> list[list[int]] | None:

@@ -10,7 +10,7 @@ from typing import NotRequired, TypedDict
 from django.forms import BoundField, Form
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from games.bots import CHARACTERS, Character
 from games.engine import Position, format_play, legal_plays
@@ -115,8 +115,83 @@ def room_context(request: HttpRequest, room: Room, seat: Seat | None, state: Roo
             games=match["games"],
             play_choices=play_choices(match) if "play" in allowed else [],
             turn_player=next((p for p in seated if p["seat"] == match["turn_seat"]), None),
+            conditional=conditional_panel(match, seated),
         )
     return context
+
+
+class AnswerChoice(TypedDict):
+    value: str  # "" asks the player when the double comes
+    label: str
+    checked: bool
+
+
+class WrittenPlay(TypedDict):
+    dice: str  # "6-5"
+    line: str  # "Si sacas 6-5: 13/2 13/7"
+
+
+class ConditionalPanel(TypedDict):
+    """What the form-based board shows of the viewer's written answer and plays."""
+
+    may_answer: bool
+    answer_legend: str
+    answers: list[AnswerChoice]
+    answer: str | None  # the label of the answer written, None when none is
+    may_plays: bool
+    plays_intro: str
+    plays: list[WrittenPlay]
+    may_greedy: bool
+    rolls: list[str]
+
+
+# The words of the interactive board's panel (templates/games/_board_strings.html),
+# shared so that both boards say the same; the JS texts name with {name}.
+_ANSWER_LABELS = {
+    "": gettext_noop("Pregúntame"),
+    "take": gettext_noop("Acepto"),
+    "drop": gettext_noop("Rechazo"),
+    "beaver": gettext_noop("Acepto y redoblo (castor)"),
+}
+
+
+def conditional_panel(match: MatchView, seated: list[PlayerEntry]) -> ConditionalPanel | None:
+    """The viewer's own written notes and what they may write now; None when nothing shows."""
+    written = match["conditional"]
+    if written is None:
+        return None
+    plays = written["plays"] or []
+    if not (written["may_answer"] or written["may_plays"] or plays):
+        return None
+    name = next((p["nickname"] for p in seated if not p["is_you"]), "")
+    values = ["", "take", "drop"] + (["beaver"] if written["may_beaver"] else [])
+    current = written["answer"] or ""
+    return {
+        "may_answer": written["may_answer"],
+        "answer_legend": gettext("Si {name} te dobla en su próximo turno:").format(name=name),
+        "answers": [
+            {"value": v, "label": gettext(_ANSWER_LABELS[v]), "checked": v == current}
+            for v in values
+        ],
+        "answer": gettext(_ANSWER_LABELS[current]) if current else None,
+        "may_plays": written["may_plays"],
+        "plays_intro": gettext(
+            "{name} ya no puede cambiar tu próxima tirada. Deja escrita tu jugada: "
+            "la mesa tirará por ti y la jugará."
+        ).format(name=name),
+        "plays": [
+            {
+                "dice": f"{p['dice'][0]}-{p['dice'][1]}",
+                "line": gettext("Si sacas {dice}: {play}").format(
+                    dice=f"{p['dice'][0]}-{p['dice'][1]}",
+                    play=p["notation"] or gettext("no se puede mover"),
+                ),
+            }
+            for p in plays
+        ],
+        "may_greedy": written["may_greedy"],
+        "rolls": [f"{high}-{low}" for high in range(6, 0, -1) for low in range(high, 0, -1)],
+    }
 
 
 def players(state: RoomState) -> list[PlayerEntry]:

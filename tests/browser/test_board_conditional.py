@@ -34,7 +34,8 @@ def match_table(live_server, dice):
 
 
 def choose(page, label: str, answer: str):
-    page.get_by_label(label, exact=True).check()
+    # By role: the form-based board's own radios (hidden under the interactive one) do not count.
+    page.get_by_role("radio", name=label, exact=True).check()
     settled(page)
     expect(page.locator(f"#cond-answer-{answer}")).to_be_checked()
 
@@ -92,12 +93,12 @@ def test_plays_written_for_a_race_are_listed_changed_and_cleared(live_server, di
     page = open_page(BOB, table_urls(live_server, alice, bob)[BOB])
     panel = page.locator(".board-conditional")
     expect(panel).to_contain_text("alice ya no puede cambiar tu próxima tirada")
-    page.get_by_label("Tirada").select_option("6-5")
-    page.get_by_label("Jugada").fill("11/5 8/3")
+    page.get_by_role("combobox", name="Tirada").select_option("6-5")
+    page.get_by_role("textbox", name="Jugada").fill("11/5 8/3")
     panel.get_by_role("button", name="Guardar").click()
     expect(page.locator("#cond-plays")).to_have_text("Si sacas 6-5: 11/5 8/3")
     # Writing 6-5 again replaces it (an illegal play is refused: tests/games).
-    page.get_by_label("Jugada").fill("8/2 8/3")
+    page.get_by_role("textbox", name="Jugada").fill("8/2 8/3")
     panel.get_by_role("button", name="Guardar").click()
     expect(page.locator("#cond-plays")).to_have_text("Si sacas 6-5: 8/3 8/2")
     page.get_by_role("button", name="Borrar las jugadas escritas").click()

@@ -8,6 +8,7 @@ them. Every test's match also replays from its Turn rows (autouse check).
 from datetime import timedelta
 
 import pytest
+from celery import current_app
 from django.contrib.auth import get_user_model
 
 from accounts.models import Profile
@@ -281,3 +282,103 @@ def test_the_writer_hears_once_by_email_that_the_answer_was_played(
     assert email.to == ["alice@example.com"]
     assert email.subject == "bob dobló y la mesa respondió por ti"
     assert "Aceptaste, como lo dejaste escrito" in email.body and "cubo en 2" in email.body
+
+
+def deliver_mail(clock):
+    """Run every email the outbox owes, as a worker would once the turn email's pause passed."""
+    clock.tick(timedelta(minutes=5))
+    for row in FollowUp.objects.filter(task__endswith="_email").order_by("pk"):
+        current_app.tasks[row.task](*row.args, **row.kwargs)
+        row.delete()
+
+
+def test_a_written_pass_that_hands_the_writer_the_next_game_is_told_in_one_email(
+    room, alice, bob, bob_to_roll, clock, dice, mailoutbox
+):
+    version = bob_to_roll.version
+    deliver_mail(clock)
+    mailoutbox.clear()
+    services.game_conditional_answer(seat=alice.seat, version=version, answer="drop")
+    clock.tick(timedelta(hours=3))  # alice left the board long ago
+    dice.push((5, 2))  # alice opens the second game
+    match = services.game_double(seat=bob.seat, version=version)
+    assert match.turn_seat == alice.seat
+    assert not FollowUp.objects.filter(task="games.tasks.answer_played_email").exists()
+
+    deliver_mail(clock)
+    [email] = [message for message in mailoutbox if message.to == ["alice@example.com"]]
+    assert email.subject.startswith("Empieza la partida 2 contra bob")
+    assert email.body.startswith(
+        "bob te dobló a 2 y rechazaste, como lo dejaste escrito. "
+        "Empieza la partida 2 contra bob. Salida: tú sacas 5 y bob 2"
+    )
+
+
+@pytest.mark.parametrize("rules", [MatchRules(format=Format.MATCH, length=1)])
+def test_a_written_pass_that_ends_the_match_is_told_by_the_end_email_alone(
+    room, alice, bob, bob_to_roll, clock, mailoutbox
+):
+    version = bob_to_roll.version
+    deliver_mail(clock)
+    mailoutbox.clear()
+    services.game_conditional_answer(seat=alice.seat, version=version, answer="drop")
+    clock.tick(timedelta(hours=3))
+    match = services.game_double(seat=bob.seat, version=version)
+    assert match.status == match.Status.FINISHED
+
+    deliver_mail(clock)
+    [email] = [message for message in mailoutbox if message.to == ["alice@example.com"]]
+    assert email.body.startswith(
+        "bob te dobló a 2 y rechazaste, como lo dejaste escrito. bob ganó la partida."
+    )
+
+
+def test_after_the_answer_email_the_next_turn_email_does_not_repeat_the_double(
+    room, alice, bob, bob_to_roll, clock, dice, mailoutbox
+):
+    version = bob_to_roll.version
+    deliver_mail(clock)
+    services.game_conditional_answer(seat=alice.seat, version=version, answer="take")
+    clock.tick(timedelta(hours=3))
+    dice.push((6, 2))
+    services.game_double(seat=bob.seat, version=version)  # the table rolls for bob
+    deliver_mail(clock)
+    mailoutbox.clear()
+    play_first(room, bob)  # the turn comes back to alice: an email of its own
+    deliver_mail(clock)
+    [email] = [message for message in mailoutbox if message.to == ["alice@example.com"]]
+    assert email.body.startswith("bob jugó 6-2")
+
+
+def test_a_written_take_then_the_doublers_forced_play_is_told_in_one_email(
+    db, clock, dice, mailoutbox
+):
+    # alicia (an account: her forced plays are made at once) doubles; bob wrote a take.
+    user = get_user_model().objects.create_user("alicia", "alicia@example.com", "pw")
+    seat = services.room_create(rules=MATCH5, nickname="alicia", user=user)
+    dice.push((3, 1))
+    guest = services.room_join(
+        room=seat.room, nickname="bob", email="bob@example.com", email_consent=True
+    )
+    room = seat.room
+    alicia, bob = Persona("alicia", seat=seat), Persona("bob", seat=guest)
+    play_first(room, alicia)
+    for persona, roll in ((bob, (2, 4)), (alicia, (3, 3)), (bob, (5, 3))):
+        dice.push(roll)
+        services.game_roll(seat=persona.seat, version=current_match(room).version)
+        play_first(room, persona)
+    deliver_mail(clock)
+    mailoutbox.clear()
+    version = current_match(room).version
+    services.game_conditional_answer(seat=guest, version=version, answer="take")
+    clock.tick(timedelta(hours=3))
+    dice.push((5, 4))  # alicia, on the bar, can only play bar/21 bar/20
+    match = services.game_double(seat=seat, version=version)
+    assert match.turn_seat == guest  # the take, her roll and her forced play, at once
+    assert not FollowUp.objects.filter(task="games.tasks.answer_played_email").exists()
+
+    deliver_mail(clock)
+    [email] = [message for message in mailoutbox if message.to == ["bob@example.com"]]
+    assert email.body.startswith(
+        "alicia te dobló a 2 y aceptaste, como lo dejaste escrito. alicia jugó 5-4: bar/21 bar/20."
+    )
