@@ -95,6 +95,10 @@ SETTINGS = {
     "WEB_CONCURRENCY": "3",
     "FOLLOW_UP_SWEEP_SECONDS": "2",
     "BOT_STUCK_AFTER_SECONDS": "4",
+    # A published follow-up not done by then is published again (the broker lost
+    # it): shortened like the rest, the mail's kept above the 60 s pause of
+    # "Es tu turno", as production's is.
+    "FOLLOW_UP_REDRIVE_SECONDS": "bots=4,mail=90,analysis=60,default=10",
     # Every player of the run comes from 127.0.0.1: one address opening dozens of rooms.
     "MESA_RATE_LIMIT_SCALE": "100",
     "MAIL_RETRY_FIRST_SECONDS": "4",
