@@ -96,7 +96,8 @@ class MailTask(Task[..., int]):
     the same way once (mail.Resend: the server may not have it); lost a
     second time (mail.Uncertain) it becomes a dead letter at once.
     The soft time limit hit while talking to a slow server is delivery
-    trouble too (the claims were released): retried, not dropped.
+    trouble too (the claims were released): retried, not dropped; and so is
+    an email another worker is sending right now (mail.Busy): looked at again.
     A database error is retried by Celery, briefly, like every task.
 
     `attempt` counts the tries already made; callers leave it out.
@@ -116,6 +117,9 @@ class MailTask(Task[..., int]):
             return super().__call__(*args, **kwargs)
         except mail.Uncertain as uncertain:
             outbox.dead_letter(self.name, args, error=str(uncertain), release=uncertain.release)
+        except mail.Busy as busy:  # another worker is sending it: look again later
+            outbox.retry_later(self.name, args, attempt=attempt + 1, error=busy)
+            return busy.sent
         except DELIVERY_ERRORS as error:
             tries = attempt + 1
             if _refused_for_good(error):

@@ -8,7 +8,7 @@
 """
 
 from games.mail import claims, messages, push, smtp
-from games.mail.claims import Resend, Uncertain, release_claim, stale_claim_after
+from games.mail.claims import Busy, Resend, Uncertain, release_claim, stale_claim_after
 from games.mail.messages import (
     NotNow,
     board_link,
@@ -23,6 +23,7 @@ from games.mail.messages import (
 )
 
 __all__ = [
+    "Busy",
     "NotNow",
     "Resend",
     "Uncertain",

@@ -104,6 +104,19 @@ class ReleaseJSON(TypedDict):
     claims: list[ClaimJSON]
 
 
+class Busy(Exception):
+    """Another worker holds this email's key as "sending", younger than a dead
+    worker's: look again later (the task's retry). By then it is sent, or its
+    worker died and the claim is stale and taken over. Dropping it instead lost
+    the email when that worker had died: a killed worker's task may come back
+    at once (reject on worker lost) or by the outbox's re-drive. `sent`: what
+    the call sent besides."""
+
+    def __init__(self, key: str, sent: int = 0) -> None:
+        super().__init__(f"{key} is being sent by another worker")
+        self.key, self.sent = key, sent
+
+
 class Resend(Exception):
     """The server's answer to a message that went out whole was lost, for the
     first time: the claims were released, so the email is owed again and is sent
@@ -193,8 +206,9 @@ def release_claim(release_json: ReleaseJSON) -> None:
 
 
 def claim_key(key: str) -> Claim | None:
-    """Insert the SentEmail key as "sending"; None when another run holds it
-    or sent it. A "sending" claim of a dead worker is taken over (see above)."""
+    """Insert the SentEmail key as "sending"; None when it was sent (or is
+    uncertain); Busy while another worker is sending it. A "sending" claim of
+    a dead worker is taken over (see above)."""
     now = clock.now()
     try:
         with transaction.atomic():
@@ -203,7 +217,11 @@ def claim_key(key: str) -> Claim | None:
         taken_over = SentEmail.objects.filter(
             key=key, state=SentEmail.State.SENDING, sent_at__lt=now - stale_claim_after()
         ).update(sent_at=now)
-        return Claim(KEY, key) if taken_over == 1 else None
+        if taken_over == 1:
+            return Claim(KEY, key)
+        if SentEmail.objects.filter(key=key, state=SentEmail.State.SENDING).exists():
+            raise Busy(key) from None
+        return None
     return Claim(KEY, key)
 
 

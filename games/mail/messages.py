@@ -91,7 +91,8 @@ def _send(recipient: Recipient, template_name: str, context: Context) -> None:
 
 
 def _send_once(key: str, recipient: Recipient, template_name: str, context: Context) -> int:
-    """Send under a SentEmail key: 1 when this call sent it, 0 when it was already sent."""
+    """Send under a SentEmail key: 1 when this call sent it, 0 when it was already
+    sent; claims.Busy while another worker is sending it."""
     claim = claims.claim_key(key)
     if claim is None:
         return 0
@@ -183,7 +184,7 @@ def send_daily_digests(*, batch: int = 200) -> int:
     """
     now = clock.now()
     day = now.date().isoformat()
-    sent, after = 0, 0
+    sent, after, busy = 0, 0, ""
     # No digest to a player on vacation: their games are waiting by their choice.
     away = set(vacations.away_now().values_list("user_id", flat=True))
     while True:
@@ -195,10 +196,16 @@ def send_daily_digests(*, batch: int = 200) -> int:
             recipient = recipient_for_seat(seat)
             if recipient is None or recipient.notify != Notify.DAILY:
                 continue
-            sent += _send_digest(recipient, day)
+            try:
+                sent += _send_digest(recipient, day)
+            except claims.Busy as other:  # another run sends it: the rest first
+                busy = other.key
         if len(page) < batch:
-            return sent
+            break
         after = page[-1].pk
+    if busy:
+        raise claims.Busy(busy, sent)  # looked at again later
+    return sent
 
 
 def _send_digest(recipient: Recipient, day: str) -> int:
@@ -298,7 +305,7 @@ def send_match_ended(*, match_id: int) -> int:
     state = MatchState.from_json(match.state)
     reason = "expired" if room.status == Room.Status.EXPIRED else (state.end_reason or "won")
     now = clock.now()
-    sent = 0
+    sent, busy = 0, ""
     for seat in Seat.objects.filter(room=room).select_related("user"):
         seat.room = room
         if seat.is_bot or is_on_the_board(seat, now):
@@ -325,7 +332,12 @@ def send_match_ended(*, match_id: int) -> int:
             "show_score": MatchRules.from_json(room.rules).format is not Format.SINGLE,
             "link": board_link(seat),
         }
-        sent += _send_once(f"ended:{match.pk}:{seat.number}", recipient, "match_ended", context)
+        try:
+            sent += _send_once(f"ended:{match.pk}:{seat.number}", recipient, "match_ended", context)
+        except claims.Busy as other:  # the other player's first
+            busy = other.key
+    if busy:
+        raise claims.Busy(busy, sent)
     return sent
 
 

@@ -109,8 +109,9 @@ def waiting_for_address(email: str) -> QuerySet[Match]:
 
 
 def email_sent(key: str) -> bool:
-    """A SentEmail row holds this key (sent, being sent, or uncertain)."""
-    return SentEmail.objects.filter(key=key).exists()
+    """A SentEmail row holds this key, sent or uncertain (not one being sent now,
+    which its worker may yet free or leave stale: games.mail.claims.claim_key)."""
+    return SentEmail.objects.filter(key=key).exclude(state=SentEmail.State.SENDING).exists()
 
 
 def lock_for_sweep(match_id: int) -> Match | None:

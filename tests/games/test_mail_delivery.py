@@ -300,6 +300,26 @@ def test_a_sending_claim_of_a_dead_worker_is_taken_over_a_live_one_is_not(
     assert len(mailoutbox) == 1
 
 
+def test_a_sending_claim_of_a_worker_killed_just_now_is_looked_at_again_not_dropped(
+    room, alice, bob, clock, mailoutbox
+):
+    # A worker died mid-send a moment ago, and its task came straight back (the
+    # broker's reject on worker lost, or the outbox's re-drive).
+    match = end_match(alice, bob, clock)
+    FollowUp.objects.all().delete()
+    key = f"ended:{match.pk}:2"
+    SentEmail.objects.create(key=key, sent_at=clock(), state=SentEmail.State.SENDING)
+    assert tasks.match_ended_email(match.pk) == 0
+    retries = 0
+    while not mailoutbox and retries < 6:  # the retries, until the claim is stale
+        run_row(due_retry(clock))
+        retries += 1
+    assert len(mailoutbox) == 1 and mailoutbox[0].to == ["bob@example.com"]
+    assert clock() - match.ended_at >= claims.stale_claim_after()
+    assert SentEmail.objects.get(key=key).state == SentEmail.State.SENT
+    assert not FollowUp.objects.filter(published_at=None, failed_at=None).exists()
+
+
 # --- "Es tu turno" when the answer comes while you are still on the board ----------
 
 
