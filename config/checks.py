@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from django.conf import settings
-from django.core.checks import Error, Tags, register
+from django.core.checks import Error, Tags, Warning, register
 
 HINT_EMBEDDED = (
     "Production uses PostgreSQL (DATABASE_URL), Redis for the broker (CELERY_BROKER_URL) "
@@ -107,3 +107,19 @@ def cache_table_exists(
                 )
             )
     return errors
+
+
+@register(Tags.security)
+def sessions_outlive_redis(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
+    """Sessions in the cache alone are lost with Redis, and with them every browser's seats."""
+    if settings.SESSION_ENGINE != "django.contrib.sessions.backends.cache":
+        return []
+    return [
+        Warning(
+            "SESSION_ENGINE keeps sessions in the cache alone: a Redis outage or restart "
+            "logs everyone out and loses the seats their browsers hold, and binding a seat "
+            "fails while Redis is away.",
+            hint="Use django.contrib.sessions.backends.db (the default) or cached_db.",
+            id="mesa.W020",
+        )
+    ]

@@ -27,6 +27,19 @@ def test_a_per_process_cache_is_refused_too():
     assert result.returncode != 0 and "mesa.E003" in output(result)
 
 
+def test_sessions_in_the_cache_alone_are_a_warning_the_database_ones_are_fine():
+    cached = run(
+        ["manage.py", "check", "--fail-level", "WARNING"],
+        SESSION_ENGINE="django.contrib.sessions.backends.cache",
+    )
+    assert cached.returncode != 0 and "mesa.W020" in output(cached)
+    both = run(
+        ["manage.py", "check", "--fail-level", "WARNING"],
+        SESSION_ENGINE="django.contrib.sessions.backends.cached_db",
+    )
+    assert both.returncode == 0, output(both)
+
+
 def test_the_operator_may_say_they_mean_the_embedded_defaults():
     result = run(["manage.py", "check"], MESA_ALLOW_EMBEDDED="1", **EMBEDDED)
     assert result.returncode == 0, output(result)

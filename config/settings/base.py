@@ -66,6 +66,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "games.web.http_errors.DatabaseUnavailableMiddleware",  # a database error: 503, see there
     "csp.middleware.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -395,6 +396,39 @@ CELERY_BEAT_SCHEDULE = {
 # table (`manage.py createcachetable` after migrate; make run does it). Never
 # a per-process memory cache: each gunicorn worker would count alone.
 CACHES = {"default": env.cache("CACHE_URL", default="dbcache://mesa_cache")}
+# When Redis or PostgreSQL is away (README "When things break"). Redis fails
+# open (config/cache.py): an unreachable Redis is a cache miss and the limits
+# count nothing, never an error after a saved move; short timeouts and no
+# retries, so a hung Redis holds no request, and after a failure a process
+# leaves it alone for FAIL_OPEN_RETRY_SECONDS and logs one line. The publish
+# after a commit waits BROKER_PUBLISH_TIMEOUT at most (games.services.outbox).
+# A database error is a 503 with Retry-After (games.web.unavailable); a
+# connection that broke is dropped at the request's end and the next one
+# connects again, each attempt waiting DATABASE_CONNECT_TIMEOUT at most.
+FAIL_OPEN_RETRY_SECONDS = env.float("FAIL_OPEN_RETRY_SECONDS", default=5.0)
+BROKER_PUBLISH_TIMEOUT = env.float("BROKER_PUBLISH_TIMEOUT", default=0.5)
+UNAVAILABLE_RETRY_AFTER = env.int("UNAVAILABLE_RETRY_AFTER", default=5)
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    CACHES["default"]["BACKEND"] = "config.cache.FailOpenRedisCache"
+    CACHES["default"]["OPTIONS"] = {
+        "socket_connect_timeout": env.float("CACHE_CONNECT_TIMEOUT", default=0.25),
+        "socket_timeout": env.float("CACHE_SOCKET_TIMEOUT", default=0.5),
+        "retry": Retry(NoBackoff(), 0),
+        "retry_seconds": FAIL_OPEN_RETRY_SECONDS,
+        **CACHES["default"].get("OPTIONS", {}),
+    }
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Sessions in the database; `cached_db` also keeps them in the cache, which
+# fails open to the database. Never the cache alone: a Redis outage would log
+# everyone out and lose the seats their browsers remember.
+SESSION_ENGINE = env.str("SESSION_ENGINE", default="django.contrib.sessions.backends.db")
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=3)
+    )
 # With DEBUG off, SQLite, the filesystem broker and the database cache are
 # system check errors (config/checks.py) unless this says the operator means it.
 MESA_ALLOW_EMBEDDED = env.bool("MESA_ALLOW_EMBEDDED", default=False)

@@ -109,6 +109,15 @@ MESSAGES = {
     "forbidden": _("No puedes hacer eso aquí."),
     "too_many_requests": _("Vas demasiado rápido. Espera un momento y vuelve a intentarlo."),
     "server_error": _("Algo falló de nuestro lado. Inténtalo de nuevo en un momento."),
+    # 503: the database away (games.web.http_errors); never "your move failed".
+    "unavailable": _(
+        "No podemos llegar a las partidas ahora mismo. Lo ya jugado está a salvo; si "
+        "acabas de enviar una jugada, el tablero mostrará en unos segundos si se guardó."
+    ),
+    "saved_unavailable": _(
+        "Tu jugada se guardó, pero ahora no podemos mostrarte la partida. "
+        "El tablero la mostrará en unos segundos."
+    ),
 }
 
 # When a code has no sentence of its own (a new engine code, say), a person

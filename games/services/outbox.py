@@ -19,19 +19,28 @@ games.tasks nor a function-level import.
 
 import logging
 import random
+import threading
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 
 from celery import current_app
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import QuerySet
 from kombu.exceptions import EncodeError
+from kombu.pools import ProducerPool
 
 from games.lib import clock
+from games.lib.outage import Outage
 from games.models import FollowUp
 
 log = logging.getLogger(__name__)
+publish_outage = Outage(
+    "the broker",
+    log,
+    meanwhile="follow-ups left for the sweep",
+    skip_for=settings.FAIL_OPEN_RETRY_SECONDS,
+)
 
 # Published rows are kept this long (to look at in the admin), then deleted.
 KEEP_PUBLISHED = timedelta(days=1)
@@ -45,7 +54,8 @@ def schedule(task: str, *args: object, delay: timedelta = timedelta(0)) -> Follo
     """Record `task(*args)` in the caller's transaction; publish it when that commits."""
     now = clock.now()
     row = FollowUp.objects.create(task=task, args=list(args), due_at=now + delay, created_at=now)
-    transaction.on_commit(lambda: publish(row))
+    # publish() never raises; robust all the same: nothing after the commit may fail the answer.
+    transaction.on_commit(lambda: publish(row), robust=True)
     return row
 
 
@@ -59,17 +69,58 @@ def defer(task: str, *args: object, until: datetime, **kwargs: object) -> Follow
 def publish(row: FollowUp) -> bool:
     """Hand the row's task to the broker right after the commit; never raises.
 
-    Goes through the task's `delay`, so a task's own defaults (the turn
-    email's pause) apply. On any failure the row stays unpublished for the
-    sweep: the saved change must not turn into an error page.
+    Goes through the task's `apply_async`, so a task's own defaults (the turn
+    email's pause) apply. The request is waiting on this: the broker gets
+    BROKER_PUBLISH_TIMEOUT to connect and to answer (and the settings' one
+    quick retry, for a pooled connection that went stale), and after a failure
+    this process leaves it alone for FAIL_OPEN_RETRY_SECONDS, with one log
+    line. On any failure the row stays unpublished for the sweep: the saved
+    change must not turn into an error page, nor wait on a hung broker.
     """
-    try:
-        current_app.tasks[row.task].delay(*row.args, **row.kwargs)
-    except Exception:  # broker down or hung: the follow-up sweep publishes it later
-        log.warning("follow-up %s left for the sweep: publish failed", row, exc_info=True)
+    if publish_outage.skipping():
         return False
-    FollowUp.objects.filter(pk=row.pk).update(published_at=clock.now())
+    try:
+        producers = _producers()
+        with producers.acquire(block=True, timeout=settings.BROKER_PUBLISH_TIMEOUT) as producer:
+            current_app.tasks[row.task].apply_async(row.args, row.kwargs, producer=producer)
+    except Exception as error:  # noqa: BLE001 - broker down or hung: the sweep publishes it later
+        publish_outage.failed(error)
+        return False
+    publish_outage.ok()
+    try:
+        FollowUp.objects.filter(pk=row.pk).update(published_at=clock.now())
+    except DatabaseError as error:
+        # The database went away after the commit: the sweep publishes the row
+        # again, and the task's own checks make the second copy do nothing.
+        log.warning("follow-up %s published, not marked so: %s", row, error)
     return True
+
+
+_pool: ProducerPool | None = None
+_pool_lock = threading.Lock()
+
+
+def _producers() -> ProducerPool:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = producers_for(str(current_app.conf.broker_url))
+        return _pool
+
+
+def producers_for(url: str) -> ProducerPool:
+    """Producers for the publish after a commit: connections of their own to
+    the broker at `url`, with BROKER_PUBLISH_TIMEOUT to connect and to answer."""
+    app = current_app
+    timeout = settings.BROKER_PUBLISH_TIMEOUT
+    options: dict[str, float] = {}
+    if url.startswith(("redis://", "rediss://")):
+        options = {"socket_connect_timeout": timeout, "socket_timeout": timeout}
+    limit = app.conf.broker_pool_limit or 10
+    connections = app.connection_for_write(
+        url, connect_timeout=timeout, transport_options=options
+    ).Pool(limit=limit)
+    return ProducerPool(connections, limit=limit, Producer=app.amqp.Producer)
 
 
 def publish_due(*, batch: int = 200) -> int:

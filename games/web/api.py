@@ -18,6 +18,7 @@ from functools import wraps
 from typing import TypedDict
 
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import RawPostDataException
 from django.urls import reverse
@@ -41,7 +42,7 @@ from games.selectors.board import RoomState
 from games.services.cleaning import int_from_text
 from games.web import longpoll
 from games.web.actions import ACTIONS, Body, perform
-from games.web.http_errors import error_payload
+from games.web.http_errors import database_unavailable, error_payload
 from games.web.seats import load_room, remember_seat, viewer_seat
 from games.web.throttle import P, View, rate_limited
 
@@ -183,7 +184,17 @@ def room_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     room = load_room(slug)
     perform(action, viewer_seat(request, room), body)
     # Answer with the fresh state so the client needs no second request.
-    return state_response(request, load_room(slug))
+    return after_commit(request, lambda: state_response(request, load_room(slug)))
+
+
+def after_commit(request: HttpRequest, answer: Callable[[], HttpResponse]) -> HttpResponse:
+    """The answer to an action already committed: when the database went away
+    between the commit and reading the state back, say it was saved (a 503
+    all the same, as there is no state to show), never that it failed."""
+    try:
+        return answer()
+    except (OperationalError, InterfaceError) as error:
+        return database_unavailable(request, error, "saved_unavailable")
 
 
 class Player(TypedDict):

@@ -12,11 +12,28 @@ never changed is left alone here: its cookie is not ours to clear, because the
 browser may hold a newer one. Logging out still clears it (flush() marks the
 session modified), and an unknown key keeps giving an empty session, never
 someone else's.
+
+Saving the session is the last thing a request does, after the view
+committed its move: a session store that is away then (the database between
+the commit and here, a cache-held session with Redis down) must not turn the
+saved move's answer into an error. The answer goes out as it is, without the
+cookie of a session that was not saved, and one line is logged
+(games.lib.outage), not a traceback per request. What the session was to
+remember is lost (a seat just bound: its private link still holds it).
 """
 
+import logging
+
+from django.contrib.sessions.exceptions import SessionInterrupted
 from django.contrib.sessions.middleware import SessionMiddleware as DjangoSessionMiddleware
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
+
+from games.lib.outage import Outage
+
+log = logging.getLogger(__name__)
+store_outage = Outage("the session store", log, meanwhile="answered without saving the session")
 
 
 class SessionMiddleware(DjangoSessionMiddleware):
@@ -26,4 +43,11 @@ class SessionMiddleware(DjangoSessionMiddleware):
             if session.accessed:
                 patch_vary_headers(response, ("Cookie",))
             return response
-        return super().process_response(request, response)
+        try:
+            return super().process_response(request, response)
+        except SessionInterrupted:
+            raise  # deleted meanwhile by a log-out elsewhere: Django's 400
+        except (DatabaseError, RuntimeError) as error:  # the database; the cache's "cannot create"
+            store_outage.failed(error)
+            patch_vary_headers(response, ("Cookie",))
+            return response

@@ -9,23 +9,34 @@ Past a limit the JSON API answers 429 in JSON, the pages a short 429 page;
 nothing is written either way: no count, no session, no row. A request that
 comes without a session counts by its address, and its session (if the view
 kept one) gets the id it is counted by from then on.
+
+The counts fail open: with Redis away the cache (config/cache.py) answers
+every read as empty and every count as the first, so nobody is limited for
+the while; with the database cache, a database error after the view wrote
+is logged and the answer stands.
 """
 
 import hashlib
+import logging
 import secrets
 from collections.abc import Callable
 from functools import wraps
 from typing import Concatenate, ParamSpec
 
 from django.conf import settings
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from accounts.ratelimit import allow_all, client_address
 from games.lib.errors import RequestError, public_message
+from games.lib.outage import Outage
 from games.web.http_errors import error_payload, is_api
 
 SESSION_ID = "mesa_client"
+
+log = logging.getLogger(__name__)
+counting_outage = Outage("the rate limits' counter", log, meanwhile="answered without counting")
 
 P = ParamSpec("P")
 View = Callable[Concatenate[HttpRequest, P], HttpResponse]
@@ -110,7 +121,10 @@ def rate_limited(kind: str) -> Callable[[View[P]], View[P]]:
                 return too_many_requests(request, kind)
             response = view(request, *args, **kwargs)
             if response.status_code < 400:
-                count_new_session(request, kind, ident)
+                try:
+                    count_new_session(request, kind, ident)
+                except DatabaseError as error:  # the database cache, after the view committed
+                    counting_outage.failed(error)
             return response
 
         return wrapper

@@ -285,6 +285,12 @@ export function startController(app, { state, config, texts, bot }) {
         const text = error.code === "stale_version" ? t("stale_tab") : error.message;
         model.message = { text, alert: true };
         requestRender();
+      } else if (error instanceof ApiError && error.status === 503) {
+        // The database was away: the move may have been kept (the commit's answer
+        // was lost). Read the state again, now and on the next polls, rather than
+        // say it failed; the server's words say so.
+        showError(error);
+        poll.hurry();
       } else {
         showError(error);
       }

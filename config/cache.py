@@ -1,0 +1,150 @@
+"""Django's Redis cache, failing open: an unreachable Redis is a cache miss.
+
+Everything the cache holds is worth less than an answer: the rate limits'
+counters (accounts.ratelimit), the log-in count per address, the state cache.
+With Redis stopped, Django's own backend raises redis' ConnectionError from
+every call, and a move that was already committed came back as a 500 (issue
+20: 59 saved moves told they failed). Here every call that cannot reach Redis
+returns what a cache that lost the key would: `get` the default, `get_many`
+nothing, `add` False, `incr` the delta (a counter that starts again: the
+limits count nothing while Redis is away), writes and deletes nothing.
+
+A down Redis must not hold the request either: the connection and socket
+timeouts are short (settings: CACHE_CONNECT_TIMEOUT, CACHE_SOCKET_TIMEOUT),
+redis-py retries nothing, and after a failure this process does not even try
+for CACHE_RETRY_SECONDS (games.lib.outage), logging one line, not a
+traceback per request. Errors that are not about reaching Redis (a value that
+does not pickle, a wrong type) still raise.
+
+`/readyz` asks for the truth: `failing_loudly()` lets the errors through.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import redis
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+
+from games.lib.outage import Outage
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# Redis loading its file, a replica that turned read-only, a full or
+# unpersistable Redis refusing writes: as good as away, for a cache.
+UNREACHABLE: tuple[type[Exception], ...] = (
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.ReadOnlyError,
+)
+REFUSING = ("MISCONF", "OOM", "LOADING", "MASTERDOWN")
+
+# One per Redis address and process: every thread's backend (Django makes one
+# per thread) shares what was seen.
+_outages: dict[str, Outage] = {}
+
+
+def unreachable(error: Exception) -> bool:
+    if isinstance(error, UNREACHABLE):
+        return True
+    return isinstance(error, redis.exceptions.ResponseError) and str(error).startswith(REFUSING)
+
+
+def outage_of(servers: list[str], retry_seconds: float) -> Outage:
+    key = ",".join(servers)
+    if key not in _outages:
+        _outages[key] = Outage(
+            "the cache (Redis)",
+            log,
+            meanwhile="failing open: misses, no limits counted",
+            skip_for=retry_seconds,
+        )
+    return _outages[key]
+
+
+class FailOpenClient(RedisCacheClient):
+    def __init__(self, servers: list[str], retry_seconds: float = 5.0, **options: Any) -> None:
+        super().__init__(servers, **options)
+        self.outage = outage_of(servers, retry_seconds)
+        self.strict = False
+
+    def _guard(self, default: T, call: Callable[[], T]) -> T:
+        if self.outage.skipping() and not self.strict:
+            return default
+        try:
+            result = call()
+        except Exception as error:
+            if not unreachable(error):
+                raise
+            self.outage.failed(error)
+            if self.strict:
+                raise
+            return default
+        self.outage.ok()
+        return result
+
+    def add(self, key: Any, value: Any, timeout: Any) -> bool:
+        return self._guard(False, lambda: super(FailOpenClient, self).add(key, value, timeout))
+
+    def get(self, key: Any, default: Any) -> Any:
+        return self._guard(default, lambda: super(FailOpenClient, self).get(key, default))
+
+    def set(self, key: Any, value: Any, timeout: Any) -> None:
+        self._guard(None, lambda: super(FailOpenClient, self).set(key, value, timeout))
+
+    def touch(self, key: Any, timeout: Any) -> bool:
+        return self._guard(False, lambda: super(FailOpenClient, self).touch(key, timeout))
+
+    def delete(self, key: Any) -> bool:
+        return self._guard(False, lambda: super(FailOpenClient, self).delete(key))
+
+    def get_many(self, keys: Any) -> dict[Any, Any]:
+        return self._guard({}, lambda: super(FailOpenClient, self).get_many(keys))
+
+    def has_key(self, key: Any) -> bool:
+        return self._guard(False, lambda: super(FailOpenClient, self).has_key(key))
+
+    def incr(self, key: Any, delta: int) -> int:
+        # A missing key still raises ValueError (Redis answered); an absent
+        # Redis answers as a counter that starts again, so nobody is limited.
+        return self._guard(delta, lambda: super(FailOpenClient, self).incr(key, delta))
+
+    def set_many(self, data: Any, timeout: Any) -> None:
+        self._guard(None, lambda: super(FailOpenClient, self).set_many(data, timeout))
+
+    def delete_many(self, keys: Any) -> None:
+        self._guard(None, lambda: super(FailOpenClient, self).delete_many(keys))
+
+    def clear(self) -> bool:
+        return self._guard(False, lambda: super(FailOpenClient, self).clear())
+
+
+class FailOpenRedisCache(RedisCache):
+    """settings.CACHES' backend for a redis:// CACHE_URL (config/settings/base.py)."""
+
+    def __init__(self, server: str | list[str], params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = FailOpenClient
+
+    @property
+    def client(self) -> FailOpenClient:
+        client: FailOpenClient = self._cache  # type: ignore[attr-defined] # RedisCache's, not in django-stubs
+        return client
+
+    @property
+    def outage(self) -> Outage:
+        return self.client.outage
+
+    @contextmanager
+    def failing_loudly(self) -> Iterator[None]:
+        """Within it, an unreachable Redis raises as with Django's own backend (/readyz)."""
+        client = self.client
+        client.strict = True
+        try:
+            yield
+        finally:
+            client.strict = False
