@@ -99,6 +99,12 @@ SETTINGS = {
     # it): shortened like the rest, the mail's kept above the 60 s pause of
     # "Es tu turno", as production's is.
     "FOLLOW_UP_REDRIVE_SECONDS": "bots=4,mail=90,analysis=60,default=10",
+    # A worker probes itself through the broker every 2 s and exits when no probe
+    # ran for 30 s (config/liveness.py; 30 s and 300 s in production), so that
+    # the supervisor here starts a fresh one, as systemd would.
+    "MESA_WORKER_PROBE_SECONDS": "2",
+    "MESA_WORKER_WEDGED_SECONDS": "30",
+    "MESA_WORKER_EXIT_GRACE_SECONDS": "5",
     # Every player of the run comes from 127.0.0.1: one address opening dozens of rooms.
     "MESA_RATE_LIMIT_SCALE": "100",
     "MAIL_RETRY_FIRST_SECONDS": "4",
@@ -1062,6 +1068,7 @@ def main() -> int:
     matches = bad = 0
     try:
         log(f"logs in {folder}")
+        SETTINGS["MESA_WORKER_HEARTBEAT_DIR"] = str(folder / "heartbeats")
         pg.init()
         # As `make run` does: the cache table first, whose absence migrate's checks refuse.
         for command in (["createcachetable"], ["migrate", "--noinput"]):
