@@ -16,6 +16,9 @@ app = Celery("mesa")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
+# The worker's liveness probe and its watchdog (registered with the app).
+import config.liveness  # noqa: E402, F401
+
 
 @app.on_after_configure.connect
 def _create_filesystem_broker_folders(sender: Celery, **kwargs: object) -> None:

@@ -69,7 +69,8 @@ def _outbox() -> str:
     from games.models import FollowUp
 
     oldest = (
-        FollowUp.objects.filter(published_at__isnull=True, failed_at__isnull=True)
+        # Not done: unpublished, or published and not run by its re-drive deadline.
+        FollowUp.objects.filter(done_at__isnull=True, failed_at__isnull=True)
         .order_by("due_at")
         .values_list("due_at", flat=True)
         .first()

@@ -185,7 +185,15 @@ class DeadLetterFilter(admin.SimpleListFilter):
 class FollowUpAdmin(ServicesWriteMixin, admin.ModelAdmin[FollowUp]):
     """The outbox (games.services.outbox): what is owed, what waits to retry, the dead letters."""
 
-    list_display = ("__str__", "due_at", "published_at", "failed_at", "error")
+    list_display = (
+        "__str__",
+        "due_at",
+        "published_at",
+        "done_at",
+        "redrives",
+        "failed_at",
+        "error",
+    )
     list_filter = (DeadLetterFilter,)
     search_fields = ("task", "error")
     readonly_fields = [f.name for f in FollowUp._meta.fields]

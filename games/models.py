@@ -343,16 +343,28 @@ class FollowUp(models.Model):
 
     games.services.outbox publishes the task when the transaction commits; when that
     publish fails (broker down, process killed), the row stays unpublished and
-    the follow-up sweep publishes it. A mail task that keeps failing waits
-    here between tries (`due_at` in the future), and lands here for good when
-    it runs out of tries (`failed_at`): the dead letters of the admin.
+    the follow-up sweep publishes it. The task, once it ran, sets `done_at`
+    (games.tasks); a row published but not done by its `due_at` (the broker
+    lost the message) is published again by the sweep. A mail task that keeps
+    failing waits here between tries (`due_at` in the future), and lands here
+    for good when it runs out of tries (`failed_at`): the dead letters of the
+    admin.
     """
 
     task = models.CharField(max_length=100, help_text="The Celery task's name.")
     args = models.JSONField(default=list)
     kwargs = models.JSONField(default=dict)
-    due_at = models.DateTimeField()
+    due_at = models.DateTimeField(
+        help_text="Unpublished: when it is owed. Published: when the sweep publishes it "
+        "again unless it is done by then."
+    )
     published_at = models.DateTimeField(null=True, blank=True)
+    done_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the task reported it ran."
+    )
+    redrives = models.PositiveSmallIntegerField(
+        default=0, help_text="How many times the sweep published it again, not done."
+    )
     failed_at = models.DateTimeField(null=True, blank=True, help_text="Ran out of tries.")
     error = models.TextField(blank=True)
     # For a mail whose server answer was lost: the claim to release before
@@ -362,11 +374,12 @@ class FollowUp(models.Model):
 
     class Meta:
         indexes = [
-            # The follow-up sweep: unpublished, live rows by due time.
+            # The follow-up sweep: live rows not done yet (unpublished, or
+            # published and maybe lost) by due time.
             models.Index(
                 fields=["due_at"],
-                condition=Q(published_at__isnull=True, failed_at__isnull=True),
-                name="followup_due_idx",
+                condition=Q(done_at__isnull=True, failed_at__isnull=True),
+                name="followup_owed_idx",
             ),
         ]
         verbose_name = _("tarea pendiente")

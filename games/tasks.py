@@ -13,15 +13,16 @@ Queues (settings.CELERY_TASK_ROUTES): bot_turn on "bots", mail on "mail",
 the sweeps on "sweeps", so a hung mail server never holds up a bot.
 """
 
+import logging
 import smtplib
 from typing import Any, TypedDict
 
 from billiard.einfo import ExceptionInfo
-from celery import Task, shared_task
+from celery import Task, shared_task, signals, states
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.result import AsyncResult
 from django.conf import settings as django_settings
-from django.db import OperationalError
+from django.db import DatabaseError, OperationalError
 
 from games import bots, mail, selectors, services
 from games.bots.runner import next_action
@@ -30,6 +31,28 @@ from games.lib import deadlines
 from games.lib.errors import Conflict
 from games.models import Match
 from games.services import outbox
+from games.services.analysis import RUNS_AT_MOST
+
+log = logging.getLogger(__name__)
+
+
+@signals.task_postrun.connect
+def _follow_up_done(task: Task[..., Any] | None = None, state: str | None = None, **_: Any) -> None:
+    """A task published for a FollowUp row (its message's outbox.HEADER) ran:
+    the row is done, and the sweep will not publish it again. Not after a
+    retry (the retry's message carries the header on); a task that failed for
+    good is done too (its mail is a dead letter of its own, a bot's turn is
+    nudged again by nudge_stuck_bots). If this write fails, the sweep
+    re-drives the task later, which does nothing twice."""
+    if task is None or state == states.RETRY:
+        return
+    row = (task.request.headers or {}).get(outbox.HEADER)
+    if row is None:
+        return
+    try:
+        outbox.mark_done(int(row))
+    except DatabaseError:
+        log.warning("follow-up %s ran but could not be marked done", row, exc_info=True)
 
 
 # A lost database connection or a deadlock victim is worth another try; the
@@ -296,7 +319,7 @@ def nudge_stuck_bots(batch: int = 100) -> int:
 
 # Bounded: a typical game takes a few seconds of CPU (bench/analysis.py); a
 # game that runs past these limits is marked failed and may be asked for again.
-@shared_task(**RETRYING, soft_time_limit=200, time_limit=230)
+@shared_task(**RETRYING, soft_time_limit=200, time_limit=int(RUNS_AT_MOST.total_seconds()))
 def analyse_game(analysis_id: int) -> str:
     """Rate every decision of a finished game; run again, it rewrites the same rows."""
     row = services.game_analysis_run(analysis_id=analysis_id)

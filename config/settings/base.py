@@ -5,6 +5,7 @@ that works on a fresh machine: SQLite, email to the console, DEBUG off unless
 asked. Production differs only by environment variables (see README).
 """
 
+import socket
 from datetime import timedelta
 from pathlib import Path
 
@@ -247,7 +248,7 @@ _CELERY_BROKER_DIR = Path(env.str("CELERY_BROKER_DIR", default=str(BASE_DIR / ".
 # time limit (the digest's 230 s). 300 s is five times the first and above the
 # second; a stuck bot is nudged sooner still, after BOT_STUCK_AFTER.
 CELERY_VISIBILITY_TIMEOUT = 300
-CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, str | int] = (
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = (
     {
         "data_folder_in": str(_CELERY_BROKER_DIR / "queue"),
         "data_folder_out": str(_CELERY_BROKER_DIR / "queue"),
@@ -260,10 +261,42 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, str | int] = (
         # the move is saved anyway and its follow-up waits in the outbox.
         "socket_connect_timeout": 3,
         "socket_timeout": 5,
+        # A connection idle for 10 s is checked (PING) before it is used, and
+        # kombu drops a consumer's BRPOP or pub/sub connection whose answer is
+        # overdue by that much: a Redis that restarted or vanished without
+        # closing the socket is noticed in seconds, not at the next failure.
+        "health_check_interval": 10,
+        # TCP keepalive: a peer gone without a word (a network cut, a host
+        # lost) ends the connection after about a minute instead of two hours.
+        "socket_keepalive": True,
+        "socket_keepalive_options": {
+            option: value
+            for name, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3))
+            if (option := getattr(socket, name, None)) is not None
+        },
+        # A command that timed out is not sent again by redis-py: a push whose
+        # answer was lost would queue the task twice. The outbox re-drives.
+        "retry_on_timeout": False,
     }
 )
 CELERY_BROKER_CONNECTION_TIMEOUT = 3
+# A worker that lost the broker reconnects by itself, waiting 2, 4... 20 s
+# between tries; after 10 failed tries (about two minutes) it exits, and its
+# supervisor starts a fresh one (systemd Restart=always), which keeps trying
+# at start-up.
+CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = 10
+# When the connection drops, a task taken from it (acknowledged late) can no
+# longer be acknowledged on the new one: it is stopped instead of left
+# running, and comes back (the broker's visibility timeout, or the outbox's
+# re-drive when the broker lost it). Every task is idempotent at its effect.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# Each worker also reads a queue of its own (<name>.dq2), where it sends
+# itself the liveness probe (config/liveness.py): a worker that stops taking
+# messages stops itself, for its supervisor to restart. Not on the embedded
+# filesystem broker of `make run`.
+CELERY_WORKER_DIRECT = not CELERY_BROKER_URL.startswith(("filesystem://", "memory://"))
 CELERY_BEAT_SCHEDULE_FILENAME = str(_CELERY_BROKER_DIR / "beat-schedule")
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_TASK_SERIALIZER = "json"
@@ -323,6 +356,29 @@ CELERY_QUEUE_NAMES = "bots,mail,sweeps,analysis"  # what `make run` and the test
 # shortens them to run an outage of "20 minutes" in seconds.
 FOLLOW_UP_SWEEP_SECONDS = env.int("FOLLOW_UP_SWEEP_SECONDS", default=60)
 BOT_STUCK_AFTER = timedelta(seconds=env.int("BOT_STUCK_AFTER_SECONDS", default=60))
+# A published follow-up whose task has not reported that it ran by this many
+# seconds after the publish is published again by the sweep (the broker lost
+# it: Redis killed without persistence), per queue: a bot's turn is owed in
+# seconds; an email in minutes: above the visibility timeout plus a task's
+# hard time limit, because a mail whose worker died mid-send keeps its
+# "sending" claim for CELERY_VISIBILITY_TIMEOUT (games/mail/claims.py), and a
+# re-drive that came sooner would find it held and give up; an analysis
+# after its 230 s time limit, twice over. Each re-drive doubles the
+# wait; after FOLLOW_UP_REDRIVES_MAX the row is a dead letter in the admin.
+# As "bots=30,mail=300,..." in the environment (`make chaos` shortens them).
+FOLLOW_UP_REDRIVE_SECONDS = {
+    "bots": 30,
+    "mail": 600,
+    "analysis": 600,
+    "default": 300,
+    **{
+        queue.strip(): int(seconds)
+        for queue, _, seconds in (
+            item.partition("=") for item in env.list("FOLLOW_UP_REDRIVE_SECONDS", default=[])
+        )
+    },
+}
+FOLLOW_UP_REDRIVES_MAX = env.int("FOLLOW_UP_REDRIVES_MAX", default=8)
 MAIL_RETRY_FIRST_SECONDS = env.int("MAIL_RETRY_FIRST_SECONDS", default=120)
 MAIL_RETRY_MAX_SECONDS = env.int("MAIL_RETRY_MAX_SECONDS", default=6 * 60 * 60)
 MAIL_TRIES = env.int("MAIL_TRIES", default=10)

@@ -32,6 +32,9 @@ from games.services import outbox
 TASK_NAME = "games.tasks.analyse_game"
 # A RUNNING analysis started longer ago than this is stuck, and is sent again.
 STUCK_AFTER = timedelta(minutes=30)
+# The analysis task's hard time limit (games.tasks.analyse_game): a run
+# started longer ago than this is over, whatever its row says.
+RUNS_AT_MOST = timedelta(seconds=230)
 
 
 def game_analysis_queue(*, game: Game) -> GameAnalysis:
@@ -63,13 +66,24 @@ def game_analysis_run(*, analysis_id: int) -> GameAnalysis | None:
     1. mark the row RUNNING (a short transaction);
     2. replay the match's Turn rows and rate the game's decisions (no transaction);
     3. replace the TurnAnalysis rows and store each player's figures, DONE.
-    Run twice, the second run rewrites the same rows.
+    A row already DONE is left as it is (the task came twice: the broker
+    redelivered it, or the follow-up sweep re-drove it), and so is one
+    RUNNING for less than the task's hard time limit (another worker is on
+    it); a RUNNING row older than that was left by a dead worker, and is run.
     """
     row = GameAnalysis.objects.select_related("game__match__room").filter(pk=analysis_id).first()
     if row is None:
         return None
     if row.version != evaluator.current_version():
         return row  # queued under settings this worker no longer has
+    if row.status == GameAnalysis.Status.DONE:
+        return row
+    if (
+        row.status == GameAnalysis.Status.RUNNING
+        and row.started_at is not None
+        and row.started_at > clock.now() - RUNS_AT_MOST
+    ):
+        return row
     GameAnalysis.objects.filter(pk=row.pk).update(
         status=GameAnalysis.Status.RUNNING, started_at=clock.now()
     )
@@ -147,8 +161,9 @@ def requeue_stuck(*, limit: int = 50) -> int:
     the hard time limit kills the process (Celery acknowledges a timeout), the
     retries for database errors run out, or the database fails while writing
     FAILED. Such a row would stay RUNNING for good, and a seat cannot ask for a
-    RUNNING analysis again. Its started_at is touched so it waits STUCK_AFTER
-    before the next try; re-running replaces the rows of the same version.
+    RUNNING analysis again. It goes back to PENDING, owed through the outbox
+    like a new one (its run must not take it for one still under way);
+    re-running replaces the rows of the same version.
     """
     now = clock.now()
     with transaction.atomic():
@@ -158,7 +173,7 @@ def requeue_stuck(*, limit: int = 50) -> int:
             .order_by("started_at")
             .values_list("pk", flat=True)[:limit]
         )
-        GameAnalysis.objects.filter(pk__in=ids).update(started_at=now)
+        GameAnalysis.objects.filter(pk__in=ids).update(status=GameAnalysis.Status.PENDING)
         for analysis_id in ids:
             outbox.schedule(TASK_NAME, analysis_id)
     return len(ids)

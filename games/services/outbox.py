@@ -8,6 +8,19 @@ move is still saved and answered, and the row waits, unpublished, for the
 follow-up sweep (every minute) to publish it. Nothing owed is lost between
 "committed" and "queued", whether the broker failed or the process died.
 
+A row is not done when it is published: a broker that lost its data (Redis
+killed without persistence, or restarted empty) loses the message with it.
+Each published message carries its row's id in a header (HEADER); the task,
+once it ran, marks the row done (games.tasks, after the task returns or
+fails for good; a retry is not the end). The sweep publishes again a row
+published but not done by its `due_at`, which publishing sets to the queue's
+re-drive deadline (settings.FOLLOW_UP_REDRIVE_SECONDS: a bot's turn is owed
+within seconds, an email within minutes), doubling with each re-drive; after
+FOLLOW_UP_REDRIVES_MAX re-drives it becomes a dead letter. Re-driving a task
+that did run is harmless: each is idempotent at its effect (a bot's turn
+checks the match's version, an email goes through games.mail.claims, an
+analysis done is not redone).
+
 Mail that the server refused for now waits here too, with `due_at` in the
 future (exponential backoff up to hours, far longer than a broker should hold
 a message), and lands here for good, as a dead letter, when it runs out of
@@ -26,7 +39,7 @@ from datetime import datetime, timedelta
 from celery import current_app
 from django.conf import settings
 from django.db import DatabaseError, transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from kombu.exceptions import EncodeError
 from kombu.pools import ProducerPool
 
@@ -42,12 +55,40 @@ publish_outage = Outage(
     skip_for=settings.FAIL_OPEN_RETRY_SECONDS,
 )
 
-# Published rows are kept this long (to look at in the admin), then deleted.
+# Done rows are kept this long (to look at in the admin), then deleted.
 KEEP_PUBLISHED = timedelta(days=1)
+
+# The message header that names the FollowUp row a task runs for.
+HEADER = "mesa_follow_up"
 
 
 def sweep_every() -> timedelta:
     return timedelta(seconds=settings.FOLLOW_UP_SWEEP_SECONDS)
+
+
+def queue_of(task: str) -> str:
+    """The queue a task is routed to (settings.CELERY_TASK_ROUTES)."""
+    name: str = current_app.amqp.router.route({}, task)["queue"].name
+    return name
+
+
+def redrive_after(task: str, redrives: int = 0) -> timedelta:
+    """How long after a publish the task must have run, or the sweep publishes it
+    again: its queue's FOLLOW_UP_REDRIVE_SECONDS, doubled for each re-drive so far."""
+    deadlines: dict[str, int] = settings.FOLLOW_UP_REDRIVE_SECONDS
+    seconds = deadlines.get(queue_of(task), deadlines["default"])
+    return timedelta(seconds=seconds * 2 ** min(redrives, 10))
+
+
+def mark_done(row_id: int) -> bool:
+    """The task of row `row_id` ran (or failed for good): the sweep leaves it.
+
+    A row set aside after too many re-drives that did run after all is no
+    dead letter any more."""
+    updated: int = FollowUp.objects.filter(pk=row_id, done_at__isnull=True).update(
+        done_at=clock.now(), failed_at=None
+    )
+    return updated > 0
 
 
 def schedule(task: str, *args: object, delay: timedelta = timedelta(0)) -> FollowUp:
@@ -82,13 +123,18 @@ def publish(row: FollowUp) -> bool:
     try:
         producers = _producers()
         with producers.acquire(block=True, timeout=settings.BROKER_PUBLISH_TIMEOUT) as producer:
-            current_app.tasks[row.task].apply_async(row.args, row.kwargs, producer=producer)
+            current_app.tasks[row.task].apply_async(
+                row.args, row.kwargs, producer=producer, headers={HEADER: str(row.pk)}
+            )
     except Exception as error:  # noqa: BLE001 - broker down or hung: the sweep publishes it later
         publish_outage.failed(error)
         return False
     publish_outage.ok()
+    now = clock.now()
     try:
-        FollowUp.objects.filter(pk=row.pk).update(published_at=clock.now())
+        FollowUp.objects.filter(pk=row.pk, published_at__isnull=True).update(
+            published_at=now, due_at=now + redrive_after(row.task)
+        )
     except DatabaseError as error:
         # The database went away after the commit: the sweep publishes the row
         # again, and the task's own checks make the second copy do nothing.
@@ -123,32 +169,48 @@ def producers_for(url: str) -> ProducerPool:
     return ProducerPool(connections, limit=limit, Producer=app.amqp.Producer)
 
 
-def publish_due(*, batch: int = 200) -> int:
-    """Publish the live rows that are due and still unpublished; return how many.
+def owed_rows(rows: QuerySet[FollowUp], now: datetime) -> QuerySet[FollowUp]:
+    """The live rows not done whose time has come, oldest first (followup_owed_idx):
+    unpublished and due (half a sweep ago: their own publish may be under way),
+    or published and past their re-drive deadline."""
+    owed = Q(published_at__isnull=True, due_at__lte=now - sweep_every() / 2) | Q(
+        published_at__isnull=False, due_at__lte=now
+    )
+    return rows.filter(owed, done_at__isnull=True, failed_at__isnull=True).order_by("due_at")
 
-    Rows younger than half a sweep period are left alone: their own on-commit
-    publish is probably under way (a second copy would be harmless, as every
-    task re-checks, but pointless). Locked with skip_locked, so two sweeps at
-    once publish each row once; on the first failure the broker is still
-    down, and the rest waits for the next sweep. A row the broker cannot be
-    given at all (a task that no longer exists, arguments it refuses) becomes a
-    dead letter instead of blocking the rows behind it.
+
+def publish_due(*, batch: int = 200) -> int:
+    """Publish the live rows that are due and not done; return how many.
+
+    Due: never published, and due; or published, not done by its re-drive
+    deadline (`due_at`), so its message was most likely lost with the broker's
+    data: it is published again, and its next deadline doubles. Rows younger
+    than half a sweep period are left alone: their own on-commit publish is
+    probably under way (a second copy would be harmless, as every task
+    re-checks, but pointless). Locked with skip_locked, so two sweeps at once
+    publish each row once; on the first failure the broker is still down, and
+    the rest waits for the next sweep. A row the broker cannot be given at all
+    (a task that no longer exists, arguments it refuses), or still not done
+    after FOLLOW_UP_REDRIVES_MAX re-drives, becomes a dead letter instead of
+    blocking the rows behind it.
     """
     now = clock.now()
     published = 0
     with transaction.atomic():
-        rows = list(
-            FollowUp.objects.select_for_update(skip_locked=True)
-            .filter(
-                published_at__isnull=True,
-                failed_at__isnull=True,
-                due_at__lte=now - sweep_every() / 2,
-            )
-            .order_by("due_at")[:batch]
-        )
+        locked = FollowUp.objects.select_for_update(skip_locked=True)
+        rows = list(owed_rows(locked, now)[:batch])
         for row in rows:
+            again = row.published_at is not None
+            if again and row.redrives >= settings.FOLLOW_UP_REDRIVES_MAX:
+                log.error("follow-up sweep: %s never ran after %d re-drives", row, row.redrives)
+                FollowUp.objects.filter(pk=row.pk).update(
+                    failed_at=now, error=f"published {row.redrives + 1} times, never ran"
+                )
+                continue
             try:
-                current_app.tasks[row.task].apply_async(row.args, row.kwargs, countdown=0)
+                current_app.tasks[row.task].apply_async(
+                    row.args, row.kwargs, countdown=0, headers={HEADER: str(row.pk)}
+                )
             except (KeyError, TypeError, ValueError, EncodeError) as error:
                 # No such task, or arguments it refuses: the row itself is bad.
                 log.exception("follow-up sweep: %s cannot be published", row)
@@ -159,9 +221,21 @@ def publish_due(*, batch: int = 200) -> int:
             except Exception:  # the broker's trouble, whatever its library calls it
                 log.warning("follow-up sweep: broker down, %s waits", row, exc_info=True)
                 break
-            FollowUp.objects.filter(pk=row.pk).update(published_at=now)
+            redrives = row.redrives + again
+            if again:
+                log.warning(
+                    "follow-up sweep: %s published at %s never ran: re-driven (%d)",
+                    row,
+                    row.published_at,
+                    redrives,
+                )
+            FollowUp.objects.filter(pk=row.pk).update(
+                published_at=now,
+                due_at=now + redrive_after(row.task, redrives),
+                redrives=redrives,
+            )
             published += 1
-    FollowUp.objects.filter(published_at__lt=now - KEEP_PUBLISHED).delete()
+    FollowUp.objects.filter(done_at__lt=now - KEEP_PUBLISHED).delete()
     return published
 
 
@@ -220,6 +294,12 @@ def resend(rows: QuerySet[FollowUp]) -> int:
     """The admin's "send again": each dead letter becomes a live row, due now, with
     fresh tries; the follow-up sweep publishes it. The caller released the claims."""
     count: int = rows.filter(failed_at__isnull=False).update(
-        failed_at=None, published_at=None, due_at=clock.now(), kwargs={}, release=None
+        failed_at=None,
+        published_at=None,
+        done_at=None,
+        redrives=0,
+        due_at=clock.now(),
+        kwargs={},
+        release=None,
     )
     return count

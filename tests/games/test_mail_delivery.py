@@ -28,8 +28,10 @@ REFUSED = smtplib.SMTPServerDisconnected("Connection unexpectedly closed")
 
 
 def run_row(row: FollowUp):
-    """What the follow-up sweep and a worker do with a due row."""
-    return current_app.tasks[row.task](*row.args, **row.kwargs)
+    """What the follow-up sweep and a worker do with a due row (the task marks it done)."""
+    result = current_app.tasks[row.task](*row.args, **row.kwargs)
+    outbox.mark_done(row.pk)
+    return result
 
 
 def run_at_once(task, args=None, kwargs=None, **options):

@@ -10,15 +10,18 @@ from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
+from celery import signals, states
 from celery.app.task import Task
+from django.db import connection, transaction
 from django.urls import reverse
 from kombu.exceptions import OperationalError as BrokerDown
 
 from games import services, tasks
 from games.engine import MatchRules
-from games.models import FollowUp, Match, Seat
+from games.mail import claims
+from games.models import FollowUp, GameAnalysis, Match, Seat, Turn
 from games.services import outbox
-from tests.helpers import action_url, bind, current_match, post_json
+from tests.helpers import action_url, bind, current_match, play_out, post_json
 
 OPENING_PLAY = [[8, 5], [6, 5]]
 
@@ -26,19 +29,27 @@ OPENING_PLAY = [[8, 5], [6, 5]]
 @pytest.fixture
 def broker(monkeypatch):
     """The broker: `broker.down = True` makes every publish fail as a dead Redis does;
-    while up, every published task runs at once, as a worker would (`broker.ran`)."""
+    `broker.lose = True` takes every message and loses it (Redis killed without
+    persistence); otherwise every published task runs at once, as a worker would
+    (`broker.ran`), with the message's headers and Celery's signals."""
 
     class Broker:
         down = False
+        lose = False
         ran: list = []
+        lost: list = []
 
     state = Broker()
 
     def apply_async(task, args=None, kwargs=None, **options):
         if state.down:
             raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+        headers = dict(options.get("headers") or {})
+        if state.lose:
+            state.lost.append((task.name, tuple(args or ())))
+            return None
         state.ran.append((task.name, tuple(args or ())))
-        return task(*(args or ()), **(kwargs or {}))
+        return task.apply(args, kwargs, headers=headers)
 
     monkeypatch.setattr(Task, "apply_async", apply_async)
     return state
@@ -171,3 +182,231 @@ def test_a_row_that_cannot_be_published_is_set_aside_not_blocking_the_rest(db, c
     bad.refresh_from_db(), good.refresh_from_db()
     assert bad.failed_at is not None and "no_such_task" in bad.error
     assert good.published_at is not None
+
+
+# --- published but never run: the broker lost its data ----------------------------------
+
+
+def end_by_resignation(room, alice, bob, clock, django_capture_on_commit_callbacks):
+    """alice resigns from the board; bob, away for an hour, is owed the end's email."""
+    Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+    Seat.objects.filter(pk=alice.seat.pk).update(email_consent=False)
+    FollowUp.objects.all().delete()
+    clock.tick(timedelta(hours=1))
+    services.seat_seen(seat=alice.seat)
+    with committing(django_capture_on_commit_callbacks):
+        return services.match_resign(seat=alice.seat, version=1)
+
+
+def owed_row(task):
+    return FollowUp.objects.get(task=task)
+
+
+def test_a_bot_turn_the_broker_lost_is_published_again_seconds_later(
+    db, clock, dice, random_bots, broker, django_capture_on_commit_callbacks
+):
+    dice.push((1, 3))  # the bot opens: its turn is owed at once
+    broker.lose = True  # ...and Redis takes the message, then dies empty
+    with committing(django_capture_on_commit_callbacks):
+        seat = services.room_create(rules=MatchRules(), nickname="alice", bot="domador")
+    row = owed_row("games.tasks.bot_turn")
+    assert broker.lost == [("games.tasks.bot_turn", tuple(row.args))]
+    assert row.published_at == clock() and row.done_at is None
+    assert row.due_at == clock() + timedelta(seconds=30)  # the bots' deadline
+
+    clock.tick(timedelta(seconds=29))
+    assert outbox.publish_due() == 0  # maybe still on its way
+    broker.lose = False
+    clock.tick(timedelta(seconds=1))
+    with committing(django_capture_on_commit_callbacks):
+        assert outbox.publish_due() == 1
+    row.refresh_from_db()
+    assert row.done_at == clock() and row.redrives == 1
+    assert current_match(seat.room).turn_seat_id == seat.pk  # the bot played
+    clock.tick(timedelta(hours=1))
+    assert outbox.publish_due() == 0
+
+
+def test_an_email_the_broker_lost_is_owed_within_minutes_and_sent_once(
+    room, alice, bob, clock, broker, mailoutbox, django_capture_on_commit_callbacks
+):
+    broker.lose = True
+    end_by_resignation(room, alice, bob, clock, django_capture_on_commit_callbacks)
+    row = owed_row("games.tasks.match_ended_email")
+    assert row.published_at is not None and row.done_at is None
+    broker.lose = False
+
+    clock.tick(timedelta(minutes=9))
+    assert outbox.publish_due() == 0  # an email is owed in minutes, not seconds
+    clock.tick(timedelta(minutes=1))
+    assert outbox.publish_due() == 2  # the email, and the game's analysis lost with it
+    [email] = mailoutbox
+    assert email.to == ["bob@example.com"]
+    row.refresh_from_db()
+    assert row.done_at is not None and row.redrives == 1
+    clock.tick(timedelta(hours=1))
+    assert outbox.publish_due() == 0 and len(mailoutbox) == 1
+
+
+def test_an_email_is_driven_again_only_once_a_dead_workers_claim_is_stale(settings):
+    # Sooner, the second copy would find the "sending" claim of a worker killed
+    # mid-send still fresh, give up, and the email would be lost.
+    mail = timedelta(seconds=settings.FOLLOW_UP_REDRIVE_SECONDS["mail"])
+    longest_run = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
+    assert outbox.redrive_after("games.tasks.match_ended_email") == mail
+    assert mail > claims.stale_claim_after() + longest_run
+    assert outbox.redrive_after("games.tasks.bot_turn") == timedelta(seconds=30)
+
+
+def worker_died_before_marking(row):
+    """The task ran and did its work; the worker died before it marked the row done."""
+    row.refresh_from_db()
+    assert row.done_at is not None
+    FollowUp.objects.filter(pk=row.pk).update(done_at=None)
+
+
+def test_a_bot_turn_that_ran_and_is_driven_again_does_nothing_twice(
+    db, clock, dice, random_bots, broker, django_capture_on_commit_callbacks
+):
+    dice.push((1, 3))
+    with committing(django_capture_on_commit_callbacks):
+        seat = services.room_create(rules=MatchRules(), nickname="alice", bot="domador")
+    row = owed_row("games.tasks.bot_turn")
+    worker_died_before_marking(row)
+    match = current_match(seat.room)
+    turns = Turn.objects.count()
+    assert match.turn_seat_id == seat.pk
+
+    clock.tick(timedelta(seconds=31))
+    with committing(django_capture_on_commit_callbacks):
+        assert outbox.publish_due() == 1
+    assert broker.ran[-1] == ("games.tasks.bot_turn", tuple(row.args))
+    assert Turn.objects.count() == turns  # the version had moved on: "stale"
+    assert current_match(seat.room).version == match.version
+    row.refresh_from_db()
+    assert row.done_at is not None
+
+
+def test_an_email_that_was_sent_and_is_driven_again_is_not_sent_twice(
+    room, alice, bob, clock, broker, mailoutbox, django_capture_on_commit_callbacks
+):
+    end_by_resignation(room, alice, bob, clock, django_capture_on_commit_callbacks)
+    assert len(mailoutbox) == 1
+    worker_died_before_marking(owed_row("games.tasks.match_ended_email"))
+
+    clock.tick(timedelta(minutes=11))
+    assert outbox.publish_due() == 1
+    assert broker.ran[-1][0] == "games.tasks.match_ended_email"
+    assert len(mailoutbox) == 1  # the claim "ended:<match>:<seat>" was taken
+
+
+def test_an_analysis_done_and_driven_again_is_not_redone(
+    room, alice, bob, clock, broker, fast_analysis, django_capture_on_commit_callbacks
+):
+    with committing(django_capture_on_commit_callbacks):
+        play_out(room, alice, bob)
+    analysis = GameAnalysis.objects.get()
+    assert analysis.status == GameAnalysis.Status.DONE
+    stored = (analysis.finished_at, sorted(analysis.turns.values_list("pk", flat=True)))
+    worker_died_before_marking(owed_row("games.tasks.analyse_game"))
+
+    clock.tick(timedelta(minutes=11))
+    assert outbox.publish_due() >= 1
+    assert ("games.tasks.analyse_game", (analysis.pk,)) in broker.ran[-3:]
+    analysis.refresh_from_db()
+    assert (analysis.finished_at, sorted(analysis.turns.values_list("pk", flat=True))) == stored
+
+
+def test_an_analysis_running_elsewhere_is_left_to_it_one_left_by_a_dead_worker_is_run(
+    room, alice, bob, clock, broker, fast_analysis, django_capture_on_commit_callbacks
+):
+    broker.lose = True
+    with committing(django_capture_on_commit_callbacks):
+        play_out(room, alice, bob)
+    analysis = GameAnalysis.objects.get()
+    GameAnalysis.objects.filter(pk=analysis.pk).update(
+        status=GameAnalysis.Status.RUNNING, started_at=clock()
+    )
+    clock.tick(timedelta(seconds=100))
+    assert tasks.analyse_game(analysis.pk) == "running"  # another worker is on it
+    clock.tick(services.analysis.RUNS_AT_MOST)
+    assert tasks.analyse_game(analysis.pk) == "done"  # that one was killed long ago
+
+
+def test_re_drives_back_off_then_the_row_is_a_dead_letter_until_it_runs(
+    db, clock, broker, settings
+):
+    settings.FOLLOW_UP_REDRIVES_MAX = 3
+    broker.lose = True  # a broker that loses everything it is given
+    row = outbox.defer("games.tasks.bot_turn", 12345, 1, until=clock())
+    clock.tick(outbox.sweep_every())
+    assert outbox.publish_due() == 1  # the first publish
+    waits = []
+    for _ in range(3):
+        row.refresh_from_db()
+        waits.append(row.due_at - clock())
+        clock.tick(row.due_at - clock())
+        assert outbox.publish_due() == 1  # published again, not done
+    row.refresh_from_db()
+    waits.append(row.due_at - clock())
+    assert [wait.total_seconds() for wait in waits] == [30, 60, 120, 240]
+    assert row.redrives == 3 and row.failed_at is None
+    clock.tick(row.due_at - clock())
+    assert outbox.publish_due() == 0
+    row.refresh_from_db()
+    assert row.failed_at is not None and "never ran" in row.error  # in the admin's dead letters
+    assert len(broker.lost) == 4
+
+    assert outbox.mark_done(row.pk)  # a late copy ran after all: no dead letter
+    row.refresh_from_db()
+    assert row.failed_at is None and row.done_at is not None
+    assert outbox.publish_due() == 0
+
+
+def test_a_task_marks_its_row_done_when_it_ends_not_when_it_retries(db, clock):
+    row = outbox.defer("games.tasks.bot_turn", 12345, 1, until=clock())
+    tasks.bot_turn.push_request(headers={outbox.HEADER: str(row.pk)})
+    try:
+        tasks._follow_up_done(task=tasks.bot_turn, state=states.RETRY)
+        row.refresh_from_db()
+        assert row.done_at is None  # the retry's message carries the header on
+        tasks._follow_up_done(task=tasks.bot_turn, state=states.FAILURE)
+        row.refresh_from_db()
+        assert row.done_at == clock()
+    finally:
+        tasks.bot_turn.pop_request()
+    # A task run without the header (beat's sweeps, a nudge) touches no row.
+    other = outbox.defer("games.tasks.bot_turn", 12345, 2, until=clock())
+    assert tasks.bot_turn.apply((12345, 2)).get() == "stale"
+    other.refresh_from_db()
+    assert other.done_at is None
+
+
+def test_the_real_publish_names_the_row_in_the_messages_headers(db, clock):
+    sent = []
+
+    def keep(headers=None, **kwargs):
+        sent.append(dict(headers or {}))
+
+    row = outbox.defer("games.tasks.match_ended_email", 12345, until=clock())
+    signals.after_task_publish.connect(keep, weak=False)
+    try:
+        assert outbox.publish(row)  # Celery's own publish, to the test broker
+        clock.tick(outbox.sweep_every())
+        FollowUp.objects.filter(pk=row.pk).update(due_at=clock())
+        assert outbox.publish_due() == 1
+    finally:
+        signals.after_task_publish.disconnect(keep)
+    assert [headers.get(outbox.HEADER) for headers in sent] == [str(row.pk)] * 2
+    assert [headers["task"] for headers in sent] == ["games.tasks.match_ended_email"] * 2
+
+
+def test_the_sweep_reads_the_rows_not_done_through_their_index_on_postgresql(db, clock):
+    if connection.vendor != "postgresql":
+        pytest.skip("EXPLAIN output differs on SQLite")
+    outbox.defer("games.tasks.bot_turn", 12345, 1, until=clock())
+    query = FollowUp.objects.select_for_update(skip_locked=True)
+    with connection.cursor() as cursor, transaction.atomic():
+        cursor.execute("SET LOCAL enable_seqscan = off")  # a tiny table would be scanned anyway
+        plan = outbox.owed_rows(query, clock()).explain()
+    assert "followup_owed_idx" in plan, plan

@@ -282,7 +282,7 @@ def test_the_upgrade_keeps_a_reminder_sent_for_this_turn_as_sent_for_its_deadlin
 ):
     from django.apps import apps
 
-    upgrade = importlib.import_module("games.migrations.0012_reminder_key_is_the_deadline")
+    upgrade = importlib.import_module("games.migrations.0013_reminder_key_is_the_deadline")
     Match.objects.filter(pk=ben_on_turn.pk).update(reminder_sent_for=F("turn_started_at"))
     upgrade.turn_to_deadline(apps, None)
     match = Match.objects.get(pk=ben_on_turn.pk)

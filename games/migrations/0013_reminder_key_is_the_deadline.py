@@ -26,6 +26,6 @@ def deadline_to_turn(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("games", "0011_rated_rooms")]
+    dependencies = [("games", "0012_followup_done_and_redrive")]
 
     operations = [migrations.RunPython(turn_to_deadline, deadline_to_turn)]
