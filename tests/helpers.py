@@ -16,6 +16,7 @@ import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -550,3 +551,20 @@ def sideways_overflow(page) -> int:
     return page.evaluate(
         "document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
+
+
+def when_published(monkeypatch: Any, task: Any, run: Callable[..., object]) -> None:
+    """Call ``run(*args, **kwargs)`` where the outbox would hand ``task`` to the broker.
+
+    games.services.outbox publishes with ``apply_async`` (its own producer, short
+    timeouts, the row's header), so a test that wants a follow-up run in-process,
+    recorded or dropped patches that, not ``delay``."""
+
+    def apply_async(
+        args: Sequence[object] | None = None,
+        kwargs: Mapping[str, object] | None = None,
+        **options: object,
+    ) -> object:
+        return run(*(args or ()), **(kwargs or {}))
+
+    monkeypatch.setattr(task, "apply_async", apply_async)

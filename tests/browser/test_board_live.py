@@ -10,7 +10,7 @@ from games import services, tasks
 from games.engine import Format, MatchRules
 from games.models import Game, GameAnalysis, Turn
 from games.selectors import verify_game_dice
-from tests.helpers import Persona, latest_version, play_turns, seat_url, seated
+from tests.helpers import Persona, latest_version, play_turns, seat_url, seated, when_published
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture(autouse=True)
 def analysis_by_hand(monkeypatch, fast_analysis):
     """No worker: the test runs each game's analysis when it wants it done."""
-    monkeypatch.setattr(tasks.analyse_game, "delay", lambda analysis_id: None)
+    when_published(monkeypatch, tasks.analyse_game, lambda analysis_id: None)
 
 
 def board(open_page, live_server, seat, **options):

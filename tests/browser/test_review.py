@@ -15,7 +15,14 @@ from playwright.sync_api import expect
 from games import services, tasks
 from games.engine import MatchRules
 from games.models import GameAnalysis
-from tests.helpers import Persona, centre_of, drawn_colour, play_out, sideways_overflow
+from tests.helpers import (
+    Persona,
+    centre_of,
+    drawn_colour,
+    play_out,
+    sideways_overflow,
+    when_published,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -33,7 +40,7 @@ def review_url(live_server, room) -> str:
 
 @pytest.fixture
 def analysed_room(monkeypatch, dice, clock, fast_analysis):
-    monkeypatch.setattr(tasks.analyse_game, "delay", lambda analysis_id: None)
+    when_published(monkeypatch, tasks.analyse_game, lambda analysis_id: None)
     host = services.room_create(rules=MatchRules(), nickname="alice")
     dice.push((3, 1))
     guest = services.room_join(room=host.room, nickname="bob")

@@ -14,7 +14,7 @@ from django.urls import reverse
 from games import selectors, services, tasks
 from games.engine import MatchRules
 from games.mail import messages
-from tests.helpers import SLUG_PATHS, action_url, bind, post_json, whole_db
+from tests.helpers import SLUG_PATHS, action_url, bind, post_json, when_published, whole_db
 
 pytestmark = pytest.mark.django_db
 
@@ -195,8 +195,8 @@ def test_errors_outside_views_speak_the_requests_language(db):
 
 
 def test_a_nickname_with_markup_reads_as_typed_in_the_subject(clock, dice, mailoutbox, monkeypatch):
-    monkeypatch.setattr(tasks.turn_email, "delay", lambda *args: None)
-    monkeypatch.setattr(tasks.opponent_joined_email, "delay", lambda *args: None)
+    when_published(monkeypatch, tasks.turn_email, lambda *args: None)
+    when_published(monkeypatch, tasks.opponent_joined_email, lambda *args: None)
     host = services.room_create(
         rules=MatchRules(), nickname="ana", email="ana@example.com", email_consent=True
     )

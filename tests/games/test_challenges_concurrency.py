@@ -14,7 +14,7 @@ from games.engine import MatchRules
 from games.lib.errors import Conflict
 from games.models import Challenge, Match, Room
 from games.services.challenges import MAX_OPEN_CHALLENGES
-from tests.helpers import make_player, needs_postgresql, race
+from tests.helpers import make_player, needs_postgresql, race, when_published
 
 pytestmark = needs_postgresql("SQLite locks the whole database, not the row")
 
@@ -25,7 +25,7 @@ def no_tasks(monkeypatch):
     from games import tasks
 
     for task in (tasks.turn_email, tasks.opponent_joined_email, tasks.bot_turn):
-        monkeypatch.setattr(task, "delay", lambda *args: None)
+        when_published(monkeypatch, task, lambda *args: None)
 
 
 def test_two_players_accepting_at_once_make_exactly_one_match(clock, dice):

@@ -16,7 +16,7 @@ from games import services
 from games.engine import Format, MatchRules
 from games.lib.errors import Conflict
 from games.models import Turn
-from tests.helpers import current_match, first_legal_play, needs_postgresql, race
+from tests.helpers import current_match, first_legal_play, needs_postgresql, race, when_published
 
 pytestmark = needs_postgresql("SQLite locks the whole database, not the row")
 
@@ -28,8 +28,8 @@ def no_tasks(monkeypatch):
     # The transactions commit for real here: keep their follow-up off the broker.
     from games import tasks
 
-    monkeypatch.setattr(tasks.turn_email, "delay", lambda *args: None)
-    monkeypatch.setattr(tasks.bot_turn, "delay", lambda *args: None)
+    when_published(monkeypatch, tasks.turn_email, lambda *args: None)
+    when_published(monkeypatch, tasks.bot_turn, lambda *args: None)
 
 
 def bob_to_roll(dice):

@@ -20,7 +20,7 @@ from games import services, tasks
 from games.engine import MatchRules
 from games.mail import messages
 from games.models import FollowUp, Seat, SentEmail
-from tests.helpers import current_match, seat_url
+from tests.helpers import current_match, seat_url, when_published
 
 OPENING_PLAY = [[8, 5], [6, 5]]  # alice's 3-1
 
@@ -257,7 +257,7 @@ class TestEvents:
     def test_the_host_hears_once_that_the_opponent_sat_down(
         self, alice, clock, dice, mailoutbox, django_capture_on_commit_callbacks, monkeypatch
     ):
-        monkeypatch.setattr(tasks.turn_email, "delay", lambda *args: None)
+        when_published(monkeypatch, tasks.turn_email, lambda *args: None)
         clock.tick(timedelta(hours=1))
         dice.push((3, 1))
         with django_capture_on_commit_callbacks() as callbacks:
@@ -300,7 +300,7 @@ class TestEvents:
         self, room, alice, django_capture_on_commit_callbacks, monkeypatch
     ):
         ended = []
-        monkeypatch.setattr(tasks.match_ended_email, "delay", ended.append)
+        when_published(monkeypatch, tasks.match_ended_email, ended.append)
         with django_capture_on_commit_callbacks(execute=True):
             match = services.match_resign(seat=alice.seat, version=1)
         assert ended == [match.pk]

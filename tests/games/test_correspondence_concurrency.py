@@ -12,7 +12,7 @@ import pytest
 from games import services, tasks
 from games.engine import MatchRules
 from games.models import Match, Seat, Turn
-from tests.helpers import needs_postgresql, race, sent
+from tests.helpers import needs_postgresql, race, sent, when_published
 
 pytestmark = needs_postgresql("SQLite has no row locks and no SKIP LOCKED")
 
@@ -23,8 +23,8 @@ ROOMS = 6
 def mail_inline(monkeypatch):
     """Keep the follow-up off the broker; the end of a game is mailed at once, in the thread."""
     for task in (tasks.turn_email, tasks.opponent_joined_email, tasks.bot_turn):
-        monkeypatch.setattr(task, "delay", lambda *args: None)
-    monkeypatch.setattr(tasks.match_ended_email, "delay", tasks.match_ended_email)
+        when_published(monkeypatch, task, lambda *args: None)
+    when_published(monkeypatch, tasks.match_ended_email, tasks.match_ended_email)
 
 
 @pytest.fixture

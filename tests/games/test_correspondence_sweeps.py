@@ -18,7 +18,7 @@ from games.engine import MatchRules
 from games.mail import claims
 from games.models import FollowUp, Match, Room, Seat, Turn
 from games.selectors import due
-from tests.helpers import current_match, sent
+from tests.helpers import current_match, sent, when_published
 
 SWEEPS = (
     tasks.send_absence_reminders,
@@ -32,7 +32,7 @@ SWEEPS = (
 def sweep(django_capture_on_commit_callbacks, monkeypatch):
     """Run every sweep twice, and the emails they schedule on commit, as a worker would."""
     for task in (tasks.match_ended_email, tasks.turn_email, tasks.opponent_joined_email):
-        monkeypatch.setattr(task, "delay", task)
+        when_published(monkeypatch, task, task)
 
     def run():
         done = Counter()

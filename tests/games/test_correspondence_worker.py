@@ -26,6 +26,7 @@ from tests.helpers import (
     free_port,
     redis_or_skip,
     seat_url,
+    when_published,
 )
 
 SITE_URL = "https://mesa.example"
@@ -65,13 +66,14 @@ def test_a_turn_commits_and_es_tu_turno_arrives_with_the_seat_link(dice, smtp_se
     # pause instead of a minute; the rest of the follow-up stays off every broker.
     monkeypatch.setattr(deadlines, "TURN_EMAIL_PAUSE", timedelta(seconds=1))
     for task in (tasks.opponent_joined_email, tasks.match_ended_email):
-        monkeypatch.setattr(task, "delay", lambda *args: None)
+        when_published(monkeypatch, task, lambda *args: None)
 
     with Connection(REDIS_URL) as redis_connection, celery_worker(env) as worker:
-        monkeypatch.setattr(
+        send_to_worker = tasks.turn_email.apply_async
+        when_published(
+            monkeypatch,
             tasks.turn_email,
-            "delay",
-            lambda *args: tasks.turn_email.apply_async(args, connection=redis_connection),
+            lambda *args: send_to_worker(args, connection=redis_connection),
         )
         # bob sat down an hour ago and left the board; alice plays her turn now.
         with clock.frozen(timezone.now() - timedelta(hours=1)) as frozen:

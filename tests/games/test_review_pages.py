@@ -16,13 +16,13 @@ from games import services, tasks
 from games.engine import Format, MatchRules
 from games.models import Game, GameAnalysis, Seat, Turn
 from games.templatetags.analysis import cube_errors_text
-from tests.helpers import Persona, bind, play_out, version_of
+from tests.helpers import Persona, bind, play_out, version_of, when_published
 
 
 @pytest.fixture(autouse=True)
 def fast_settings(fast_analysis, monkeypatch):
     """bgsage at 1-ply, and no analysis task queued when a game ends: the tests run it."""
-    monkeypatch.setattr(tasks.analyse_game, "delay", lambda analysis_id: None)
+    when_published(monkeypatch, tasks.analyse_game, lambda analysis_id: None)
 
 
 def review_url(room, game=1, match=1) -> str:

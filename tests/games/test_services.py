@@ -13,7 +13,15 @@ from games import services
 from games.engine import Format, MatchRules, Phase
 from games.lib.errors import BadInput, Conflict, IllegalMoveError, NotSeatHolder
 from games.models import Game, Match, Room, Seat, Turn
-from tests.helpers import START, Persona, current_match, play_out, state_of, version_of
+from tests.helpers import (
+    START,
+    Persona,
+    current_match,
+    play_out,
+    state_of,
+    version_of,
+    when_published,
+)
 
 MATCH_TO_5 = MatchRules(format=Format.MATCH, length=5)
 SESSION = MatchRules(format=Format.SESSION, beavers=True)
@@ -552,7 +560,7 @@ class TestFollowUp:
         from games import tasks
 
         sent = []
-        monkeypatch.setattr(tasks.turn_email, "delay", lambda *args: sent.append(args))
+        when_published(monkeypatch, tasks.turn_email, lambda *args: sent.append(args))
         with django_capture_on_commit_callbacks(execute=True) as callbacks:
             match = services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
         assert len(callbacks) == 1
@@ -564,7 +572,7 @@ class TestFollowUp:
         from games import tasks
 
         called = []
-        monkeypatch.setattr(tasks.bot_turn, "delay", lambda *args: called.append(args))
+        when_published(monkeypatch, tasks.bot_turn, lambda *args: called.append(args))
         dice.push((1, 3))  # the bot (side 1) starts
         with django_capture_on_commit_callbacks(execute=True):
             seat = services.room_create(rules=MatchRules(), nickname="alice", bot="chofer")

@@ -11,7 +11,7 @@ import pytest
 from games import services, tasks
 from games.engine import Format, MatchRules
 from games.models import Match, Seat
-from tests.helpers import Persona, current_match, first_legal_play, state_of
+from tests.helpers import Persona, current_match, first_legal_play, state_of, when_published
 
 
 class Worker:
@@ -29,8 +29,8 @@ class Worker:
 @pytest.fixture
 def worker(monkeypatch, django_capture_on_commit_callbacks):
     worker = Worker(django_capture_on_commit_callbacks)
-    monkeypatch.setattr(tasks.bot_turn, "delay", tasks.bot_turn)
-    monkeypatch.setattr(tasks.turn_email, "delay", lambda *args: worker.emails.append(args))
+    when_published(monkeypatch, tasks.bot_turn, tasks.bot_turn)
+    when_published(monkeypatch, tasks.turn_email, lambda *args: worker.emails.append(args))
     return worker
 
 
