@@ -7,6 +7,7 @@ conftest or from another test module. The engine tests have their own,
 Django-free tests/engine/helpers.py.
 """
 
+import asyncio
 import base64
 import email
 import email.policy
@@ -214,6 +215,60 @@ def post_json(client, url, body, **extra):
     """POST `body` as JSON (a str or bytes body is sent as it is)."""
     data = body if isinstance(body, str | bytes) else json.dumps(body)
     return client.post(url, data=data, content_type="application/json", **extra)
+
+
+@dataclass
+class AsgiAnswer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self):
+        return json.loads(self.body)
+
+
+async def asgi_get(app, path: str, query: str = "", headers=()) -> AsgiAnswer:
+    """GET `path` from an ASGI application in this process (config/asgi.py's, say),
+    as uvicorn would hand it a request: the body at once, then nothing until it ends."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [(b"host", b"testserver"), *((k.encode(), v.encode()) for k, v in headers)],
+        "client": ("127.0.0.1", 40000),
+        "server": ("testserver", 80),
+    }
+    asked = False
+    done = asyncio.Event()
+    sent = []
+
+    async def receive():
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await done.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    try:
+        await app(scope, receive, send)
+    finally:
+        done.set()
+    start = sent[0]
+    return AsgiAnswer(
+        status=start["status"],
+        headers={k.decode().lower(): v.decode() for k, v in start.get("headers", [])},
+        body=b"".join(m.get("body", b"") for m in sent[1:]),
+    )
 
 
 # -- rows and queries -----------------------------------------------------------

@@ -485,6 +485,23 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=3)
     )
+
+
+# Live updates (games.services.live publishes, games.web.live waits): Redis
+# pub/sub, by default on the cache's Redis, else the broker's; none in make run
+# (the boards then long-poll the database). Pub/sub ignores database numbers,
+# so the channel carries the URL's one: two sites on one Redis never mix.
+def _live_redis_default() -> str:
+    for url in (env.str("CACHE_URL", default=""), CELERY_BROKER_URL):
+        if url.startswith(("redis://", "rediss://", "unix://")):
+            return url
+    return ""
+
+
+LIVE_REDIS_URL = env.str("LIVE_REDIS_URL", default=_live_redis_default())
+LIVE_REDIS_TIMEOUT = env.float("LIVE_REDIS_TIMEOUT", default=0.25)
+_live_db = LIVE_REDIS_URL.split("?")[0].rstrip("/").rpartition("/")[2]
+LIVE_CHANNEL = env.str("LIVE_CHANNEL", default=f"mesa:live:{_live_db if _live_db.isdigit() else 0}")
 # With DEBUG off, SQLite, the filesystem broker and the database cache are
 # system check errors (config/checks.py) unless this says the operator means it.
 MESA_ALLOW_EMBEDDED = env.bool("MESA_ALLOW_EMBEDDED", default=False)

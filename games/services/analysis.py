@@ -27,7 +27,7 @@ from games.lib import clock, evaluator
 from games.lib.errors import Conflict
 from games.models import Game, GameAnalysis, Turn, TurnAnalysis
 from games.selectors.records import turn_action
-from games.services import outbox
+from games.services import live, outbox
 
 TASK_NAME = "games.tasks.analyse_game"
 # A RUNNING analysis started longer ago than this is stuck, and is sent again.
@@ -111,6 +111,7 @@ def _store(
     row: GameAnalysis, turns: list[Turn], ratings: list[analysis.Rating], seconds: float
 ) -> GameAnalysis:
     summaries = analysis.summarise(ratings)
+    room_id = row.game.match.room_id  # read with the row (select_related)
     with transaction.atomic():
         row = GameAnalysis.objects.select_for_update().get(pk=row.pk)
         row.turns.all().delete()
@@ -122,6 +123,8 @@ def _store(
         row.seconds = round(seconds, 3)
         row.summary = [summary.to_json() for summary in summaries]
         row.save()
+        # The boards of the room show the review's link: wake them (same pulse, new state).
+        live.room_moved(room_id)
     return row
 
 

@@ -11,7 +11,7 @@ from games.engine import Action, ActionKind, EndReason
 from games.lib import clock, deadlines
 from games.models import Game, Match, Room
 from games.selectors import due, vacations
-from games.services import outbox
+from games.services import live, outbox
 from games.services.table import open_table
 
 
@@ -72,4 +72,5 @@ def room_expire(*, room_id: int) -> Room | None:
                 status=Game.Status.FINISHED, revealed=True, ended_at=now
             )
             outbox.schedule("games.tasks.match_ended_email", match.pk)
+            live.room_moved(room_id)  # locked by the sweep's own query, not by table
         return room

@@ -3,7 +3,10 @@
 A service opens a Table on the match it locked (open_table), applies engine
 actions to it, and saves it once: the match's state, version, clocks and
 deadline, the games, the Turn rows, the room, and the follow-up tasks it owes
-(games.services.outbox), all in the caller's transaction.
+(games.services.outbox), all in the caller's transaction. Locking the match
+(lock_current_match) or opening its table also asks for the room's pulse to
+be published when that transaction commits (games.services.live): every
+action, bot turn, message, rematch, join and absence claim passes here.
 
 Dice: each Game has a secret seed; roll n of a game is derived from it
 (games.services.dice), and the seed is revealed when the game ends.
@@ -29,7 +32,7 @@ from games.lib import clock, deadlines
 from games.lib.errors import Conflict, IllegalMoveError, NotSeatHolder, from_engine
 from games.models import Game, Match, Room, Seat, Turn
 from games.selectors import vacations
-from games.services import analysis, dice, outbox, ratings
+from games.services import analysis, dice, live, outbox, ratings
 from games.services.vacations import vacation_end_on_move
 
 
@@ -269,11 +272,13 @@ def lock_current_match(seat: Seat) -> Match:
     )
     if match is None:
         raise Conflict("no_match", "the room is still waiting for a second player")
+    live.room_moved(match.room_id)  # whoever locks the match to act: published on commit
     return match
 
 
 def open_table(match: Match) -> Table:
     """The Table of a match the caller has locked, with its seats and current game."""
+    live.room_moved(match.room_id)  # a sweep's or a new match's change: published on commit
     seats = {
         s.number: s
         for s in Seat.objects.filter(room_id=match.room_id).select_related("room", "user__profile")

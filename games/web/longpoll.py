@@ -5,8 +5,11 @@ other's move at once, not on the next slow poll. The board asks for the state
 with ``?wait=<version it has>``; the endpoint answers at once when the room's
 version is already different, and otherwise looks again every half second
 (one indexed query on the match row) for up to 25 seconds before answering
-with the unchanged state. No second server and no push channel: a threaded
-runserver or gunicorn's gthread workers hold these requests in threads.
+with the unchanged state, sooner when this process published the room's
+pulse without Redis (games.services.live). This is the WSGI side: a threaded
+runserver (make run) or gunicorn's gthread workers hold these requests in
+threads. In production uvicorn holds them as coroutines woken by Redis
+(games.web.live) and gunicorn only when uvicorn is away (nginx's backup).
 
 Each process holds at most ``LONG_POLL_WAITERS`` requests at once; past that
 the request is answered at once and the board falls back to plain polling, so
@@ -20,31 +23,42 @@ import threading
 import time
 
 from django.conf import settings
-from django.db.models import OuterRef, Subquery
 
-from games.models import Match, Message, Room
+from games.models import Room
+from games.selectors.pulse import Pulse, room_pulse
+from games.services import live
 
 WAIT_SECONDS = 25.0
 CHECK_EVERY = 0.5
 
-sleep = time.sleep
+_news = threading.Condition()
+
+
+def _nap(seconds: float) -> None:
+    """Sleep `seconds`, or less when this process publishes a pulse meanwhile."""
+    with _news:
+        _news.wait(seconds)
+
+
+def _heard(slug: str, pulse: Pulse) -> None:
+    with _news:
+        _news.notify_all()
+
+
+# Without Redis (make run) this process's own moves wake its waiters at once;
+# the other processes' (the worker's bot turns) are seen at the next look.
+live.listen_here(_heard)
+
+sleep = _nap
 monotonic = time.monotonic
 
 _slots = threading.BoundedSemaphore(getattr(settings, "LONG_POLL_WAITERS", 16))
 
 
-def pulse(room: Room) -> tuple[int, int, int | None, int | None] | None:
-    """What changes when anyone acts in the room: the current match's number and version,
-    the rematch offer (offered without a new version) and the latest message (a
-    word on its own moves no version). One query."""
-    latest_message = Message.objects.filter(room_id=OuterRef("room_id")).order_by("-pk")
-    return (
-        Match.objects.filter(room_id=room.pk)
-        .order_by("-number")
-        .annotate(latest_message=Subquery(latest_message.values("pk")[:1]))
-        .values_list("number", "version", "rematch_offered_by_id", "latest_message")
-        .first()
-    )
+def pulse(room: Room) -> Pulse | None:
+    """What changes when anyone acts in the room (games.selectors.pulse). One query."""
+    found = room_pulse(room_id=room.pk)
+    return found[1] if found else None
 
 
 def wait_for_change(room: Room, version: int) -> bool:
@@ -54,7 +68,7 @@ def wait_for_change(room: Room, version: int) -> bool:
     also at once (False) when every slot is taken.
     """
     start = pulse(room)
-    if (start[1] if start else 0) != version:
+    if (start.version if start else 0) != version:
         return True
     if not _slots.acquire(blocking=False):
         return False

@@ -155,6 +155,9 @@ def front(tmp_path_factory):
         "MESA_TLS_CERT": str(folder / "cert.pem"),
         "MESA_TLS_KEY": str(folder / "key.pem"),
         "MESA_UPSTREAM": f"unix:{folder / 'gunicorn.sock'}",
+        # No uvicorn in this front: the held requests fall back to gunicorn
+        # (tests/deploy/test_two_nodes.py runs the nodes with it).
+        "MESA_LIVE_UPSTREAM": f"unix:{folder / 'uvicorn.sock'}",
         "MESA_STATIC_ROOT": str(static_root),
         "MESA_LOG_DIR": str(folder / "logs"),
     }

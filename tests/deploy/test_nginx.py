@@ -247,7 +247,8 @@ def test_a_long_poll_is_held_its_whole_25_seconds_through_the_front(front):
     held = time.monotonic() - started
 
     # Nobody moved: the app answers the unchanged state after its wait, and
-    # the front (proxy_read_timeout) did not cut it short with a 504.
+    # the front (proxy_read_timeout) did not cut it short with a 504. This
+    # front runs no uvicorn: the wait went to gunicorn, mesa_live's backup.
     assert status == 200, body[:200]
     assert json.loads(body)["version"] == version
     assert 24 < held < 35

@@ -1,0 +1,375 @@
+"""Live updates, the waiting side: a held ``?wait=`` request as a coroutine.
+
+Under an ASGI server (uvicorn, config/asgi.py) `LiveWaits` holds a board's
+``GET /api/rooms/<slug>/?wait=<version>`` in front of Django: no thread, no
+database connection, no session read while it waits. When the room moves
+(or after 25 s) the request goes on to Django without ``wait=``, and
+games.web.api.room_state answers the state at once (with its ETag: 304 when
+this viewer's state did not change), so the board's contract and every
+private part of the state stay exactly as they are. Under WSGI (gunicorn,
+runserver, the test client) nothing here runs: the view long-polls the
+database in a thread as before (games.web.longpoll), which is also where
+nginx sends the waits when the ASGI server is away.
+
+Each process has one Hub per event loop: one Redis subscription to the
+site's channel (games.services.live), fanned out to the waiters of each room
+in memory. A waiter:
+
+1. registers with the hub, then reads the room's pulse from its Redis key
+   (no database); with no key, or a key older than the board's version (a
+   lost publish), one query;
+2. answers at once when the room's version is not the board's;
+3. otherwise waits for a pulse of its room on the channel (a pulse not older
+   than the one it started from: a finished analysis publishes the same
+   pulse, and the board's state still changed), at most 25 s.
+
+Catching up: while the subscription is down, at most LONG_POLL_WAITERS
+waiters of this process poll the database once a second; the others hold
+on (no herd of queries or of state answers at the moment Redis blinks).
+After a reconnect the hub reads the keys of every room it has waiters for,
+so a pulse published while it was away still wakes them. And whatever was
+lost, every wait ends within 25 s (21 to 25, spread) with the board
+re-reading its state.
+"""
+
+import asyncio
+import logging
+import random
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+from urllib.parse import parse_qs, parse_qsl, urlencode
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.urls import Resolver404, resolve
+
+from games.selectors.pulse import Pulse, room_pulse
+from games.services import live
+from games.services.cleaning import int_from_text
+
+log = logging.getLogger(__name__)
+
+WAIT_SECONDS = 25.0  # as games.web.longpoll: below nginx's proxy_read_timeout (40 s)
+POLL_EVERY = 1.0  # the database, only while the hub has no subscription
+CHECK_HUB_EVERY = 5.0  # a waiter looks whether its hub still listens
+SILENCE = 20.0  # seconds without a word from Redis (a ping is sent every 10): reconnect
+RECONNECT_FIRST = 0.5  # seconds before the first try to subscribe again, doubling
+RECONNECT_MAX = 10.0
+STATE_VIEW = "games:api_state"
+
+
+class Waiter:
+    """One held request: what it started from and what it heard since."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.start: Pulse | None = None
+        self.heard: list[tuple[Pulse, bool]] = []  # (pulse, only a catch-up read)
+
+    def hear(self, pulse: Pulse, *, catch_up: bool = False) -> None:
+        self.heard.append((pulse, catch_up))
+        if self.moved():
+            self.event.set()
+
+    def moved(self) -> bool:
+        start = self.start
+        if start is None:
+            return False
+        for pulse, catch_up in self.heard:
+            # A publish is news even with the same pulse (an analysis finished);
+            # a key read on reconnect only when it is newer than the start.
+            if pulse.order() > start.order() or (not catch_up and pulse.not_older(start)):
+                return True
+        return False
+
+
+class Hub:
+    """The waiters of one event loop by room slug, and the one subscription that wakes them."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.rooms: dict[str, set[Waiter]] = {}
+        self.subscribed = False
+        self.task: asyncio.Task[None] | None = None
+        self.client: Any = None  # redis.asyncio.Redis for the keys
+        self.slots = asyncio.Semaphore(getattr(settings, "LONG_POLL_WAITERS", 16))
+        live.listen_here(self.hear_from_any_thread)
+
+    # -- waiters -------------------------------------------------------------
+
+    def add(self, slug: str, waiter: Waiter) -> None:
+        self.rooms.setdefault(slug, set()).add(waiter)
+
+    def discard(self, slug: str, waiter: Waiter) -> None:
+        waiters = self.rooms.get(slug)
+        if waiters is not None:
+            waiters.discard(waiter)
+            if not waiters:
+                del self.rooms[slug]
+
+    def hear(self, slug: str, pulse: Pulse, *, catch_up: bool = False) -> None:
+        for waiter in list(self.rooms.get(slug, ())):
+            waiter.hear(pulse, catch_up=catch_up)
+
+    def hear_from_any_thread(self, slug: str, pulse: Pulse) -> None:
+        """A pulse this process published without Redis (games.services.live.listen_here)."""
+        try:
+            self.loop.call_soon_threadsafe(self.hear, slug, pulse)
+        except RuntimeError:  # the loop is closed (a test's loop, a stopped server)
+            live.stop_listening_here(self.hear_from_any_thread)
+
+    # -- Redis ---------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.task is None and settings.LIVE_REDIS_URL:
+            self.client = _redis(socket_timeout=KEY_READ_TIMEOUT, pool_size=KEY_CONNECTIONS)
+            self.task = self.loop.create_task(self._listen(), name="mesa-live-hub")
+
+    async def key_pulse(self, slug: str) -> Pulse | None:
+        """The pulse the publisher stored for the room; None without one (or without Redis)."""
+        if self.client is None:
+            return None
+        try:
+            raw = await self.client.get(live.room_key(slug))
+        except Exception as error:
+            log.debug("live: no key for room %s (%s)", slug, type(error).__name__)
+            return None
+        return Pulse.decode(raw) if raw else None
+
+    async def _listen(self) -> None:
+        delay = RECONNECT_FIRST
+        while True:
+            client = _redis(socket_timeout=SILENCE)
+            pubsub = client.pubsub()
+            try:
+                await pubsub.subscribe(live.channel())
+                self.subscribed = True
+                delay = RECONNECT_FIRST
+                log.info("live: listening on %s", live.channel())
+                await self._catch_up()
+                await self._relay(pubsub)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning(
+                    "live: the subscription to %s is down (%s: %s); boards poll meanwhile",
+                    live.channel(),
+                    type(error).__name__,
+                    error,
+                )
+            finally:
+                self.subscribed = False
+                await _close(pubsub, client)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RECONNECT_MAX)
+
+    async def _relay(self, pubsub: Any) -> None:
+        last_word = self.loop.time()
+        pinged = False
+        while True:
+            message = await pubsub.get_message(timeout=1.0)
+            now = self.loop.time()
+            if message is not None:
+                last_word, pinged = now, False
+                if message.get("type") == "message":
+                    parsed = live.parse_message(message["data"])
+                    if parsed is not None:
+                        self.hear(*parsed)
+            elif now - last_word > SILENCE:
+                raise ConnectionError(f"no answer from Redis for {SILENCE:.0f} s")
+            elif now - last_word > SILENCE / 2 and not pinged:
+                await pubsub.ping()  # its pong is the word that keeps the link alive
+                pinged = True
+
+    async def _catch_up(self) -> None:
+        """Read the key of every room with waiters: what was published while away."""
+        slugs = list(self.rooms)
+        if not slugs or self.client is None:
+            return
+        values = await self.client.mget([live.room_key(slug) for slug in slugs])
+        for slug, raw in zip(slugs, values, strict=True):
+            pulse = Pulse.decode(raw) if raw else None
+            if pulse is not None:
+                self.hear(slug, pulse, catch_up=True)
+
+
+KEY_READ_TIMEOUT = 1.0  # a coroutine may wait; a spurious timeout would cost a query
+KEY_CONNECTIONS = 16  # the key reads of thousands of waiters share a few connections
+
+
+def _redis(*, socket_timeout: float, pool_size: int | None = None) -> Any:
+    import redis.asyncio
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    options: dict[str, Any] = {
+        "socket_timeout": socket_timeout,
+        "socket_connect_timeout": max(settings.LIVE_REDIS_TIMEOUT, 2.0),
+        "retry": Retry(NoBackoff(), 0),
+    }
+    if pool_size is None:
+        return redis.asyncio.Redis.from_url(settings.LIVE_REDIS_URL, **options)
+    pool = redis.asyncio.BlockingConnectionPool.from_url(
+        settings.LIVE_REDIS_URL, max_connections=pool_size, timeout=KEY_READ_TIMEOUT, **options
+    )
+    return redis.asyncio.Redis(connection_pool=pool)
+
+
+async def _close(pubsub: Any, client: Any) -> None:
+    for closing in (pubsub.aclose, client.aclose):
+        try:
+            await closing()
+        except Exception:
+            pass
+
+
+_hubs: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub]" = weakref.WeakKeyDictionary()
+
+
+def hub() -> Hub:
+    """This event loop's hub (uvicorn runs one loop per process), started on first use."""
+    loop = asyncio.get_running_loop()
+    found = _hubs.get(loop)
+    if found is None:
+        found = _hubs[loop] = Hub(loop)
+    found.start()
+    return found
+
+
+async def _database_pulse(slug: str) -> Pulse | None:
+    found = await sync_to_async(room_pulse)(slug=slug)
+    return found[1] if found else None
+
+
+async def wait_for_change(slug: str, version: int, *, seconds: float | None = None) -> bool:
+    """Return when room `slug` moved past `version` (True) or the wait ran out (False).
+
+    True at once for a room that is not there (the view answers its 404). A room
+    still waiting for its second player is at version 0 until the join.
+    """
+    here = hub()
+    waiter = Waiter()
+    here.add(slug, waiter)  # before reading the pulse: nothing published after it is missed
+    slot = False
+    try:
+        start = await here.key_pulse(slug)
+        if start is None or start.version < version:
+            start = await _database_pulse(slug)  # no key, or its publish was lost
+        if start is None or start.version != version:
+            return True  # not there, or not where the board is
+        waiter.start = start
+        # Spread over the last 15 %: boards that began together (a deploy, a
+        # reconnect) do not all come back in the same second.
+        seconds = WAIT_SECONDS if seconds is None else seconds
+        deadline = here.loop.time() + seconds * random.uniform(0.85, 1.0)
+        while (left := deadline - here.loop.time()) > 0:
+            if waiter.moved():
+                return True
+            if not here.subscribed and not slot and not here.slots.locked():
+                await here.slots.acquire()  # one of the few that poll the database
+                slot = True
+            polling = slot and not here.subscribed
+            waiter.event.clear()
+            step = min(left, POLL_EVERY if polling else CHECK_HUB_EVERY)
+            try:
+                await asyncio.wait_for(waiter.event.wait(), step)
+            except TimeoutError:
+                pass
+            if waiter.moved():
+                return True
+            if polling and await _database_pulse(slug) != start:
+                return True
+        return False
+    finally:
+        here.discard(slug, waiter)
+        if slot:
+            here.slots.release()
+
+
+def wait_target(path: str, query: bytes, method: str) -> tuple[str, int] | None:
+    """(slug, version) of a board's held state request; None for anything else
+    (a malformed ?wait= too: the view answers its 400)."""
+    if method not in ("GET", "HEAD"):
+        return None
+    texts = parse_qs(query.decode("latin-1")).get("wait")
+    if not texts or len(texts) != 1:
+        return None
+    version = int_from_text(texts[0])
+    if version is None or version < 0:
+        return None
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return None
+    slug = match.kwargs.get("slug")
+    if match.view_name != STATE_VIEW or not isinstance(slug, str):
+        return None
+    return slug, version
+
+
+Scope = dict[str, Any]
+Message = Mapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class LiveWaits:
+    """The ASGI application of config/asgi.py: Django, with held ?wait= requests waited here.
+
+    A board's ``GET /api/rooms/<slug>/?wait=<version>`` waits in front of
+    Django, before any middleware, thread, session or connection; then it goes
+    on to Django without ``wait=``, and games.web.api.room_state answers the
+    state as it is now (with its ETag: 304 when this viewer's state did not
+    change). Everything else goes straight to Django. A client that leaves
+    while waiting stops the wait.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        target = None
+        if scope["type"] == "http":
+            target = wait_target(scope["path"], scope.get("query_string", b""), scope["method"])
+        if target is None:
+            await self.app(scope, receive, send)
+            return
+        heard: list[Message] = []
+        left = asyncio.Event()
+
+        async def watch() -> None:
+            while True:
+                message = await receive()
+                heard.append(message)
+                if message["type"] == "http.disconnect":
+                    left.set()
+                    return
+
+        watcher = asyncio.ensure_future(watch())
+        waiting = asyncio.ensure_future(wait_for_change(*target))
+        gone = asyncio.ensure_future(left.wait())
+        try:
+            await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (watcher, waiting, gone):
+                task.cancel()
+        if left.is_set():
+            return  # nobody to answer
+        if waiting.exception() is not None:
+            log.warning("live: a wait failed (%r); answered at once", waiting.exception())
+
+        async def replay() -> Message:
+            return heard.pop(0) if heard else await receive()
+
+        query = urlencode(
+            [
+                (k, v)
+                for k, v in parse_qsl(
+                    scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True
+                )
+                if k != "wait"
+            ]
+        )
+        await self.app({**scope, "query_string": query.encode("latin-1")}, replay, send)

@@ -1,0 +1,398 @@
+"""Live updates (issue 19): the pulse published after commit, the held request
+woken by it (games.services.live, games.web.live, config/asgi.py).
+
+The waits run through the real ASGI application (LiveWaits in front of
+Django's ASGI handler) in this process, with moves committed by the services
+on the same database, so what wakes a board is what wakes it in production:
+the Redis publish, or, without Redis, this process's own notice. The tests
+that need Redis take LIVE_REDIS_URL (CI: the broker's Redis) and a channel of
+their own; they skip without it locally and fail on CI.
+"""
+
+import asyncio
+import logging
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import uuid
+
+import pytest
+import redis
+from asgiref.sync import async_to_sync, sync_to_async
+from django.core.asgi import get_asgi_application
+from django.db import transaction
+
+from games import services
+from games.engine import ActionKind
+from games.lib.errors import Conflict
+from games.models import Turn
+from games.selectors.pulse import Pulse, room_pulse
+from games.services import live
+from games.web import live as waits
+from games.web import longpoll
+from games.web.live import LiveWaits
+from tests.helpers import (
+    action_url,
+    asgi_get,
+    bind,
+    first_legal_play,
+    missing,
+    post_json,
+    state_url,
+    version_of,
+)
+
+APP = LiveWaits(get_asgi_application())
+
+
+def pulse_of(room) -> Pulse:
+    found = room_pulse(room_id=room.pk)
+    assert found is not None
+    return found[1]
+
+
+def play(room, alice):
+    """alice plays her opening (3-1: she is on turn), committed."""
+    return services.game_play(
+        seat=alice.seat, version=version_of(room), play=first_legal_play(room, 0)
+    )
+
+
+@pytest.fixture
+def heard():
+    """Every pulse this process hands its own waiters (no Redis, or Redis down)."""
+    pulses: list[tuple[str, Pulse]] = []
+
+    def listener(slug, pulse):
+        pulses.append((slug, pulse))
+
+    live.listen_here(listener)
+    yield pulses
+    live.stop_listening_here(listener)
+
+
+@pytest.fixture
+def no_redis(settings):
+    settings.LIVE_REDIS_URL = ""
+    live.reset()
+    yield
+    live.reset()
+
+
+@pytest.fixture
+def redis_channel(settings):
+    """LIVE_REDIS_URL answering, on a channel of this test's own."""
+    url = settings.LIVE_REDIS_URL
+    if not url:
+        missing("LIVE_REDIS_URL (or a redis:// CELERY_BROKER_URL / CACHE_URL) is not set")
+    client = redis.Redis.from_url(url, socket_connect_timeout=1)
+    try:
+        client.ping()
+    except redis.RedisError as error:
+        missing(f"Redis does not answer at {url} ({error}); .ci/run starts it")
+    settings.LIVE_CHANNEL = f"mesa:live:test:{uuid.uuid4().hex[:8]}"
+    live.reset()
+    yield client
+    live.reset()
+    client.close()
+
+
+async def subscribed() -> waits.Hub:
+    """This loop's hub, once its subscription is up (so what wakes a waiter is the channel)."""
+    hub = waits.hub()
+    for _ in range(100):
+        if hub.subscribed:
+            return hub
+        await asyncio.sleep(0.05)
+    pytest.fail("the hub never subscribed")
+
+
+# -- the publisher ---------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_commit_publishes_the_rooms_new_pulse_once(room, alice, no_redis, heard):
+    before = pulse_of(room)
+    services.act_with_message(seat=alice.seat, text="suerte", act=lambda: play(room, alice))
+    # One unit of work locked the match twice (the action, the message): one publish.
+    assert heard == [(room.slug, pulse_of(room))]
+    assert heard[0][1].version == before.version + 1 and heard[0][1].message is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_action_or_a_rolled_back_transaction_publishes_nothing(
+    room, alice, bob, no_redis, heard
+):
+    with pytest.raises(Conflict):
+        services.game_roll(seat=bob.seat, version=version_of(room))  # not bob's turn
+    with pytest.raises(RuntimeError), transaction.atomic():
+        play(room, alice)
+        raise RuntimeError("the request failed after the move")
+    assert heard == []
+    play(room, alice)  # the next transaction publishes as usual
+    assert [slug for slug, _pulse in heard] == [room.slug]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_word_on_its_own_and_a_rematch_offer_publish_too(room, alice, bob, no_redis, heard):
+    services.message_send(seat=bob.seat, text="hola")
+    assert heard[-1] == (room.slug, pulse_of(room))
+    services.match_resign(seat=bob.seat, version=version_of(room))
+    services.rematch_offer(seat=alice.seat)
+    assert heard[-1][1].rematch == alice.seat.pk
+    assert len(heard) == 3
+
+
+def test_pulses_of_a_room_are_ordered_by_version_then_message():
+    old, word, moved = Pulse(1, 4, None, 7), Pulse(1, 4, None, 9), Pulse(1, 5, None, None)
+    assert moved.not_older(word) and word.not_older(old) and not old.not_older(word)
+    assert Pulse.decode(moved.encode()) == moved and Pulse.decode(b"x:1") is None
+    assert live.parse_message(live.message("abc", word)) == ("abc", word)
+
+
+# -- failing open ----------------------------------------------------------------
+
+
+def dead_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]  # closed again: nobody listens there
+
+
+@pytest.fixture
+def hung_redis():
+    """A port that takes the connection and never says a word."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    held = []
+
+    def accept():
+        while True:
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    yield f"redis://127.0.0.1:{server.getsockname()[1]}/0"
+    server.close()
+    for connection in held:
+        connection.close()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("down", ["refused", "hung"])
+def test_with_redis_down_the_move_is_answered_and_stored_once(
+    room, alice, settings, caplog, heard, hung_redis, down
+):
+    settings.LIVE_REDIS_URL = (
+        f"redis://127.0.0.1:{dead_port()}/0" if down == "refused" else hung_redis
+    )
+    live.reset()
+    bind(alice, room)
+    version = version_of(room)
+    plays = Turn.objects.filter(seat=alice.seat, kind=ActionKind.PLAY)
+    before = plays.count()
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="games.services.live"):
+        response = post_json(
+            alice.client,
+            action_url(room, "play"),
+            {"version": version, "play": first_legal_play(room, 0)},
+        )
+    took = time.monotonic() - started
+    assert response.status_code == 200, response.content
+    assert response.json()["version"] == version + 1
+    assert plays.count() == before + 1  # stored once
+    assert "live: publish of room" in caplog.text  # one line, no traceback
+    assert took < 5  # the socket gave up after LIVE_REDIS_TIMEOUT, not Redis's default
+    # This process's own waiters still heard it.
+    assert heard == [(room.slug, pulse_of(room))]
+    live.reset()
+
+
+# -- the wait, woken -------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_redis_a_move_in_this_process_wakes_its_waiter(room, alice, no_redis):
+    version = version_of(room)
+
+    async def scenario():
+        waiting = asyncio.ensure_future(asgi_get(APP, state_url(room), f"wait={version}"))
+        await asyncio.sleep(0.3)
+        assert not waiting.done()
+        moved = time.monotonic()
+        await sync_to_async(play)(room, alice)
+        response = await waiting
+        return response, time.monotonic() - moved
+
+    response, after = async_to_sync(scenario)()
+    assert response.status == 200
+    assert response.json()["version"] == version + 1
+    assert after < 1.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_wait_on_a_room_still_waiting_for_its_guest_ends_with_the_join(
+    alice, dice, opening, no_redis
+):
+    room = alice.seat.room
+
+    async def scenario():
+        waiting = asyncio.ensure_future(asgi_get(APP, state_url(room), "wait=0"))
+        await asyncio.sleep(0.3)
+        assert not waiting.done()  # version 0, held like any other
+        dice.push(opening)
+        await sync_to_async(services.room_join)(room=room, nickname="bob")
+        return await waiting
+
+    state = async_to_sync(scenario)().json()
+    assert state["room"]["status"] == "playing" and state["match"] is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_make_runs_threaded_long_poll_is_woken_by_a_move_in_its_own_process(
+    room, alice, bob, no_redis, monkeypatch
+):
+    # The WSGI side (runserver, gunicorn): only the notice can end it this soon.
+    monkeypatch.setattr(longpoll, "CHECK_EVERY", 5.0)
+    bind(bob, room)
+    version = version_of(room)
+    answer = {}
+
+    def wait():
+        answer["response"] = bob.client.get(state_url(room), {"wait": version})
+        answer["at"] = time.monotonic()
+
+    waiting = threading.Thread(target=wait)
+    waiting.start()
+    time.sleep(0.5)
+    assert "response" not in answer
+    play(room, alice)
+    moved = time.monotonic()
+    waiting.join(timeout=30)
+    assert answer["response"].json()["version"] == version + 1
+    assert answer["at"] - moved < 2.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_waiter_is_woken_by_the_publish_of_a_committed_move(
+    redis_channel, room, alice, monkeypatch, record_property
+):
+    # The database is never looked at while waiting: only the channel can wake it.
+    monkeypatch.setattr(waits, "POLL_EVERY", 60.0)
+    version = version_of(room)
+
+    async def scenario():
+        await subscribed()
+        waiting = asyncio.ensure_future(asgi_get(APP, state_url(room), f"wait={version}"))
+        await asyncio.sleep(0.3)
+        assert not waiting.done()
+        moved = await sync_to_async(play)(room, alice)
+        committed = time.monotonic()
+        response = await waiting
+        return moved, response, time.monotonic() - committed
+
+    moved, response, after = async_to_sync(scenario)()
+    record_property("seen_after_commit_s", round(after, 3))
+    assert response.status == 200
+    assert response.json()["version"] == moved.version == version + 1
+    assert after < 0.5, f"seen {after:.3f} s after the commit"
+    # The publisher left the room's pulse under its key for the next waiter.
+    assert Pulse.decode(redis_channel.get(live.room_key(room.slug))) == pulse_of(room)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_a_lost_publish_the_wait_still_ends_at_the_new_version(
+    redis_channel, room, alice, monkeypatch
+):
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 2.0)
+    version = version_of(room)
+
+    async def scenario():
+        await subscribed()
+        waiting = asyncio.ensure_future(asgi_get(APP, state_url(room), f"wait={version}"))
+        await asyncio.sleep(0.3)
+        with monkeypatch.context() as lost:
+            lost.setattr(live, "_send", lambda slug, pulse: True)  # "sent", never arrived
+            await sync_to_async(play)(room, alice)
+        missed = await waiting  # the timeout: the board re-reads the state
+        # Its next wait starts from the new version while the key still holds the
+        # old one: the database says where the room is, and it waits (no busy loop).
+        started = time.monotonic()
+        again = await asgi_get(APP, state_url(room), f"wait={version + 1}")
+        return missed, again, time.monotonic() - started
+
+    missed, again, held = async_to_sync(scenario)()
+    assert missed.status == 200 and missed.json()["version"] == version + 1
+    assert again.status == 200 and again.json()["version"] == version + 1
+    assert 1.6 <= held < 10  # the whole wait (2 s, the last 15 % spread)
+
+
+@pytest.fixture
+def own_redis(settings, tmp_path):
+    """A redis-server of this test's own (ports 19020..19049), whose clients it may kill."""
+    server = shutil.which("redis-server")
+    if server is None:
+        missing("redis-server is not installed (apt-get install redis-server; .ci/run has it)")
+    port = next(p for p in range(19020, 19050) if _free(p))
+    process = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+    )
+    client = redis.Redis(port=port, socket_connect_timeout=1)
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    settings.LIVE_REDIS_URL = f"redis://127.0.0.1:{port}/0"
+    settings.LIVE_CHANNEL = "mesa:live:0"
+    live.reset()
+    yield client
+    live.reset()
+    client.close()
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_publish_missed_while_the_subscription_was_down_wakes_the_waiter_on_reconnect(
+    own_redis, room, alice, monkeypatch
+):
+    # Neither the database (polled while unsubscribed) nor the timeout may be
+    # what ends this wait: only the keys read again after the reconnect.
+    monkeypatch.setattr(waits, "POLL_EVERY", 60.0)
+    monkeypatch.setattr(waits, "RECONNECT_FIRST", 2.0)
+    version = version_of(room)
+
+    async def scenario():
+        hub = await subscribed()
+        waiting = asyncio.ensure_future(asgi_get(APP, state_url(room), f"wait={version}"))
+        await asyncio.sleep(0.3)
+        own_redis.client_kill_filter(_type="pubsub")  # a network blip, for the hub only
+        await asyncio.sleep(0.3)
+        assert not hub.subscribed and not waiting.done()
+        await sync_to_async(play)(room, alice)  # published, to no subscriber
+        moved = time.monotonic()
+        response = await waiting
+        return hub.subscribed, response, time.monotonic() - moved
+
+    back, response, after = async_to_sync(scenario)()
+    assert response.status == 200 and response.json()["version"] == version + 1
+    assert back
+    assert after < 5, f"{after:.1f} s: the reconnect (2 s) should have brought it"
