@@ -80,10 +80,11 @@ run: $(STAMP)
 		--without-gossip --without-mingle --loglevel=INFO & analysis=$$!; \
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
-# The fault scenarios against real processes on 127.0.0.1 (PostgreSQL, a Redis
-# of its own, gunicorn, workers, an SMTP server it hangs and stops): see README.
+# The fault scenarios against real processes on 127.0.0.1 (a PostgreSQL and a
+# Redis of its own, gunicorn, workers, two beats, an SMTP server it hangs and
+# stops): see README. CHAOS_ARGS="--only two-beats" runs one scenario.
 chaos: $(STAMP)
-	$(BIN)/python scripts/chaos.py
+	$(BIN)/python scripts/chaos.py $(CHAOS_ARGS)
 
 # The load benchmark (bench/load.py, issue 19): its own gunicorn on PostgreSQL
 # and Redis (ports 19100+, database mesa_load, Redis db 2 unless told), 2,000

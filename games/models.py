@@ -179,8 +179,11 @@ class Match(models.Model):
     rematch_offered_by = models.ForeignKey(
         Seat, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    # Absence bookkeeping: each holds the turn_started_at of the turn it is about,
-    # so it lapses by itself when the turn passes.
+    # Absence bookkeeping: each holds the key of what it is about, so it lapses
+    # by itself when the turn passes: absence_waived_for and
+    # absence_notice_sent_for the turn_started_at of their turn,
+    # reminder_sent_for the absence_due_at it reminded of (a deadline a
+    # vacation moves is reminded again, once).
     absence_waived_for = models.DateTimeField(
         null=True, blank=True, help_text="The waiting player chose to keep waiting this turn."
     )
@@ -319,8 +322,9 @@ class SentEmail(models.Model):
     """
 
     # "sending": claimed, the mail server is being talked to; "sent": it said
-    # yes; "uncertain": the message went out whole but its answer was lost, so
-    # it is never sent again automatically (games.mail.messages).
+    # yes; "uncertain": the message went out whole but its answer was lost a
+    # second time, so it is never sent again automatically; a "lost:<claim>"
+    # key in this state records the first lost answer (games.mail.claims).
     class State(models.TextChoices):
         SENDING = "sending", _("enviándose")
         SENT = "sent", _("enviado")

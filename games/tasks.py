@@ -19,6 +19,7 @@ from typing import Any, TypedDict
 
 from billiard.einfo import ExceptionInfo
 from celery import Task, shared_task, signals, states
+from celery.exceptions import SoftTimeLimitExceeded
 from celery.result import AsyncResult
 from django.conf import settings as django_settings
 from django.db import DatabaseError, OperationalError
@@ -114,8 +115,12 @@ class MailTask(Task[..., int]):
     and the task records itself in the outbox to run again after a backoff
     that doubles up to hours (games.services.outbox.retry_delay); after MAIL_TRIES
     tries it stays there as a dead letter the admin can send again. A mail
-    whose server answer was lost after the whole message went out is never
-    retried (mail.Uncertain): it becomes a dead letter at once.
+    whose server answer was lost after the whole message went out is retried
+    the same way once (mail.Resend: the server may not have it); lost a
+    second time (mail.Uncertain) it becomes a dead letter at once.
+    The soft time limit hit while talking to a slow server is delivery
+    trouble too (the claims were released): retried, not dropped; and so is
+    an email another worker is sending right now (mail.Busy): looked at again.
     A database error is retried by Celery, briefly, like every task.
 
     `attempt` counts the tries already made; callers leave it out.
@@ -135,6 +140,9 @@ class MailTask(Task[..., int]):
             return super().__call__(*args, **kwargs)
         except mail.Uncertain as uncertain:
             outbox.dead_letter(self.name, args, error=str(uncertain), release=uncertain.release)
+        except mail.Busy as busy:  # another worker is sending it: look again later
+            outbox.retry_later(self.name, args, attempt=attempt + 1, error=busy)
+            return busy.sent
         except DELIVERY_ERRORS as error:
             tries = attempt + 1
             if _refused_for_good(error):
@@ -159,7 +167,7 @@ class MailTask(Task[..., int]):
 
 
 # ConnectionError and TimeoutError are OSErrors, and so is a refused socket.
-DELIVERY_ERRORS = (smtplib.SMTPException, OSError)
+DELIVERY_ERRORS = (smtplib.SMTPException, OSError, mail.Resend, SoftTimeLimitExceeded)
 
 
 def _refused_for_good(error: BaseException) -> bool:
@@ -254,8 +262,9 @@ def send_daily_digests(batch: int = 200) -> int:
 
 # --- sweeps (beat) -------------------------------------------------------------
 # Each finds due rows through an indexed query and hands them one by one to a
-# service that locks with skip_locked and re-checks: two workers running the
-# same sweep at once close each game once.
+# service that locks the row (waiting for a holder, never skipping it) and
+# re-checks: two workers running the same sweep at once close each game once,
+# and neither passes over a row the other is only looking at.
 
 
 @shared_task(**RETRYING)

@@ -2,12 +2,13 @@
 
 - messages: who is told what, and when (your turn, digest, joined, ended, absence,
   an invitation by name)
-- claims: the one claim protocol, its release, and Uncertain (an answer lost)
+- claims: the one claim protocol, its release, Resend (an answer lost, sent once
+  more) and Uncertain (lost twice)
 - smtp: the backend that tells a refusal from a lost answer (ReplyLost)
 """
 
 from games.mail import claims, messages, push, smtp
-from games.mail.claims import Uncertain, release_claim, stale_claim_after
+from games.mail.claims import Busy, Resend, Uncertain, release_claim, stale_claim_after
 from games.mail.messages import (
     NotNow,
     board_link,
@@ -22,7 +23,9 @@ from games.mail.messages import (
 )
 
 __all__ = [
+    "Busy",
     "NotNow",
+    "Resend",
     "Uncertain",
     "board_link",
     "claims",

@@ -7,19 +7,27 @@ then sends. Three kinds of claim, one protocol and one way back:
   opponent joined, the match ended): claim_key;
 - each waiting turn of an address marked as told (Seat.turn_notified_at set
   to the turn's start, "Es tu turno"): claim_waiting_turns;
-- a bookkeeping field of the match set to the turn it is about (the absence
-  reminder, "you may close by absence"): claim_turn_field.
+- a bookkeeping field of the match set to what it is about: the deadline for
+  the absence reminder, the turn for "you may close by absence":
+  claim_turn_field.
 
 send_claimed sends under the claims. When the server refuses or cannot be
 reached, the claims are released (release) so the task's retry (games.tasks,
-spread over hours) sends it. When the whole message went out and only the
-server's answer was lost (games.mail.smtp.ReplyLost), the claims are kept and
-the mail becomes a dead letter for a person to check: sending it again could
-deliver it twice, and most often the server did accept it. Its claims travel
-with it in one shape, {"claims": [Claim.to_json(), ...]}, and release_claim
-undoes them for the admin's "send again".
+spread over hours) sends it.
 
-The one duplicate we accept: a worker killed while a SentEmail key is
+When the whole message went out and only the server's answer was lost
+(games.mail.smtp.ReplyLost), the server most likely has it, but may not: at
+least once is the honest promise, with at most one duplicate. The first time
+an email's answer is lost, a "lost:" SentEmail row records it and the claims
+are released (Resend, a delivery error for games.tasks: the task's retry, or
+the next sweep, sends it once more). The second time, the "lost:" row is
+there already: the claims are kept and the mail becomes a dead letter for a
+person to check, never sent again by itself. So one email reaches the server
+at most twice by a lost answer, whichever task or sweep resends it. A dead
+letter's claims travel with it in one shape, {"claims": [Claim.to_json(),
+...]}, and release_claim undoes them for the admin's "send again".
+
+The other duplicate we accept: a worker killed while a SentEmail key is
 "sending" (mid-conversation with the server). Its message comes back to
 another worker after the broker's visibility timeout, longer than any task may
 run, so the claim is stale by then; that worker takes it over and sends. The
@@ -96,9 +104,28 @@ class ReleaseJSON(TypedDict):
     claims: list[ClaimJSON]
 
 
+class Busy(Exception):
+    """Another worker holds this email's key as "sending", younger than a dead
+    worker's: look again later (the task's retry). By then it is sent, or its
+    worker died and the claim is stale and taken over. Dropping it instead lost
+    the email when that worker had died: a killed worker's task may come back
+    at once (reject on worker lost) or by the outbox's re-drive. `sent`: what
+    the call sent besides."""
+
+    def __init__(self, key: str, sent: int = 0) -> None:
+        super().__init__(f"{key} is being sent by another worker")
+        self.key, self.sent = key, sent
+
+
+class Resend(Exception):
+    """The server's answer to a message that went out whole was lost, for the
+    first time: the claims were released, so the email is owed again and is sent
+    once more (a delivery error: the task's retry, or the next sweep)."""
+
+
 class Uncertain(Exception):
-    """The server may have delivered it: not retried. `release` (the claims as
-    JSON) undoes the claims, for the admin's "send again" (release_claim)."""
+    """The server's answer was lost a second time: not retried. `release` (the
+    claims as JSON) undoes the claims, for the admin's "send again" (release_claim)."""
 
     def __init__(self, claims: list[Claim], error: BaseException) -> None:
         super().__init__(f"the server's answer was lost: {error}")
@@ -113,12 +140,16 @@ def stale_claim_after() -> timedelta:
 
 
 def send_claimed(claims: list[Claim], send: Callable[[], None]) -> int:
-    """Send under `claims`: 1 when sent; on failure the claims are released, or
-    kept and the mail uncertain when only the server's answer was lost."""
+    """Send under `claims`: 1 when sent; on failure the claims are released. When
+    only the server's answer was lost: released (Resend) the first time, kept
+    and the mail uncertain the second (see above)."""
     keys = [claim.id for claim in claims if claim.row == KEY]
     try:
         send()
     except ReplyLost as error:
+        if _first_loss(claims):
+            release(claims)
+            raise Resend(f"the server's answer was lost, sending once more: {error}") from error
         if keys:
             SentEmail.objects.filter(key__in=keys).update(state=SentEmail.State.UNCERTAIN)
         raise Uncertain(claims, error) from error
@@ -130,6 +161,27 @@ def send_claimed(claims: list[Claim], send: Callable[[], None]) -> int:
             state=SentEmail.State.SENT, sent_at=clock.now()
         )
     return 1
+
+
+def lost_key(claim: Claim) -> str:
+    """The SentEmail key that records a lost answer to the email of `claim`."""
+    if claim.row == KEY:
+        return f"lost:{claim.id}"
+    return f"lost:{claim.row}:{claim.id}:{claim.field}:{_iso(claim.claimed)}"
+
+
+def _first_loss(claims: list[Claim]) -> bool:
+    """Record the lost answer for each claim; True when none had lost one before."""
+    first, now = True, clock.now()
+    for claim in claims:
+        try:
+            with transaction.atomic():
+                SentEmail.objects.create(
+                    key=lost_key(claim), sent_at=now, state=SentEmail.State.UNCERTAIN
+                )
+        except IntegrityError:
+            first = False
+    return first
 
 
 def release(claims: list[Claim]) -> None:
@@ -154,8 +206,9 @@ def release_claim(release_json: ReleaseJSON) -> None:
 
 
 def claim_key(key: str) -> Claim | None:
-    """Insert the SentEmail key as "sending"; None when another run holds it
-    or sent it. A "sending" claim of a dead worker is taken over (see above)."""
+    """Insert the SentEmail key as "sending"; None when it was sent (or is
+    uncertain); Busy while another worker is sending it. A "sending" claim of
+    a dead worker is taken over (see above)."""
     now = clock.now()
     try:
         with transaction.atomic():
@@ -164,7 +217,11 @@ def claim_key(key: str) -> Claim | None:
         taken_over = SentEmail.objects.filter(
             key=key, state=SentEmail.State.SENDING, sent_at__lt=now - stale_claim_after()
         ).update(sent_at=now)
-        return Claim(KEY, key) if taken_over == 1 else None
+        if taken_over == 1:
+            return Claim(KEY, key)
+        if SentEmail.objects.filter(key=key, state=SentEmail.State.SENDING).exists():
+            raise Busy(key) from None
+        return None
     return Claim(KEY, key)
 
 
@@ -226,26 +283,59 @@ def claim_waiting_turns(recipient: Recipient) -> list[TurnClaim]:
 
 
 def claim_turn_field(match_id: int, field: str, *, reminder: bool) -> Claim | None:
-    """Lock the match (skipping it when another worker holds it), check that the
-    email is due for this turn, and set `field` to the turn. None when there is
-    nothing to send; the claim's `claimed` is the turn's start."""
+    """Lock the match, check that the email is due, and set `field` to its key.
+
+    The key of "you may close by absence" (absence_notice_sent_for) is the
+    turn (its start); the key of the reminder (reminder_sent_for) is the
+    deadline it reminds of, so a deadline a vacation moved is reminded again,
+    once, and the same deadline never twice. The deadline is the one the
+    turn's clock gives under the lock; a stored deadline that disagrees (it
+    was moved while another transaction held the row) is written here, so the
+    sweeps' queries find the match at the right time. None when there is
+    nothing to send; the claim's `claimed` is the key.
+    """
     now = clock.now()
     with transaction.atomic():
         match = due.lock_for_sweep(match_id)
         if match is None or match.turn_seat_id is None:
             return None
-        started = match.turn_started_at
-        if getattr(match, field) == started:
-            return None
         turn = vacations.turn_clock(match)  # no reminder while the player is away
+        if turn.due_at != match.absence_due_at:
+            Match.objects.filter(pk=match.pk).update(absence_due_at=turn.due_at)
         if reminder:
-            is_due = turn.reminder_due(now)
+            key, is_due = turn.due_at, turn.reminder_due(now)
         else:
-            is_due = turn.claimable(now) and turn.waived
-        if not is_due:
+            key, is_due = match.turn_started_at, turn.claimable(now) and turn.waived
+        if not is_due or key is None or getattr(match, field) == key:
             return None
-        Match.objects.filter(pk=match.pk).update(**{field: started})
-        return Claim(MATCH, match.pk, field, started)  # released to None, not yet told
+        Match.objects.filter(pk=match.pk).update(**{field: key})
+        return Claim(MATCH, match.pk, field, key)  # released to None, not yet told
+
+
+# --- the turn "someone sat down" announces -----------------------------------------
+
+
+def claim_seat_turn(seat_id: int) -> tuple[Match | None, Claim | None]:
+    """The playing match where this seat is on turn, and its turn claimed as told.
+
+    For an email that tells the seat it is their turn besides its own news
+    ("someone sat down"): claimed with it, before it is sent, so that "Es tu
+    turno" for the same turn is not sent too (it finds the turn told); the
+    claim is None when that turn was told already. The match is None when the
+    seat is not on turn.
+    """
+    with transaction.atomic():
+        seat = Seat.objects.select_for_update().filter(pk=seat_id).first()
+        match = Match.objects.filter(turn_seat_id=seat_id, status=Match.Status.PLAYING).first()
+        if seat is None or match is None or match.turn_started_at is None:
+            return None, None
+        if seat.turn_notified_at == match.turn_started_at:
+            return match, None
+        Seat.objects.filter(pk=seat.pk).update(turn_notified_at=match.turn_started_at)
+        claimed = Claim(
+            SEAT, seat.pk, "turn_notified_at", match.turn_started_at, seat.turn_notified_at
+        )
+        return match, claimed
 
 
 def _iso(moment: datetime | None) -> str | None:

@@ -27,7 +27,6 @@ from games.mail import claims
 from games.mail.news import answer_sentence, turn_news, written_answer
 from games.models import Challenge, Match, Room, Seat, Turn
 from games.selectors import due, lobby, talk, vacations
-from games.selectors.board import current_match
 
 
 class NotNow(Exception):
@@ -92,7 +91,8 @@ def _send(recipient: Recipient, template_name: str, context: Context) -> None:
 
 
 def _send_once(key: str, recipient: Recipient, template_name: str, context: Context) -> int:
-    """Send under a SentEmail key: 1 when this call sent it, 0 when it was already sent."""
+    """Send under a SentEmail key: 1 when this call sent it, 0 when it was already
+    sent; claims.Busy while another worker is sending it."""
     claim = claims.claim_key(key)
     if claim is None:
         return 0
@@ -184,7 +184,7 @@ def send_daily_digests(*, batch: int = 200) -> int:
     """
     now = clock.now()
     day = now.date().isoformat()
-    sent, after = 0, 0
+    sent, after, busy = 0, 0, ""
     # No digest to a player on vacation: their games are waiting by their choice.
     away = set(vacations.away_now().values_list("user_id", flat=True))
     while True:
@@ -196,10 +196,16 @@ def send_daily_digests(*, batch: int = 200) -> int:
             recipient = recipient_for_seat(seat)
             if recipient is None or recipient.notify != Notify.DAILY:
                 continue
-            sent += _send_digest(recipient, day)
+            try:
+                sent += _send_digest(recipient, day)
+            except claims.Busy as other:  # another run sends it: the rest first
+                busy = other.key
         if len(page) < batch:
-            return sent
+            break
         after = page[-1].pk
+    if busy:
+        raise claims.Busy(busy, sent)  # looked at again later
+    return sent
 
 
 def _send_digest(recipient: Recipient, day: str) -> int:
@@ -245,18 +251,21 @@ def send_opponent_joined(*, room_id: int) -> int:
     recipient = recipient_for_seat(host)
     if recipient is None or is_on_the_board(host, clock.now()):
         return 0
-    match = current_match(room)
-    your_turn = match is not None and match.turn_seat_id == host.pk
+    joined = claims.claim_key(f"joined:{room.pk}")
+    if joined is None:
+        return 0
+    # When it is the host's turn this message says so, and claims that turn as
+    # told with its own key, before it is sent: no separate "Es tu turno" for
+    # it (marked only after sending, as before, a turn email claimed meanwhile
+    # announced the same turn again).
+    on_turn, turn = claims.claim_seat_turn(host.pk)
     context: Context = {
         "opponent": guest.nickname,
         "link": board_link(host),
-        "your_turn": your_turn,
+        "your_turn": on_turn is not None,
     }
-    sent = _send_once(f"joined:{room.pk}", recipient, "opponent_joined", context)
-    if sent and your_turn and match is not None:
-        # This message said it is their turn: no separate "Es tu turno" for it.
-        Seat.objects.filter(pk=host.pk).update(turn_notified_at=match.turn_started_at)
-    return sent
+    held = [joined] if turn is None else [joined, turn]
+    return claims.send_claimed(held, lambda: _send(recipient, "opponent_joined", context))
 
 
 def send_invitation(*, challenge_id: int) -> int:
@@ -296,7 +305,7 @@ def send_match_ended(*, match_id: int) -> int:
     state = MatchState.from_json(match.state)
     reason = "expired" if room.status == Room.Status.EXPIRED else (state.end_reason or "won")
     now = clock.now()
-    sent = 0
+    sent, busy = 0, ""
     for seat in Seat.objects.filter(room=room).select_related("user"):
         seat.room = room
         if seat.is_bot or is_on_the_board(seat, now):
@@ -323,7 +332,12 @@ def send_match_ended(*, match_id: int) -> int:
             "show_score": MatchRules.from_json(room.rules).format is not Format.SINGLE,
             "link": board_link(seat),
         }
-        sent += _send_once(f"ended:{match.pk}:{seat.number}", recipient, "match_ended", context)
+        try:
+            sent += _send_once(f"ended:{match.pk}:{seat.number}", recipient, "match_ended", context)
+        except claims.Busy as other:  # the other player's first
+            busy = other.key
+    if busy:
+        raise claims.Busy(busy, sent)
     return sent
 
 
@@ -345,9 +359,10 @@ def send_absence_claimable(*, batch: int = 100) -> int:
 def _send_for_turn(
     match_id: int, field: str, build: Callable[[int, datetime], Message | None]
 ) -> int:
-    """Claim the match's `field` for the current turn, then build and send its email."""
+    """Claim the match's `field` (claims.claim_turn_field says its key), then build
+    and send its email."""
     claim = claims.claim_turn_field(match_id, field, reminder=build is _reminder)
-    if claim is None or claim.claimed is None:  # a field claim holds the turn's start
+    if claim is None or claim.claimed is None:  # a field claim holds its key
         return 0
     message = build(match_id, claim.claimed)
     if message is None:
@@ -356,23 +371,20 @@ def _send_for_turn(
     return claims.send_claimed([claim], lambda: _send(recipient, template_name, context))
 
 
-def _reminder(match_id: int, started: datetime) -> Message | None:
+def _reminder(match_id: int, deadline: datetime) -> Message | None:
     match = Match.objects.select_related("turn_seat__room", "turn_seat__user").get(pk=match_id)
     seat = match.turn_seat
-    if seat is None or match.turn_started_at != started:
-        return None  # the claimed turn is over: the seat on turn now is someone else's
+    if seat is None or match.absence_due_at != deadline:
+        # Since the claim the turn passed or the deadline moved: the seat on turn
+        # now is someone else's, or a new deadline owes its own reminder.
+        return None
     recipient = recipient_for_seat(seat)
     if recipient is None:
         return None
     opponent = _opponent(seat)
     context: Context = {
         "opponent": opponent.nickname if opponent else "",
-        # The claimed turn's deadline (the match may have moved on since).
-        "deadline": (
-            match.absence_due_at
-            if match.turn_started_at == started
-            else deadlines.TurnClock(started).due_at
-        ),
+        "deadline": deadline,
         "link": board_link(seat),
     }
     return recipient, "absence_reminder", context

@@ -1,8 +1,9 @@
 """Due work: what every sweep and periodic email looks for, in one place.
 
 Each query uses a partial index (see games.models) and returns ids (or a
-page) for a writer that locks the row with lock_for_sweep and re-checks
-everything: games.services.sweeps, games.mail.messages, games.tasks.
+page) for a writer that locks the row with lock_for_sweep (waiting, never
+skipping) and re-checks everything: games.services.sweeps, games.mail.messages,
+games.tasks.
 """
 
 from datetime import timedelta
@@ -26,13 +27,15 @@ def absent_due(*, limit: int = 100) -> list[int]:
 
 
 def reminder_due(*, limit: int = 100) -> list[int]:
-    """Matches whose player on turn is 24 h from the deadline (the reminder sweep)."""
+    """Matches whose player on turn is 24 h from the deadline and was not reminded
+    of this deadline (the reminder sweep; Match.reminder_sent_for holds the deadline
+    reminded, so a deadline a vacation moved is reminded again, once)."""
     after, until = deadlines.reminder_window(clock.now())
     matches = (
         Match.objects.filter(
             status=Match.Status.PLAYING, absence_due_at__gt=after, absence_due_at__lte=until
         )
-        .exclude(reminder_sent_for=F("turn_started_at"))
+        .exclude(reminder_sent_for=F("absence_due_at"))
         .order_by("absence_due_at")
     )
     return list(matches.values_list("pk", flat=True)[:limit])
@@ -106,16 +109,24 @@ def waiting_for_address(email: str) -> QuerySet[Match]:
 
 
 def email_sent(key: str) -> bool:
-    """A SentEmail row holds this key (sent, being sent, or uncertain)."""
-    return SentEmail.objects.filter(key=key).exists()
+    """A SentEmail row holds this key, sent or uncertain (not one being sent now,
+    which its worker may yet free or leave stale: games.mail.claims.claim_key)."""
+    return SentEmail.objects.filter(key=key).exclude(state=SentEmail.State.SENDING).exists()
 
 
 def lock_for_sweep(match_id: int) -> Match | None:
     """The row lock every sweep takes, in the caller's transaction: the playing
-    match, or None when it is over or another worker holds it (skip_locked:
-    the next sweep sees it again)."""
+    match, or None when it is over.
+
+    It waits for a worker that holds the row (an action, another sweep: each
+    holds it for milliseconds and locks one match) rather than skip it: a
+    sweep skipping a row does not know whether the holder will do its part,
+    and the next sweep may come too late (a reminder after the deadline).
+    Two sweeps at once therefore run one after the other on each row, and the
+    second finds the first's claim. Every sweep transaction locks one match
+    first, so they cannot deadlock each other."""
     return (
-        Match.objects.select_for_update(skip_locked=True, of=("self",))
+        Match.objects.select_for_update(of=("self",))
         .select_related("room")
         .filter(pk=match_id, status=Match.Status.PLAYING)
         .first()

@@ -1,8 +1,8 @@
 """The sweeps' writes (periodic tasks): close a game by absence, expire an idle room.
 
-Each takes one id found by a games.selectors.due query, locks the row with
-skip_locked (due.lock_for_sweep: another worker already holds it, so skip,
-the next sweep sees it again), re-checks everything and acts at most once.
+Each takes one id found by a games.selectors.due query, locks the row
+(due.lock_for_sweep, which waits for another worker holding it rather than
+skip it), re-checks everything and acts at most once.
 """
 
 from django.db import transaction
@@ -27,6 +27,9 @@ def absence_close(*, match_id: int) -> Match | None:
             return None
         # Re-checked under the lock: the turn may have passed, or been waived.
         turn = vacations.turn_clock(match)  # stands still while the player is away
+        if turn.due_at != match.absence_due_at:
+            # Moved while another transaction held the row: the sweeps read it.
+            Match.objects.filter(pk=match.pk).update(absence_due_at=turn.due_at)
         if turn.closes_at is None:
             return None
         table = open_table(match)
@@ -45,7 +48,7 @@ def room_expire(*, room_id: int) -> Room | None:
         latest = Match.objects.filter(room_id=room_id).order_by("-number").values("pk").first()
         match = due.lock_for_sweep(latest["pk"]) if latest else None
         if latest and match is None:
-            return None  # someone is acting right now
+            return None  # its match ended meanwhile: the room is no longer idle
         room = Room.objects.select_for_update().filter(pk=room_id).first()
         if room is None or not room.is_active:
             return None

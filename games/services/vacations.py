@@ -87,13 +87,16 @@ def vacation_end_on_move(*, user_id: int, now: datetime, match_id: int) -> Vacat
 def refresh_deadlines(*, user_id: int, skip: int | None = None) -> int:
     """Write again the absence deadline of every match waiting for the user.
 
-    A match another transaction holds right now is skipped (skip_locked): the
-    action running in it writes its own deadline when it saves.
+    Waits for a match another transaction holds, in id order: skipping it
+    (as before) left its old deadline in place when the holder was a sweep,
+    which writes no deadline, or an action that read the vacations before
+    this one committed; the reminder of the moved deadline then never came.
     """
     matches = (
         vacations.matches_on_turn(user_id)
-        .select_for_update(skip_locked=True, of=("self",))
+        .select_for_update(of=("self",))
         .select_related("room", "turn_seat")
+        .order_by("pk")
     )
     if skip is not None:
         matches = matches.exclude(pk=skip)

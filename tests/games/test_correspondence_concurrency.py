@@ -1,7 +1,7 @@
 """Two workers running the same sweep or mail task at the same moment, on PostgreSQL.
 
 Each thread has its own connection and transactions that really commit. The
-row locks (skip_locked in the sweeps, the seat rows for "Es tu turno") and the
+row locks (the sweeps wait on them, the seat rows for "Es tu turno") and the
 SentEmail keys must close each absent game once and send each email once.
 """
 
