@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-engine bench duel cube-ladder lint typecheck install messages chaos
+.PHONY: run test test-engine bench duel cube-ladder lint typecheck install messages chaos load
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -85,6 +85,14 @@ run: $(STAMP)
 # stops): see README. CHAOS_ARGS="--only two-beats" runs one scenario.
 chaos: $(STAMP)
 	$(BIN)/python scripts/chaos.py $(CHAOS_ARGS)
+
+# The load benchmark (bench/load.py, issue 19): its own gunicorn on PostgreSQL
+# and Redis (ports 19100+, database mesa_load, Redis db 2 unless told), 2,000
+# waiting boards, 50 players, readers, for 150 s; server and load generator on
+# separate cores, both under nice. LOAD_ARGS="--boards 500 --duration 60" etc.
+LOAD_ARGS ?=
+load: $(STAMP)
+	$(BIN)/python -m bench.load $(LOAD_ARGS)
 
 # After changing site text: refresh the catalogs, translate the new entries in
 # locale/en (locale/es repeats the Spanish source), then compile. Commit the

@@ -47,3 +47,7 @@ def on_starting(server: object) -> None:
         call_command("check", "--database", "default")
     finally:
         connections.close_all()  # the workers fork from here: no shared connection
+        for connection in connections.all(initialized_only=True):
+            close_pool = getattr(connection, "close_pool", None)
+            if close_pool is not None:
+                close_pool()  # nor a pool (DB_POOL_MAX): each worker opens its own

@@ -108,6 +108,27 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# Connection pooling (issue 19, docs/DEPLOY.md "PostgreSQL connections"):
+# DB_POOL_MAX > 0 gives each process Django's psycopg pool of at most that many
+# connections (CONN_MAX_AGE must then be 0: the pool keeps them). The deploy
+# kit sets it for the web processes only; the Celery workers and beat, one
+# thread each, hold one connection at most without it. The budget:
+# web processes x DB_POOL_MAX + worker processes + beat <= 20.
+# Behind PgBouncer in transaction mode instead, leave the pool off and set
+# DB_DISABLE_SERVER_SIDE_CURSORS=1 (Django already sends no prepared statements).
+DB_POOL_MAX = env.int("DB_POOL_MAX", default=0)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_POOL_MAX > 0:
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(env.int("DB_POOL_MIN", default=1), DB_POOL_MAX),
+        "max_size": DB_POOL_MAX,
+        # A request waits this long for a free connection, then fails as the
+        # database being away does (OperationalError).
+        "timeout": float(env.str("DB_POOL_TIMEOUT", default="10")),
+    }
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool(
+    "DB_DISABLE_SERVER_SIDE_CURSORS", default=False
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -464,10 +485,10 @@ CACHES = {"default": env.cache("CACHE_URL", default="dbcache://mesa_cache")}
 FAIL_OPEN_RETRY_SECONDS = env.float("FAIL_OPEN_RETRY_SECONDS", default=5.0)
 BROKER_PUBLISH_TIMEOUT = env.float("BROKER_PUBLISH_TIMEOUT", default=0.5)
 UNAVAILABLE_RETRY_AFTER = env.int("UNAVAILABLE_RETRY_AFTER", default=5)
-if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
-    from redis.backoff import NoBackoff
-    from redis.retry import Retry
+from redis.backoff import NoBackoff  # noqa: E402
+from redis.retry import Retry  # noqa: E402
 
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     CACHES["default"]["BACKEND"] = "config.cache.FailOpenRedisCache"
     CACHES["default"]["OPTIONS"] = {
         "socket_connect_timeout": env.float("CACHE_CONNECT_TIMEOUT", default=0.25),
@@ -485,6 +506,28 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=3)
     )
+# The room state's cache (games/web/state_cache.py, issue 19): its keys come from
+# the rows the state reads, so a per-process memory cache is correct too and
+# only hits less; where CACHE_URL is Redis it is shared by every process and node.
+_state_cache_url = env.str("CACHE_URL", default="")
+if not _state_cache_url.startswith(("redis://", "rediss://")):
+    _state_cache_url = "locmemcache://mesa-room-state"
+CACHES["state"] = env.cache("STATE_CACHE_URL", default=_state_cache_url)
+CACHES["state"]["KEY_PREFIX"] = "state"
+if CACHES["state"]["BACKEND"].endswith("LocMemCache"):
+    CACHES["state"].setdefault("OPTIONS", {})["MAX_ENTRIES"] = 5000
+elif CACHES["state"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # Hardened as the default cache is (config/cache.py): a miss when Redis is away.
+    CACHES["state"]["BACKEND"] = "config.cache.FailOpenRedisCache"
+    CACHES["state"]["OPTIONS"] = {
+        "socket_connect_timeout": env.float("CACHE_CONNECT_TIMEOUT", default=0.25),
+        "socket_timeout": env.float("CACHE_SOCKET_TIMEOUT", default=0.5),
+        "retry": Retry(NoBackoff(), 0),
+        "retry_seconds": FAIL_OPEN_RETRY_SECONDS,
+        **CACHES["state"].get("OPTIONS", {}),
+    }
+MESA_STATE_CACHE = env.bool("MESA_STATE_CACHE", default=True)
+MESA_STATE_CACHE_SECONDS = env.int("MESA_STATE_CACHE_SECONDS", default=600)
 
 
 # Live updates (games.services.live publishes, games.web.live waits): Redis

@@ -114,6 +114,17 @@ class TurnClock:
             and now - self.turn_started_at > SHOW_DEADLINE_AFTER
         )
 
+    def changes(self) -> list[datetime]:
+        """Every moment at which what this clock says may change by time alone: its
+        pauses' starts and ends, the deadline shown, the deadline itself (a cache of
+        what the board shows keeps it no longer, games.selectors.board)."""
+        moments = [moment for pause in self.pauses for moment in pause]
+        if self.turn_started_at is not None:
+            moments.append(self.turn_started_at + SHOW_DEADLINE_AFTER)
+        if self.due_at is not None:
+            moments.append(self.due_at)
+        return moments
+
     def hours_left(self, now: datetime) -> int | None:
         """Whole hours until the game closes by itself, rounded down ("31 h" means
         at least 31); None when it never does."""

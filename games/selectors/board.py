@@ -246,6 +246,40 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     return data
 
 
+def state_until(room: Room, state: RoomState) -> datetime | None:
+    """The first moment after now at which the clock alone changes `state` (room_state's
+    answer for one viewer): a vacation starts or ends, the absence deadline passes or
+    is shown. None when only the rows can: always for a spectator, who sees no clock.
+    The state's cache (games.web.state_cache) keeps it no longer. One query (the
+    players' vacations), for a seated viewer only."""
+    if state["viewer"]["seat"] is None:
+        return None
+    now = clock.now()
+    match = state["match"]
+    started = (
+        datetime.fromisoformat(match["turn_started_at"])
+        if match and match["turn_started_at"]
+        else None
+    )
+    users = (seat.user_id for seat in room.seats.all())
+    pauses = vacations.pauses_by_user(users, min(started or now, now))
+    return _clock_edge(started, pauses, now)
+
+
+def _clock_edge(
+    started: datetime | None, pauses: dict[int, tuple[deadlines.Pause, ...]], now: datetime
+) -> datetime | None:
+    """The first moment after `now` at which a seated viewer's state changes by the
+    clock alone: a vacation's start or end (away_until, the turn clock), the
+    absence deadline (can_claim), the moment the board names it (show_deadline)."""
+    # Whichever player owes the turn, with their own pauses: one clock per player
+    # (and one without pauses), a few moments too many at worst.
+    clocks = [deadlines.TurnClock(started, pauses=spans) for spans in (*pauses.values(), ())]
+    edges = [moment for turn in clocks for moment in turn.changes()]
+    later = [moment for moment in edges if moment > now]
+    return min(later) if later else None
+
+
 def _match_state(
     match: Match,
     seats: dict[int, Seat],

@@ -11,7 +11,6 @@ and call a service; the services and the engine decide. docs/API.md is the
 reference for clients.
 """
 
-import hashlib
 import json
 from collections.abc import Callable
 from functools import wraps
@@ -38,9 +37,8 @@ from games.lib.errors import (
     public_message,
 )
 from games.models import Room, Seat
-from games.selectors.board import RoomState
 from games.services.cleaning import int_from_text
-from games.web import longpoll
+from games.web import longpoll, state_cache
 from games.web.actions import ACTIONS, Body, perform
 from games.web.http_errors import database_unavailable, error_payload
 from games.web.seats import load_room, remember_seat, viewer_seat
@@ -116,22 +114,17 @@ def _content_length(request: HttpRequest) -> int:
 # --- endpoints --------------------------------------------------------------
 
 
-def state_etag(state: RoomState, body: bytes) -> str:
-    # The version says when the game moved; the digest covers what else this
-    # viewer sees (their seat, the language, a join, a rematch offer).
-    digest = hashlib.sha256(body).hexdigest()[:16]
-    return f'"v{state.get("version", 0)}-{digest}"'
-
-
 def state_response(request: HttpRequest, room: Room) -> HttpResponse:
-    state = selectors.room_state(room, viewer_seat(request, room))
-    body = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
-    etag = state_etag(state, body)
-    if etag in parse_etags(request.headers.get("If-None-Match", "")):
+    """The viewer's state of `room` (from games.web.state_cache), or 304 when they have it."""
+    return answer_response(request, state_cache.state_answer(room, viewer_seat(request, room)))
+
+
+def answer_response(request: HttpRequest, answer: state_cache.Answer) -> HttpResponse:
+    if answer.etag in parse_etags(request.headers.get("If-None-Match", "")):
         response = HttpResponse(status=304)
     else:
-        response = HttpResponse(body, content_type="application/json")
-    response["ETag"] = etag
+        response = HttpResponse(answer.body, content_type="application/json")
+    response["ETag"] = answer.etag
     response["Cache-Control"] = "private, no-cache"
     response["Content-Language"] = get_language()
     return response
@@ -162,6 +155,13 @@ def parse_wait(request: HttpRequest) -> int | None:
 
 @json_endpoint(("GET", "HEAD"))
 def room_state(request: HttpRequest, slug: str) -> HttpResponse:
+    if "wait" not in request.GET:
+        cached = state_cache.cached_state(request, slug)  # two queries on a hit
+        if cached is not None:
+            answer, seat = cached
+            if seat is not None:
+                services.seat_seen(seat=seat)  # no "your turn" email while the board is open
+            return answer_response(request, answer)
     room = load_room(slug)
     wait = parse_wait(request)
     if wait is not None:

@@ -23,6 +23,7 @@ import threading
 import time
 
 from django.conf import settings
+from django.db import connection
 
 from games.models import Room
 from games.selectors.pulse import Pulse, room_pulse
@@ -61,6 +62,13 @@ def pulse(room: Room) -> Pulse | None:
     return found[1] if found else None
 
 
+def _release_pooled_connection() -> None:
+    """With the connection pool (DB_POOL_MAX), hand the connection back while asleep:
+    a waiter holding one for 25 s would leave none for the requests that act."""
+    if connection.settings_dict.get("OPTIONS", {}).get("pool") and not connection.in_atomic_block:
+        connection.close()
+
+
 def wait_for_change(room: Room, version: int) -> bool:
     """Return when the room moved past `version` (True) or the wait ran out (False).
 
@@ -75,6 +83,7 @@ def wait_for_change(room: Room, version: int) -> bool:
     try:
         deadline = monotonic() + WAIT_SECONDS
         while monotonic() < deadline:
+            _release_pooled_connection()
             sleep(CHECK_EVERY)
             if pulse(room) != start:
                 return True

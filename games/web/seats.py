@@ -6,6 +6,7 @@ their seats on any device. Everybody else is a spectator.
 """
 
 import re
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.db.models import Prefetch
@@ -54,24 +55,28 @@ def remember_seat(request: HttpRequest, room: Room, token: str) -> None:
     request.session.cycle_key()
 
 
-def seat_for_token(room: Room, token: str) -> Seat | None:
-    """The seat of this room whose secret is `token` (compared in constant time)."""
-    for seat in room.seats.all():
+def seat_for_token(room: Room, token: str, seats: Iterable[Seat] | None = None) -> Seat | None:
+    """The seat of this room whose secret is `token` (compared in constant time).
+    `seats`: the room's seats when the caller loaded them otherwise than prefetched."""
+    for seat in room.seats.all() if seats is None else seats:
         if seat.check_token(token):
             return seat
     return None
 
 
-def viewer_seat(request: HttpRequest, room: Room) -> Seat | None:
-    """The seat this request may act for, or None for a spectator."""
+def viewer_seat(
+    request: HttpRequest, room: Room, seats: Iterable[Seat] | None = None
+) -> Seat | None:
+    """The seat this request may act for, or None for a spectator (`seats`: as seat_for_token)."""
+    candidates = list(room.seats.all() if seats is None else seats)
     token = session_token(request, room)
     if token:
-        seat = seat_for_token(room, token)
+        seat = seat_for_token(room, token, candidates)
         if seat is not None:
             return seat
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
-        for seat in room.seats.all():
+        for seat in candidates:
             if seat.user_id == user.pk:
                 return seat
     return None

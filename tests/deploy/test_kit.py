@@ -76,3 +76,50 @@ def test_the_compose_file_fills_every_placeholder_of_the_nginx_template():
     # The envsubst line of the template's own instructions names them all too.
     instructions = template[: template.index("map ")]
     assert placeholders == set(re.findall(r"\$(MESA_\w+)", instructions))
+
+
+# The whole site's PostgreSQL connections (issue 19): gunicorn and uvicorn processes
+# x the pool of each + one per Celery worker process + beat, at most this many.
+CONNECTION_BUDGET = 20
+
+
+def worker_processes(commands: list[str]) -> int:
+    """Celery worker processes the commands start (their --concurrency each)."""
+    found = [re.search(r"--concurrency=(\d+)", command) for command in commands]
+    assert all(found), "every worker states its --concurrency"
+    return sum(int(match[1]) for match in found if match)
+
+
+def test_the_systemd_defaults_stay_within_the_connection_budget():
+    web = units()["mesa-web.service"]
+    processes = int(re.search(r"^Environment=WEB_CONCURRENCY=(\d+)$", web, re.M)[1])
+    pool = int(re.search(r"^Environment=DB_POOL_MAX=(\d+)$", web, re.M)[1])
+    live = units()["mesa-live.service"]
+    live_processes = int(re.search(r"--workers (\d+)", live)[1])
+    live_pool = 1  # no pool under ASGI: one connection per process between bursts
+    assert not re.search(r"^Environment=DB_POOL_MAX=", live, re.M)
+    workers = [
+        line
+        for text in units().values()
+        for line in text.splitlines()
+        if line.startswith("ExecStart=") and "celery -A config worker" in line
+    ]
+    beats = sum("celery -A config beat" in text for text in units().values())
+    web_side = processes * pool + live_processes * live_pool
+    assert web_side + worker_processes(workers) + beats <= CONNECTION_BUDGET
+
+
+def test_the_compose_defaults_stay_within_the_connection_budget():
+    compose = (DEPLOY / "compose.yaml").read_text()
+    processes = int(re.search(r'^      WEB_CONCURRENCY: "(\d+)"$', compose, re.M)[1])
+    pool = int(re.search(r'^      DB_POOL_MAX: "(\d+)"$', compose, re.M)[1])
+    commands = compose_commands()
+    live = commands["live"]
+    live_processes = int(live[live.index("--workers") + 1])
+    live_pool = 1  # as the systemd unit: no pool under ASGI
+    workers = [
+        " ".join(c) for c in commands.values() if c[:4] == ["celery", "-A", "config", "worker"]
+    ]
+    beats = sum("beat" in command for command in commands.values())
+    web_side = processes * pool + live_processes * live_pool
+    assert web_side + worker_processes(workers) + beats <= CONNECTION_BUDGET

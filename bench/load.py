@@ -1,0 +1,1019 @@
+"""`make load`: thousands of open boards, a few dozen players, spectators, on real servers.
+
+    python -m bench.load [--boards 2000] [--players 50] [--readers 20] [--duration 150]
+
+It starts its own web server (gunicorn as deploy/ runs it, or the ASGI server
+with --server asgi) on PostgreSQL and Redis, with bench/web/settings.py (the site
+and the bare-Django reference view of bench/web/urls.py), pinned with
+taskset to the server's cores, and drives it from this process, pinned to the
+others, both under nice. The clients behave as the site's own pages do:
+
+- boards: open and waiting as static/js/board/controller.js waits, with
+  static/js/poll.js's rhythm: `GET /api/rooms/<slug>/?wait=<version>` with
+  If-None-Match, again at once after a held answer or a change, backing off
+  1 s × 1.5 up to 20 s after quick answers with nothing new (the server would
+  not hold them). One board in ten is a player's other tab (their session);
+  the rest are spectators.
+- players: two guests per room (created and seated through the JSON API),
+  each acting as a person does: when the state says it is their turn, a
+  think of --think seconds, then the action (`POST /api/rooms/<slug>/actions/
+  play` with a legal play the engine finds, `roll`, the rematch at the end).
+- readers: spectators reloading the state every few seconds with If-None-Match.
+- throughput: in windows in the middle of the run, closed-loop clients GET
+  the room state (a spectator's, 200 with its body) and then the reference
+  view, alternately, so both are measured in the same conditions.
+
+At the end it checks that nothing was lost: every acknowledged action is one
+Turn row (no more, no less), and every waiting board shows its room's final
+version. It prints one report (and writes it as JSON under bench/results/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import aiohttp
+import psycopg
+from yarl import URL
+
+from games.engine import Position, legal_plays
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = Path(sys.executable).parent
+RESULTS = ROOT / "bench" / "results"
+
+# This checkout's own resources (the team's table): ports 19100-19199, Redis db 2.
+DEFAULT_PORT = 19100
+DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/mesa_load"
+DEFAULT_REDIS = "redis://127.0.0.1:6379/2"
+
+# The two GETs compared: a spectator's room state, and the bare-Django reference.
+PATHS = (("state", "/api/rooms/{}/"), ("reference", "/bench/reference/{}"))
+HELD = 3.0  # poll.js: an answer that took this long was held by the server
+
+
+@dataclass
+class Options:
+    boards: int = 2000
+    players: int = 50
+    readers: int = 20
+    duration: float = 150.0
+    think: tuple[float, float] = (2.0, 5.0)
+    warmup: float = 20.0
+    window: float = 10.0  # each throughput window
+    throughput_clients: int = 8
+    seated_share: float = 0.1
+    english_share: float = 0.2
+    server: str = "auto"  # wsgi, live, or auto (live when games/web/live.py exists)
+    web_workers: int = 2
+    live_workers: int = 1  # uvicorn processes (server live)
+    live_pool: int = 0  # their DB_POOL_MAX (under ASGI a pooled connection was not handed back)
+    threads: int = 20
+    pool: int = 0  # DB_POOL_MAX of the web processes; 0 = no pool
+    state_cache: bool = True
+    port: int = DEFAULT_PORT
+    database_url: str = DEFAULT_DATABASE
+    redis_url: str = DEFAULT_REDIS
+    server_cores: str = "0"
+    client_cores: str = "1"
+    grace: float = 40.0  # after the players stop, for the boards to catch up
+    seed: int = 19
+    quiet: bool = False
+    output: str = ""  # the JSON report's path; empty: bench/results/load-<time>.json
+
+
+# -- what is measured ---------------------------------------------------------------
+
+
+@dataclass
+class Move:
+    room: str
+    version: int
+    sent: float
+
+
+@dataclass
+class Board:
+    room: str
+    seen: list[tuple[float, int]] = field(default_factory=list)  # (when, version) of each change
+    version: int = -1
+    started: float = 0.0
+    requests: int = 0
+    held: int = 0
+
+
+@dataclass
+class Stats:
+    action_ms: list[float] = field(default_factory=list)
+    acked: Counter[str] = field(default_factory=Counter)  # room -> turn actions answered 200
+    # room -> turn actions sent whose answer never came (a timeout) or was a 5xx:
+    # stored or not, nobody was told either way
+    unanswered: Counter[str] = field(default_factory=Counter)
+    moves: list[Move] = field(default_factory=list)
+    statuses: Counter[str] = field(default_factory=Counter)  # "GET 200", "POST 409"...
+    exceptions: Counter[str] = field(default_factory=Counter)
+    reads: int = 0
+    throughput: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    connections: list[int] = field(default_factory=list)
+    rss_kb: dict[int, int] = field(default_factory=dict)  # pid -> peak
+    process_names: dict[int, str] = field(default_factory=dict)
+
+    def status(self, method: str, code: int) -> None:
+        self.statuses[f"{method} {code}"] += 1
+
+    def failed(self, error: BaseException) -> None:
+        self.exceptions[type(error).__name__] += 1
+
+
+def percentile(values: list[float], share: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))
+    return ordered[index]
+
+
+# -- the server ---------------------------------------------------------------------
+
+
+def database_name(url: str) -> str:
+    return urlsplit(url).path.lstrip("/")
+
+
+def admin_url(url: str) -> str:
+    """The same server's maintenance database, for CREATE DATABASE and the samples."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path="/postgres"))
+
+
+def server_env(options: Options) -> dict[str, str]:
+    env = dict(os.environ)
+    for name in ("DJANGO_SETTINGS_MODULE", "CI", "PYTEST_CURRENT_TEST"):
+        env.pop(name, None)
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "bench.web.settings",
+            "DEBUG": "false",
+            "SECRET_KEY": "mesa-load-benchmark-only-" + "x" * 40,
+            "DATABASE_URL": options.database_url,
+            "CACHE_URL": options.redis_url,
+            "CELERY_BROKER_URL": options.redis_url,
+            "SITE_URL": f"http://127.0.0.1:{options.port}",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            # Every player and board comes from 127.0.0.1: one address, a club's.
+            "MESA_RATE_LIMIT_SCALE": "1000",
+            "MESA_STATE_CACHE": "1" if options.state_cache else "0",
+            "DB_POOL_MAX": str(options.pool),
+            "LOG_LEVEL": "WARNING",
+            "WEB_CONCURRENCY": str(options.web_workers),
+            "GUNICORN_THREADS": str(options.threads),
+        }
+    )
+    return env
+
+
+def prepare_database(options: Options) -> None:
+    name = database_name(options.database_url)
+    with psycopg.connect(admin_url(options.database_url), autocommit=True) as admin:
+        found = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if found is None:
+            admin.execute(f'CREATE DATABASE "{name}"')
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=server_env(options),
+        check=True,
+    )
+    import redis
+
+    redis.Redis.from_url(options.redis_url).flushdb()  # this run's cache, limits and queue
+
+
+def server_kind(options: Options) -> str:
+    """wsgi: gunicorn alone, the waits held in its threads; live: gunicorn and, for the
+    `?wait=` requests, uvicorn (config/asgi.py, games/web/live.py), as deploy/ runs them."""
+    if options.server != "auto":
+        return options.server
+    return "live" if (ROOT / "games" / "web" / "live.py").exists() else "wsgi"
+
+
+def live_port(options: Options) -> int:
+    return options.port + 1
+
+
+def server_commands(options: Options) -> dict[str, list[str]]:
+    pin = ["taskset", "-c", options.server_cores] if shutil.which("taskset") else []
+    gunicorn = [
+        str(VENV_BIN / "gunicorn"),
+        "-c",
+        "config/gunicorn.conf.py",
+        "--bind",
+        f"127.0.0.1:{options.port}",
+        "--workers",
+        str(options.web_workers),
+        "--threads",
+        str(options.threads),
+        # gthread's connections per worker: the held polls of every board.
+        "--worker-connections",
+        str(max(1000, options.boards + options.players * 2)),
+    ]
+    commands = {"gunicorn": ["nice", "-n", "19", *pin, *gunicorn]}
+    if server_kind(options) == "live":
+        # deploy/systemd/mesa-live.service's flags, on a port instead of a socket.
+        uvicorn = [
+            str(VENV_BIN / "uvicorn"),
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(live_port(options)),
+            "--workers",
+            str(options.live_workers),
+            "--no-proxy-headers",
+            "--no-access-log",
+            "--timeout-keep-alive",
+            "30",
+            "--backlog",
+            "4096",
+            "--limit-concurrency",
+            "10000",
+        ]
+        commands["uvicorn"] = ["nice", "-n", "19", *pin, *uvicorn]
+    return commands
+
+
+def _raise_open_files() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def start_servers(options: Options, log: Path) -> dict[str, subprocess.Popen[bytes]]:
+    out = log.open("wb")
+    env = server_env(options)
+    # No pool in the ASGI process by default (deploy/systemd/mesa-live.service):
+    # there a pooled connection was not handed back and the waits timed out on it.
+    env["DB_POOL_MAX"] = str(options.live_pool)
+    servers = {}
+    for name, command in server_commands(options).items():
+        servers[name] = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=server_env(options) if name == "gunicorn" else env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stopped by its id at the end
+            preexec_fn=_raise_open_files,
+        )
+    return servers
+
+
+def stop_server(server: subprocess.Popen[bytes]) -> None:
+    if server.poll() is not None:
+        return
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+
+
+async def wait_until_up(base: str, server: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 60
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            if server.poll() is not None:
+                raise RuntimeError(f"the server stopped at start:\n{log.read_text()[-3000:]}")
+            try:
+                async with session.get(base + "/healthz") as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.3)
+    raise RuntimeError(f"the server did not answer in 60 s:\n{log.read_text()[-3000:]}")
+
+
+def children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    found = [int(word) for word in text.split()]
+    return found + [grand for child in found for grand in children(child)]
+
+
+def rss_kb(pid: int) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def process_name(pid: int) -> str:
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return "?"
+    return " ".join(word.decode(errors="replace") for word in words[:3]).strip()
+
+
+# -- the clients --------------------------------------------------------------------
+
+
+class Browser:
+    """One person's browser: a cookie jar, a CSRF token, a language."""
+
+    def __init__(
+        self, base: str, connector: aiohttp.BaseConnector, language: str, live: str = ""
+    ) -> None:
+        self.base = base
+        self.live = live or base
+        self.language = language
+        self.session = aiohttp.ClientSession(
+            connector=connector,
+            connector_owner=False,
+            cookie_jar=aiohttp.CookieJar(unsafe=True),  # cookies for 127.0.0.1
+            timeout=aiohttp.ClientTimeout(total=60),
+            headers={"Accept-Language": language, "Accept": "application/json"},
+        )
+
+    async def open_home(self) -> None:
+        async with self.session.get(self.base + "/") as response:
+            await response.read()
+
+    def csrf(self) -> str:
+        cookie = self.session.cookie_jar.filter_cookies(URL(self.base)).get("csrftoken")
+        return cookie.value if cookie is not None else ""
+
+    async def post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        headers = {"X-CSRFToken": self.csrf(), "Content-Type": "application/json"}
+        async with self.session.post(
+            self.base + path, data=json.dumps(body), headers=headers
+        ) as response:
+            return response.status, await response.json(content_type=None)
+
+    async def close(self) -> None:
+        await self.session.close()
+
+
+@dataclass
+class Seat:
+    browser: Browser
+    number: int
+    slug: str
+    state: dict[str, Any] | None = None
+    etag: str | None = None
+
+
+class StateReader:
+    """The board's api.state(): GET with If-None-Match, optionally ?wait=<version>."""
+
+    def __init__(self, browser: Browser, slug: str, stats: Stats) -> None:
+        self.browser, self.slug, self.stats = browser, slug, stats
+        self.etag: str | None = None
+        self.state: dict[str, Any] | None = None
+
+    @property
+    def version(self) -> int:
+        return int(self.state["version"]) if self.state is not None else -1
+
+    async def refresh(self, wait: bool) -> bool:
+        """True when the version changed (controller.js's refresh)."""
+        headers = {"If-None-Match": self.etag} if self.etag else {}
+        url = f"{self.browser.base}/api/rooms/{self.slug}/"
+        if wait and self.state is not None:
+            # nginx's routing (deploy/nginx): a held ?wait= goes to the live server.
+            url = f"{self.browser.live}/api/rooms/{self.slug}/?wait={self.version}"
+        async with self.browser.session.get(url, headers=headers) as response:
+            self.stats.status("GET", response.status)
+            if response.status == 304:
+                return False
+            if response.status != 200:
+                await response.read()
+                raise RuntimeError(f"state {response.status}")
+            state = await response.json()
+            etag = response.headers.get("ETag")
+        changed = self.state is None or state["version"] != self.state["version"]
+        if self.state is None or state["version"] >= self.state["version"]:
+            self.state, self.etag = state, etag
+        return changed
+
+
+async def live_poll(
+    check: Callable[[], Awaitable[bool]],
+    stop: asyncio.Event,
+    *,
+    fast: float = 1.0,
+    slow: float = 20.0,
+    factor: float = 1.5,
+    held: float = HELD,
+    on_answer: Callable[[bool, float], None] | None = None,
+) -> None:
+    """static/js/poll.js's livePoll: one request at a time; at once after a change
+    or a held answer, else back off."""
+    delay = fast
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            changed = await check()
+            took = time.monotonic() - started
+            if on_answer is not None:
+                on_answer(changed, took)
+            if changed or took >= held:
+                delay, pause = fast, 0.0
+            else:
+                delay = min(delay * factor, slow)
+                pause = delay
+        except (TimeoutError, aiohttp.ClientError, RuntimeError, ValueError):
+            delay = pause = slow
+        if pause:
+            try:
+                await asyncio.wait_for(stop.wait(), pause)
+            except TimeoutError:
+                pass
+
+
+def choose_play(state: dict[str, Any], rng: random.Random) -> list[list[int]]:
+    match = state["match"]
+    position = Position(tuple(match["position"]["me"]), tuple(match["position"]["them"]))
+    plays = legal_plays(position, match["dice"])
+    if not plays:
+        return []
+    return [list(step) for step in rng.choice(plays)]
+
+
+TURN_ACTIONS = ("play", "roll", "next", "take")
+
+
+def next_action(state: dict[str, Any], rng: random.Random) -> tuple[str, dict[str, Any]] | None:
+    """What a person at this seat does now, from the state alone (None: wait)."""
+    match = state.get("match")
+    if match is None:
+        return None
+    allowed = match["allowed"]
+    version = state["version"]
+    if "rematch_accept" in allowed:
+        return "rematch_accept", {}
+    if "rematch_offer" in allowed and state["viewer"]["seat"] == 1:
+        return "rematch_offer", {}
+    if "play" in allowed:
+        return "play", {"version": version, "play": choose_play(state, rng)}
+    for name in ("roll", "take", "next"):
+        if name in allowed:
+            return name, {"version": version}
+    return None
+
+
+class Run:
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.base = f"http://127.0.0.1:{options.port}"
+        self.live = (
+            f"http://127.0.0.1:{live_port(options)}" if server_kind(options) == "live" else ""
+        )
+        self.rng = random.Random(options.seed)
+        self.stats = Stats()
+        self.stop_players = asyncio.Event()
+        self.stop_boards = asyncio.Event()
+        self.stop_samplers = asyncio.Event()
+        self.boards: list[Board] = []
+        self.seats: list[Seat] = []
+        self.slugs: list[str] = []
+        self.start = 0.0
+        self.phase = "warmup"
+
+    def log(self, text: str) -> None:
+        if not self.options.quiet:
+            print(f"[{time.monotonic() - self.start:6.1f}s] {text}", flush=True)
+
+    # -- seeding: two guests per room, through the API ------------------------------
+
+    async def seed(self, connector: aiohttp.BaseConnector) -> None:
+        rooms = max(1, self.options.players // 2)
+        for index in range(rooms):
+            language = "en" if self.rng.random() < self.options.english_share else "es"
+            host = Browser(self.base, connector, live=self.live, language=language)
+            guest = Browser(self.base, connector, live=self.live, language="es")
+            await host.open_home()
+            status, state = await host.post("/api/rooms", {"nickname": f"p{index}a", "rules": {}})
+            if status != 201:
+                raise RuntimeError(f"creating a room: {status} {state}")
+            slug = state["room"]["slug"]
+            await guest.open_home()
+            status, state = await guest.post(f"/api/rooms/{slug}/join", {"nickname": f"p{index}b"})
+            if status != 200:
+                raise RuntimeError(f"joining {slug}: {status} {state}")
+            self.slugs.append(slug)
+            self.seats += [Seat(host, 1, slug), Seat(guest, 2, slug)]
+
+    # -- the players -----------------------------------------------------------------
+
+    async def player(self, seat: Seat) -> None:
+        rng = random.Random(self.rng.random())
+        reader = StateReader(seat.browser, seat.slug, self.stats)
+        await asyncio.sleep(rng.uniform(0, 2))
+        delay = 1.0
+        while not self.stop_players.is_set():
+            try:
+                if reader.state is None:
+                    await reader.refresh(wait=False)
+                action = next_action(reader.state or {}, rng)
+                if action is None:
+                    started = time.monotonic()
+                    changed = await reader.refresh(wait=True)
+                    if changed or time.monotonic() - started >= HELD:
+                        delay = 1.0
+                    else:  # the server would not hold it: poll.js backs off
+                        delay = min(delay * 1.5, 20.0)
+                        await self._pause(delay, self.stop_players)
+                    continue
+                await self._pause(rng.uniform(*self.options.think), self.stop_players)
+                if self.stop_players.is_set():
+                    return
+                await self.act(seat, reader, *action)
+            except (TimeoutError, aiohttp.ClientError, RuntimeError, ValueError) as error:
+                self.stats.failed(error)
+                await self._pause(2.0, self.stop_players)
+
+    async def act(self, seat: Seat, reader: StateReader, name: str, body: dict[str, Any]) -> None:
+        sent = time.monotonic()
+        try:
+            status, answer = await seat.browser.post(f"/api/rooms/{seat.slug}/actions/{name}", body)
+        except (TimeoutError, aiohttp.ClientError) as error:
+            self.stats.failed(error)
+            if name in TURN_ACTIONS:
+                self.stats.unanswered[seat.slug] += 1
+            reader.state = None  # read it again: it may have been stored
+            return
+        self.stats.status("POST", status)
+        if status >= 500 and name in TURN_ACTIONS:
+            self.stats.unanswered[seat.slug] += 1
+        if status == 200:
+            self.stats.action_ms.append((time.monotonic() - sent) * 1000)
+            if name in TURN_ACTIONS:
+                self.stats.acked[seat.slug] += 1
+            self.stats.moves.append(Move(seat.slug, int(answer["version"]), sent))
+            reader.state, reader.etag = answer, None
+        else:
+            reader.state = None
+
+    async def _pause(self, seconds: float, stop: asyncio.Event) -> None:
+        try:
+            await asyncio.wait_for(stop.wait(), seconds)
+        except TimeoutError:
+            pass
+
+    # -- the waiting boards ------------------------------------------------------------
+
+    async def board(self, board: Board, browser: Browser, stagger: float) -> None:
+        await asyncio.sleep(stagger)
+        reader = StateReader(browser, board.room, self.stats)
+
+        def answered(changed: bool, took: float) -> None:
+            board.requests += 1
+            if took >= HELD:
+                board.held += 1
+            if reader.version != board.version:
+                board.version = reader.version
+                board.seen.append((time.monotonic(), reader.version))
+
+        while reader.state is None and not self.stop_boards.is_set():
+            try:
+                await reader.refresh(wait=False)
+            except (TimeoutError, aiohttp.ClientError, RuntimeError, ValueError) as error:
+                self.stats.failed(error)
+                await asyncio.sleep(2.0)
+        board.started = time.monotonic()
+        answered(True, 0.0)
+        await live_poll(lambda: reader.refresh(wait=True), self.stop_boards, on_answer=answered)
+
+    # -- spectators reading --------------------------------------------------------------
+
+    async def reader(self, browser: Browser, slug: str) -> None:
+        rng = random.Random(self.rng.random())
+        reader = StateReader(browser, slug, self.stats)
+        while not self.stop_players.is_set():
+            try:
+                await reader.refresh(wait=False)
+                self.stats.reads += 1
+            except (TimeoutError, aiohttp.ClientError, RuntimeError, ValueError) as error:
+                self.stats.failed(error)
+            await self._pause(rng.uniform(2.0, 4.0), self.stop_players)
+
+    # -- throughput: the state beside the reference view ---------------------------------
+
+    async def throughput(self, session: aiohttp.ClientSession, path: str, seconds: float) -> float:
+        """Closed-loop GETs of `path` for `seconds`: answers of 200 per second. A request
+        still out at the end is cancelled and not counted."""
+        done = 0
+
+        async def client() -> None:
+            nonlocal done
+            rng = random.Random(self.rng.random())
+            while True:
+                slug = rng.choice(self.slugs)
+                try:
+                    async with session.get(self.base + path.format(slug)) as response:
+                        await response.read()
+                        self.stats.status("GET", response.status)
+                        if response.status == 200:
+                            done += 1
+                except (TimeoutError, aiohttp.ClientError) as error:
+                    self.stats.failed(error)
+
+        clients = [asyncio.create_task(client()) for _ in range(self.options.throughput_clients)]
+        started = time.monotonic()
+        await asyncio.sleep(seconds)
+        for task in clients:
+            task.cancel()
+        await asyncio.gather(*clients, return_exceptions=True)
+        return done / (time.monotonic() - started)
+
+    async def throughput_windows(self, session: aiohttp.ClientSession) -> None:
+        await self._pause(self.options.warmup, self.stop_players)
+        self.phase = "throughput"
+        for _ in range(2):
+            for name, path in PATHS:
+                if self.stop_players.is_set():
+                    return
+                rate = await self.throughput(session, path, self.options.window)
+                self.stats.throughput[name].append(rate)
+                self.log(f"throughput {name}: {rate:.0f} req/s")
+        self.phase = "steady"
+
+    # -- samplers ----------------------------------------------------------------------------
+
+    async def sample_connections(self) -> None:
+        name = database_name(self.options.database_url)
+        query = "SELECT count(*) FROM pg_stat_activity WHERE datname = %s"
+        async with await psycopg.AsyncConnection.connect(
+            admin_url(self.options.database_url), autocommit=True
+        ) as conn:
+            while not self.stop_samplers.is_set():
+                row = await (await conn.execute(query, (name,))).fetchone()
+                self.stats.connections.append(int(row[0]) if row else 0)
+                await self._pause(0.5, self.stop_samplers)
+
+    async def sample_memory(self, server_pids: list[int]) -> None:
+        while not self.stop_samplers.is_set():
+            for pid in [p for server in server_pids for p in (server, *children(server))]:
+                kb = rss_kb(pid)
+                if kb is not None:
+                    self.stats.rss_kb[pid] = max(kb, self.stats.rss_kb.get(pid, 0))
+                    self.stats.process_names.setdefault(pid, process_name(pid))
+            await self._pause(2.0, self.stop_samplers)
+
+    # -- the whole run -------------------------------------------------------------------------
+
+    async def drive(self, server_pids: list[int]) -> dict[str, Any]:
+        options = self.options
+        self.start = time.monotonic()
+        connector = aiohttp.TCPConnector(limit=0, limit_per_host=0)
+        samplers = [
+            asyncio.create_task(self.sample_connections()),
+            asyncio.create_task(self.sample_memory(server_pids)),
+        ]
+        commits_before = await self.commits()
+        self.log(f"seeding {max(1, options.players // 2)} rooms")
+        await self.seed(connector)
+        bench_session = aiohttp.ClientSession(
+            connector=connector, connector_owner=False, timeout=aiohttp.ClientTimeout(total=30)
+        )
+        # The same two GETs on the idle server first (after one warm-up look each):
+        # what each costs alone, beside what it costs under the load below.
+        for _name, path in PATHS:
+            await self.throughput(bench_session, path, 1.0)
+        for name, path in PATHS * 2:
+            rate = await self.throughput(bench_session, path, self.options.window / 2)
+            self.stats.throughput[f"idle {name}"].append(rate)
+            self.log(f"idle throughput {name}: {rate:.0f} req/s")
+        spectators = [
+            Browser(self.base, connector, live=self.live, language="es"),
+            Browser(self.base, connector, live=self.live, language="en"),
+        ]
+        boards: list[asyncio.Task[None]] = []
+        self.log(f"opening {options.boards} boards")
+        stagger = min(10.0, options.boards / 200)
+        for index in range(options.boards):
+            slug = self.slugs[index % len(self.slugs)]
+            board = Board(slug)
+            self.boards.append(board)
+            if self.rng.random() < options.seated_share:
+                seats = [seat for seat in self.seats if seat.slug == slug]
+                browser = self.rng.choice(seats).browser  # the player's other tab
+            else:
+                english = self.rng.random() < options.english_share
+                browser = spectators[1 if english else 0]
+            boards.append(
+                asyncio.create_task(self.board(board, browser, self.rng.random() * stagger))
+            )
+        readers = [
+            asyncio.create_task(self.reader(spectators[0], self.slugs[i % len(self.slugs)]))
+            for i in range(options.readers)
+        ]
+        self.log(f"{len(self.seats)} players start")
+        players = [asyncio.create_task(self.player(seat)) for seat in self.seats]
+        windows = asyncio.create_task(self.throughput_windows(bench_session))
+        await asyncio.sleep(options.duration)
+        self.log("players stop")
+        self.stop_players.set()
+        # A request still out after its timeout (an overloaded server) is let go.
+        _done, late = await asyncio.wait([*players, *readers, windows], timeout=65)
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
+        final = await self.final_versions()
+        caught_up = await self.catch_up(final)
+        self.log(f"boards at the final version: {caught_up}/{len(self.boards)}")
+        self.stop_boards.set()
+        for task in boards:
+            task.cancel()
+        await asyncio.gather(*boards, return_exceptions=True)
+        commits_after = await self.commits()
+        self.stop_samplers.set()
+        await asyncio.gather(*samplers)
+        stored = await self.stored_turns()
+        await bench_session.close()
+        for browser in {seat.browser for seat in self.seats} | set(spectators):
+            await browser.close()
+        await connector.close()
+        elapsed = options.duration
+        return self.report(final, caught_up, stored, (commits_after - commits_before) / elapsed)
+
+    async def catch_up(self, final: dict[str, int]) -> int:
+        deadline = time.monotonic() + self.options.grace
+        while True:
+            done = sum(1 for board in self.boards if board.version == final.get(board.room))
+            if done == len(self.boards) or time.monotonic() > deadline:
+                return done
+            await asyncio.sleep(0.5)
+
+    async def commits(self) -> int:
+        query = "SELECT xact_commit FROM pg_stat_database WHERE datname = %s"
+        name = database_name(self.options.database_url)
+        async with await psycopg.AsyncConnection.connect(
+            admin_url(self.options.database_url), autocommit=True
+        ) as conn:
+            row = await (await conn.execute(query, (name,))).fetchone()
+        return int(row[0]) if row else 0
+
+    async def final_versions(self) -> dict[str, int]:
+        query = """
+            SELECT r.slug, m.version FROM games_room r
+            JOIN games_match m ON m.room_id = r.id
+            WHERE r.slug = ANY(%s)
+              AND m.number = (SELECT max(number) FROM games_match WHERE room_id = r.id)
+        """
+        async with await psycopg.AsyncConnection.connect(self.options.database_url) as conn:
+            rows = await (await conn.execute(query, (self.slugs,))).fetchall()
+        return {slug: int(version) for slug, version in rows}
+
+    async def stored_turns(self) -> dict[str, int]:
+        """The players' own Turn rows per room (the table's automatic ones aside)."""
+        query = """
+            SELECT r.slug, count(t.id) FROM games_room r
+            JOIN games_match m ON m.room_id = r.id
+            JOIN games_game g ON g.match_id = m.id
+            JOIN games_turn t ON t.game_id = g.id
+            WHERE r.slug = ANY(%s) AND NOT t.automatic
+            GROUP BY r.slug
+        """
+        async with await psycopg.AsyncConnection.connect(self.options.database_url) as conn:
+            rows = await (await conn.execute(query, (self.slugs,))).fetchall()
+        return {slug: int(count) for slug, count in rows}
+
+    # -- the report -------------------------------------------------------------------------
+
+    def seen_delays(self) -> tuple[list[float], int]:
+        """For each move, the time until every board of its room open before it had
+        seen it (a later version counts); and how many (move, board) pairs never did."""
+        by_room: dict[str, list[Board]] = defaultdict(list)
+        for board in self.boards:
+            by_room[board.room].append(board)
+        delays: list[float] = []
+        missed = 0
+        for move in self.stats.moves:
+            latest = 0.0
+            for board in by_room[move.room]:
+                if not board.started or board.started > move.sent:
+                    continue
+                when = next((t for t, v in board.seen if v >= move.version), None)
+                if when is None:
+                    missed += 1
+                    latest = float("nan")
+                    break
+                latest = max(latest, when - move.sent)
+            if latest == latest:  # not NaN
+                delays.append(max(0.0, latest))
+        return delays, missed
+
+    def report(
+        self, final: dict[str, int], caught_up: int, stored: dict[str, int], commits: float
+    ) -> dict[str, Any]:
+        options, stats = self.options, self.stats
+        delays, missed = self.seen_delays()
+        acked_total = sum(stats.acked.values())
+        stored_total = sum(stored.get(slug, 0) for slug in self.slugs)
+        # Every acknowledged action stored once: the Turn rows are the acknowledged
+        # ones, plus at most those whose answer never came.
+        mismatched = [
+            slug
+            for slug in self.slugs
+            if not stats.acked[slug]
+            <= stored.get(slug, 0)
+            <= stats.acked[slug] + stats.unanswered[slug]
+        ]
+        rates = {name: statistics.mean(values) for name, values in stats.throughput.items()}
+        state_rate, ref_rate = rates.get("state", 0.0), rates.get("reference", 0.0)
+        idle_state, idle_ref = rates.get("idle state", 0.0), rates.get("idle reference", 0.0)
+        requests = sum(board.requests for board in self.boards)
+        held = sum(board.held for board in self.boards)
+        errors_5xx = sum(n for key, n in stats.statuses.items() if key.split()[1].startswith("5"))
+
+        def ms(value: float | None) -> float | None:
+            return round(value, 1) if value is not None else None
+
+        return {
+            "options": {k: v for k, v in asdict(options).items() if k != "quiet"},
+            "server": server_kind(options),
+            "cores": {
+                "server": options.server_cores,
+                "client": options.client_cores,
+                "machine": os.cpu_count(),
+                "load_average": os.getloadavg(),
+            },
+            "actions": {
+                "count": len(stats.action_ms),
+                "per_second": round(len(stats.action_ms) / options.duration, 1),
+                "p50_ms": ms(percentile(stats.action_ms, 0.50)),
+                "p95_ms": ms(percentile(stats.action_ms, 0.95)),
+                "p99_ms": ms(percentile(stats.action_ms, 0.99)),
+            },
+            "seen_by_every_board": {
+                "moves": len(delays),
+                "p50_ms": ms(_times_1000(percentile(delays, 0.50))),
+                "p95_ms": ms(_times_1000(percentile(delays, 0.95))),
+                "max_ms": ms(_times_1000(max(delays) if delays else None)),
+                "never_seen": missed,
+            },
+            "boards": {
+                "count": len(self.boards),
+                "requests": requests,
+                "held_share": round(held / requests, 3) if requests else None,
+                "at_final_version": caught_up,
+            },
+            "state_get_per_second": round(state_rate, 1),
+            "reference_get_per_second": round(ref_rate, 1),
+            "state_to_reference": round(state_rate / ref_rate, 2) if ref_rate else None,
+            "idle_state_get_per_second": round(idle_state, 1),
+            "idle_reference_get_per_second": round(idle_ref, 1),
+            "idle_state_to_reference": round(idle_state / idle_ref, 2) if idle_ref else None,
+            "postgres": {
+                "peak_connections": max(stats.connections, default=0),
+                "mean_connections": round(statistics.mean(stats.connections), 1)
+                if stats.connections
+                else 0,
+                "commits_per_second": round(commits, 1),
+            },
+            "rss_mb": {
+                f"{pid} {stats.process_names.get(pid, '')}": round(kb / 1024, 1)
+                for pid, kb in sorted(stats.rss_kb.items())
+            },
+            "statuses": dict(sorted(stats.statuses.items())),
+            "exceptions": dict(stats.exceptions),
+            "errors_5xx": errors_5xx,
+            "reads": stats.reads,
+            "nothing_lost": {
+                "acknowledged_turn_actions": acked_total,
+                "stored_turn_rows": stored_total,
+                "unanswered_turn_actions": sum(stats.unanswered.values()),
+                "rooms_that_differ": mismatched,
+                "boards_not_at_final_version": len(self.boards) - caught_up,
+                "ok": not mismatched and caught_up == len(self.boards),
+            },
+        }
+
+
+def _times_1000(value: float | None) -> float | None:
+    return value * 1000 if value is not None else None
+
+
+def print_report(report: dict[str, Any]) -> None:
+    a, s, b, pg = (report[k] for k in ("actions", "seen_by_every_board", "boards", "postgres"))
+    o, cores = report["options"], report["cores"]
+    load = ", ".join(f"{x:.1f}" for x in cores["load_average"])
+    lines = [
+        f"make load: {b['count']} boards, {o['players']} players, {o['readers']} readers, "
+        f"{o['duration']:.0f} s; server {report['server']}: gunicorn {o['web_workers']} "
+        f"workers x {o['threads']} threads"
+        + (f" + uvicorn {o['live_workers']} for ?wait=" if report["server"] == "live" else "")
+        + f", pool {o['pool'] or 'off'}, state cache {'on' if o['state_cache'] else 'off'}",
+        f"cores: server {cores['server']}, load generator {cores['client']} "
+        f"(of {cores['machine']}; load average {load})",
+        f"actions: {a['count']} ({a['per_second']}/s), p50 {a['p50_ms']} ms, "
+        f"p95 {a['p95_ms']} ms, p99 {a['p99_ms']} ms",
+        f"a move seen by every waiting board of its room: p50 {s['p50_ms']} ms, "
+        f"p95 {s['p95_ms']} ms, max {s['max_ms']} ms ({s['moves']} moves, {s['never_seen']} never)",
+        f"boards' requests: {b['requests']}, held by the server: {b['held_share']}",
+        f"under load: state GET {report['state_get_per_second']} req/s, bare Django "
+        f"{report['reference_get_per_second']} req/s: {report['state_to_reference']}x",
+        f"idle server: state GET {report['idle_state_get_per_second']} req/s, bare Django "
+        f"{report['idle_reference_get_per_second']} req/s: {report['idle_state_to_reference']}x",
+        f"PostgreSQL: peak {pg['peak_connections']} connections (mean {pg['mean_connections']}), "
+        f"{pg['commits_per_second']} transactions/s",
+        "RSS: " + ", ".join(f"{name.strip()}: {mb} MB" for name, mb in report["rss_mb"].items()),
+        f"statuses: {report['statuses']}; exceptions: {report['exceptions']}; "
+        f"5xx: {report['errors_5xx']}",
+        f"nothing lost: {report['nothing_lost']}",
+    ]
+    print("\n".join(lines))
+
+
+def parse(argv: list[str]) -> Options:
+    defaults = Options()
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.load", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--boards", type=int, default=defaults.boards)
+    parser.add_argument("--players", type=int, default=defaults.players)
+    parser.add_argument("--readers", type=int, default=defaults.readers)
+    parser.add_argument("--duration", type=float, default=defaults.duration)
+    parser.add_argument("--warmup", type=float, default=defaults.warmup)
+    parser.add_argument("--window", type=float, default=defaults.window)
+    parser.add_argument("--think", type=float, nargs=2, default=defaults.think)
+    parser.add_argument("--server", choices=("auto", "wsgi", "live"), default=defaults.server)
+    parser.add_argument("--live-workers", type=int, default=defaults.live_workers)
+    parser.add_argument("--live-pool", type=int, default=defaults.live_pool)
+    parser.add_argument("--web-workers", type=int, default=defaults.web_workers)
+    parser.add_argument("--threads", type=int, default=defaults.threads)
+    parser.add_argument("--pool", type=int, default=defaults.pool, help="DB_POOL_MAX; 0 = off")
+    parser.add_argument("--no-state-cache", dest="state_cache", action="store_false")
+    parser.add_argument("--port", type=int, default=defaults.port)
+    parser.add_argument("--database-url", default=defaults.database_url)
+    parser.add_argument("--redis-url", default=defaults.redis_url)
+    parser.add_argument("--server-cores", default=defaults.server_cores)
+    parser.add_argument("--client-cores", default=defaults.client_cores)
+    parser.add_argument("--grace", type=float, default=defaults.grace)
+    parser.add_argument("--seed", type=int, default=defaults.seed)
+    parser.add_argument("--output", default="")
+    parser.add_argument("--quiet", action="store_true")
+    values = vars(parser.parse_args(argv))
+    values["think"] = tuple(values["think"])
+    return Options(**values)
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parse(sys.argv[1:] if argv is None else argv)
+    _raise_open_files()
+    cores = {int(core) for core in options.client_cores.split(",")}
+    if hasattr(os, "sched_setaffinity") and cores <= set(range(os.cpu_count() or 1)):
+        os.sched_setaffinity(0, cores)
+    os.nice(19 - os.nice(0))
+    prepare_database(options)
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"mesa-load-server-{options.port}.log"
+    servers = start_servers(options, log)
+    try:
+        asyncio.run(wait_until_up(f"http://127.0.0.1:{options.port}", servers["gunicorn"], log))
+        if "uvicorn" in servers:
+            asyncio.run(
+                wait_until_up(f"http://127.0.0.1:{live_port(options)}", servers["uvicorn"], log)
+            )
+        report = asyncio.run(Run(options).drive([server.pid for server in servers.values()]))
+    finally:
+        for server in servers.values():
+            stop_server(server)
+    print_report(report)
+    path = (
+        Path(options.output)
+        if options.output
+        else RESULTS / f"load-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2))
+    print(f"report: {path}")
+    return 0 if report["nothing_lost"]["ok"] and not report["errors_5xx"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

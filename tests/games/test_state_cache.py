@@ -1,0 +1,304 @@
+"""The room state from cache (games.web.state_cache): the same answer as a fresh
+computation, for every viewer and language, after every kind of change; a seat's
+private part never reaches anyone else; fewer queries on a hit; a failing cache
+is passed by.
+
+alice (seat 1) and bob (seat 2) play a match to 5 in their own browsers; carol
+watches. "Fresh" is the state computed now, without the cache.
+"""
+
+import logging
+from datetime import timedelta
+
+import pytest
+from django.core.cache import caches
+from django.utils import translation
+
+from games import services
+from games.engine import Format, MatchRules
+from games.models import Game
+from games.web import state_cache
+from games.web.seats import load_room
+from tests.helpers import bind, count_queries, current_match, first_legal_play, state_url
+
+MATCH5 = MatchRules(format=Format.MATCH, length=5)
+LANGUAGES = ("es", "en")
+
+
+@pytest.fixture
+def rules():
+    return MATCH5
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    caches[state_cache.ALIAS].clear()
+    yield
+    caches[state_cache.ALIAS].clear()
+    # The last request of a test may have been in English: LocaleMiddleware leaves
+    # it active in this thread, where the next test calls selectors directly.
+    translation.deactivate()
+
+
+@pytest.fixture
+def table(room, alice, bob, carol):
+    """The three viewers' browsers, the two players' bound to their seats."""
+    bind(alice, room)
+    bind(bob, room)
+    return {"alice": alice, "bob": bob, "carol": carol}
+
+
+def get(persona, room, language="es", **headers):
+    return persona.client.get(state_url(room), HTTP_ACCEPT_LANGUAGE=language, **headers)
+
+
+def fresh(persona, room, language="es") -> bytes:
+    """The viewer's state computed now, without the cache."""
+    loaded = load_room(room.slug)
+    seat = next((s for s in loaded.seats.all() if persona.seat and s.pk == persona.seat.pk), None)
+    with translation.override(language):
+        return state_cache.compute(loaded, seat).body
+
+
+def assert_served_fresh(table, room):
+    """Every viewer, in every language, is served what a fresh computation gives,
+    the first time (computed) and the second (from the cache)."""
+    for persona in table.values():
+        for language in LANGUAGES:
+            expected = fresh(persona, room, language)
+            for _ in range(2):
+                response = get(persona, room, language)
+                assert response.status_code == 200
+                assert response.content == expected, (persona.name, language)
+
+
+def bodies(table, room) -> dict:
+    return {
+        (name, language): get(persona, room, language).content
+        for name, persona in table.items()
+        for language in LANGUAGES
+    }
+
+
+def play_first(room, persona):
+    match = current_match(room)
+    side = match.side_of(persona.seat)
+    services.game_play(seat=persona.seat, version=match.version, play=first_legal_play(room, side))
+
+
+# -- the same answer ------------------------------------------------------------------
+
+
+def test_every_viewer_and_language_is_served_the_fresh_state(table, room):
+    assert_served_fresh(table, room)
+    served = bodies(table, room)
+    # Six different answers: three viewers, two languages, none served to another.
+    assert len(set(served.values())) == 6
+
+
+# Each change, after its setup (cached first), moves what the state says; most
+# of them move no version.
+def nothing(room, alice, bob):
+    pass
+
+
+def a_move(room, alice, bob):
+    play_first(room, alice)
+
+
+def a_message(room, alice, bob):
+    services.message_send(seat=alice.seat, text="suerte")
+
+
+def a_mute(room, alice, bob):
+    services.messages_mute(seat=bob.seat)
+
+
+def a_written_answer(room, alice, bob):
+    version = current_match(room).version
+    services.game_conditional_answer(seat=alice.seat, version=version, answer="take")
+    assert current_match(room).version == version
+
+
+def keep_waiting(room, alice, bob):
+    services.absence_keep_waiting(seat=alice.seat, version=current_match(room).version)
+
+
+CHANGES = [
+    (nothing, a_move),
+    (nothing, a_message),
+    (a_message, a_mute),
+    (a_move, a_written_answer),  # bob may double: alice writes her answer
+    (a_move, keep_waiting),
+]
+
+
+@pytest.mark.parametrize(("setup", "change"), CHANGES, ids=lambda c: c.__name__)
+def test_a_change_is_served_at_once(table, room, alice, bob, setup, change):
+    setup(room, alice, bob)
+    before = bodies(table, room)
+    change(room, alice, bob)
+    assert_served_fresh(table, room)
+    assert bodies(table, room) != before
+
+
+def test_a_mute_after_the_message_was_read(table, room, alice, bob):
+    services.message_send(seat=alice.seat, text="suerte")
+    assert b"suerte" in get(bob, room).content
+    services.messages_mute(seat=bob.seat)
+    assert b"suerte" not in get(bob, room).content
+    assert_served_fresh(table, room)
+
+
+def test_a_join_is_served_at_once(alice, carol, dice):
+    room = alice.seat.room
+    bind(alice, room)
+    viewers = {"alice": alice, "carol": carol}
+    assert_served_fresh(viewers, room)
+    dice.push((3, 1))
+    services.room_join(room=room, nickname="bob")
+    assert_served_fresh(viewers, room)
+    assert b'"nickname":"bob"' in get(carol, room).content
+
+
+def test_a_rematch_offer_and_an_analysis_queued_are_served_at_once(table, room, alice, bob, carol):
+    services.match_resign(seat=bob.seat, version=current_match(room).version)
+    assert_served_fresh(table, room)
+    match = services.rematch_offer(seat=alice.seat)
+    assert match.rematch_offered_by_id == alice.seat.pk
+    assert_served_fresh(table, room)
+    game = Game.objects.filter(match=current_match(room)).order_by("number").first()
+    services.game_analysis_queue(game=game)
+    assert_served_fresh(table, room)
+    assert b'"status":"pending"' in get(carol, room).content
+
+
+def test_what_the_clock_alone_changes_is_computed_again(table, room, alice, bob, clock):
+    play_first(room, alice)  # bob's turn: alice waits
+    shown = get(alice, room).json()["match"]["absence"]
+    assert (shown["can_claim"], shown["show_deadline"]) == (False, False)
+    clock.tick(timedelta(hours=7))
+    assert get(alice, room).json()["match"]["absence"]["show_deadline"] is True
+    clock.tick(timedelta(hours=42))
+    assert get(alice, room).json()["match"]["absence"]["can_claim"] is True
+    assert "claim_absence" in get(alice, room).json()["match"]["allowed"]
+    assert_served_fresh(table, room)
+
+
+def test_a_vacation_is_served_at_once(ana, ben, carol, clock, dice):
+    from games.services.vacations import vacation_end, vacation_start
+    from tests.helpers import Persona
+
+    seat = services.room_create(rules=MATCH5, nickname="ana", user=ana)
+    dice.push((3, 1))
+    other = services.room_join(room=seat.room, nickname="ben", user=ben)
+    room = seat.room
+    ana_p, ben_p = Persona("ana", seat=seat), Persona("ben", seat=other)
+    ana_p.client.force_login(ana)
+    ben_p.client.force_login(ben)
+    viewers = {"ana": ana_p, "ben": ben_p, "carol": carol}
+    play_first(room, ana_p)
+    assert_served_fresh(viewers, room)
+    vacation_start(user=ben, days=3)
+    assert_served_fresh(viewers, room)
+    assert get(ana_p, room).json()["seats"][1]["away_until"] is not None
+    clock.tick(timedelta(days=1))
+    vacation_end(user=ben)
+    assert get(ana_p, room).json()["seats"][1]["away_until"] is None
+    assert_served_fresh(viewers, room)
+    # ana waits for ben: her own vacation moves no deadline of this match.
+    vacation_start(user=ana, days=2)
+    assert get(ben_p, room).json()["seats"][0]["away_until"] is not None
+    clock.tick(timedelta(hours=1))
+    vacation_end(user=ana)
+    assert get(ben_p, room).json()["seats"][0]["away_until"] is None
+    assert_served_fresh(viewers, room)
+
+
+# -- private parts -------------------------------------------------------------------
+
+
+def test_a_seats_private_part_never_reaches_another_viewer(table, room, alice, bob, carol):
+    play_first(room, alice)
+    services.message_send(seat=alice.seat, text="un secreto entre los dos")
+    version = current_match(room).version
+    services.game_conditional_answer(seat=alice.seat, version=version, answer="drop")
+    mine = get(alice, room).json()  # alice's own state, now in the cache
+    assert mine["match"]["conditional"]["answer"] == "drop"
+    assert mine["talk"]["messages"]
+    for _ in range(2):
+        spectator = get(carol, room).json()
+        assert "talk" not in spectator
+        assert spectator["match"]["conditional"] is None
+        assert "cond_answer" not in [h["kind"] for h in spectator["match"]["history"]]
+        assert spectator["viewer"] == {"seat": None, "side": None}
+        assert not any(seat["is_you"] for seat in spectator["seats"])
+        theirs = get(bob, room).json()
+        assert theirs["match"]["conditional"]["answer"] is None
+        assert "cond_answer" not in [h["kind"] for h in theirs["match"]["history"]]
+    # Nothing secret is in any answer: not a token, not the seed of the game running.
+    game = Game.objects.filter(match=current_match(room)).order_by("-number").first()
+    for persona in table.values():
+        body = get(persona, room).content.decode()
+        assert alice.token not in body and bob.token not in body
+        assert bytes(game.seed).hex() not in body
+
+
+# -- HTTP ------------------------------------------------------------------------------
+
+
+def test_an_unchanged_state_is_304_from_the_cache_and_200_after_a_change(table, room, alice):
+    first = get(alice, room)
+    etag = first["ETag"]
+    again = get(alice, room, HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304 and again["ETag"] == etag
+    play_first(room, alice)
+    moved = get(alice, room, HTTP_IF_NONE_MATCH=etag)
+    assert moved.status_code == 200 and moved["ETag"] != etag
+
+
+def test_a_hit_makes_fewer_queries(table, room, alice, carol, django_assert_num_queries):
+    # A spectator's miss: the seats with their room, the stamp, then the room read
+    # again (load_room, two) and the state's four.
+    with django_assert_num_queries(8):
+        get(carol, room)
+    # Its hit: the seats with their room, and the stamp.
+    with django_assert_num_queries(2):
+        assert get(carol, room).status_code == 200
+    get(alice, room)  # her "last seen" is written: not a query of the next ones
+    caches[state_cache.ALIAS].clear()
+    miss = count_queries(alice.client, state_url(room))
+    hit = count_queries(alice.client, state_url(room))
+    assert hit < miss
+
+
+def test_the_cache_off_answers_the_same(table, room, settings):
+    cached = bodies(table, room)
+    settings.MESA_STATE_CACHE = False
+    assert bodies(table, room) == cached
+
+
+# -- a failing cache ------------------------------------------------------------------
+
+
+class Broken(Exception):
+    pass
+
+
+def broken(*args, **kwargs):
+    raise Broken("connection refused")
+
+
+@pytest.mark.parametrize("method", ["get", "set"])
+def test_a_failing_cache_is_passed_by(table, room, alice, monkeypatch, caplog, method):
+    state_cache._outage.reset()
+    monkeypatch.setattr(caches[state_cache.ALIAS], method, broken)
+    with caplog.at_level(logging.WARNING, logger="games.web.state_cache"):
+        for _ in range(3):
+            response = get(alice, room)
+            assert response.status_code == 200
+            assert response.content == fresh(alice, room)
+    warnings = [r for r in caplog.records if r.name == "games.web.state_cache"]
+    assert len(warnings) == 1  # once a minute, not once a request
+    assert "Broken" in warnings[0].getMessage()
+    assert state_cache._outage.failures >= 3  # each counted, one logged

@@ -1,0 +1,55 @@
+"""`make load` itself (bench/load.py), tiny: five boards, two players, a real gunicorn
+on PostgreSQL and Redis. Nothing timed: the run goes through, every acknowledged
+action is one Turn row, every board ends at its room's final version."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from tests.helpers import missing
+
+ROOT = Path(__file__).resolve().parent.parent
+PORT = os.environ.get("MESA_LOAD_TEST_PORT", "19170")  # make load's own: 19100
+
+
+def test_a_tiny_load_run_loses_nothing(tmp_path):
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        missing("the load benchmark runs on PostgreSQL (DATABASE_URL=postgres://...)")
+    import redis
+
+    redis_url = os.environ.get("MESA_LOAD_REDIS_URL", "redis://127.0.0.1:6379/12")
+    try:
+        redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
+    except redis.RedisError as error:
+        missing(f"Redis does not answer at {redis_url} ({error})")
+    parts = urlsplit(url)
+    database = urlunsplit(parts._replace(path=parts.path.rstrip("/") + "_loadtest"))
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "bench.load",
+            "--boards", "5", "--players", "2", "--readers", "1",
+            "--duration", "12", "--warmup", "2", "--window", "1", "--think", "0.5", "1",
+            "--grace", "40", "--web-workers", "1", "--threads", "8", "--pool", "2",
+            "--port", PORT, "--database-url", database, "--redis-url", redis_url,
+            "--output", str(report), "--quiet",
+        ],
+        cwd=ROOT, capture_output=True, text=True, timeout=400,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    result = json.loads(report.read_text())
+    assert result["actions"]["count"] > 0
+    assert result["nothing_lost"]["ok"], result["nothing_lost"]
+    assert (
+        result["nothing_lost"]["acknowledged_turn_actions"]
+        == (result["nothing_lost"]["stored_turn_rows"])
+    )
+    assert result["boards"]["at_final_version"] == 5
+    assert result["errors_5xx"] == 0
+    assert result["postgres"]["peak_connections"] >= 1
+    assert result["state_get_per_second"] > 0 and result["reference_get_per_second"] > 0
+    assert "make load:" in done.stdout  # the printed report (--quiet leaves out the progress)

@@ -1,0 +1,67 @@
+"""The connection pool (DB_POOL_MAX, config/settings/base.py): each process holds at most
+that many PostgreSQL connections however many threads ask, and none without it."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+ON_POSTGRESQL = DATABASE_URL.startswith(("postgres://", "postgresql://"))
+
+# Twelve threads, each asking for its backend's pid twenty times and handing the
+# connection back between two (as the end of a request does): the pids they saw.
+THREADS = """
+import json, threading, django
+django.setup()
+from django.conf import settings
+from django.db import connection
+seen = set()
+def work():
+    for _ in range(20):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            seen.add(cursor.fetchone()[0])
+        connection.close()
+threads = [threading.Thread(target=work) for _ in range(12)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+print(json.dumps({"pids": len(seen), "database": settings.DATABASES["default"]}, default=str))
+"""
+
+
+def run(code: str, **env: str) -> dict:
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", **env}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=environment, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+SETTINGS = """
+import json, django
+django.setup()
+from django.conf import settings
+print(json.dumps(settings.DATABASES["default"], default=str))
+"""
+
+
+def test_the_pool_is_configured_from_the_environment():
+    database = run(SETTINGS, DATABASE_URL="postgres://u@127.0.0.1:5432/x", DB_POOL_MAX="3")
+    assert database["OPTIONS"]["pool"] == {"min_size": 1, "max_size": 3, "timeout": 10.0}
+    assert database["CONN_MAX_AGE"] == 0  # the pool keeps the connections, not Django
+    assert "pool" not in run(SETTINGS, DATABASE_URL="postgres://u@127.0.0.1:5432/x")["OPTIONS"]
+    # SQLite has no pool, whatever the variable says.
+    sqlite = run(SETTINGS, DATABASE_URL="sqlite:///x.sqlite3", DB_POOL_MAX="3")
+    assert "pool" not in sqlite.get("OPTIONS", {})
+
+
+@pytest.mark.skipif(not ON_POSTGRESQL, reason="needs PostgreSQL (DATABASE_URL=postgres://...)")
+def test_twelve_threads_share_the_pools_three_connections():
+    pooled = run(THREADS, DB_POOL_MAX="3")
+    assert 1 <= pooled["pids"] <= 3
+    # Without the pool each connection is a new one: a new server process each time.
+    assert run(THREADS)["pids"] > 3
