@@ -35,7 +35,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     # Playwright's sync API keeps an event loop in this thread; the ORM calls
     # the tests make between browser steps are still plain synchronous code.
