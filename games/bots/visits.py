@@ -64,6 +64,16 @@ class VisitReport:
     forced_plays: int = 0
     answers_written: int = 0
 
+    def add(self, other: VisitReport) -> None:
+        """Count ``other``'s matches in this report (the parts of one measurement run apart)."""
+        self.matches += other.matches
+        self.games += other.games
+        for regime, count in other.visits.items():
+            self.visits[regime] += count
+        self.written_answers_played += other.written_answers_played
+        self.forced_plays += other.forced_plays
+        self.answers_written += other.answers_written
+
     def saved_per_game(self, regime: str) -> float:
         """Visits saved per game (both players together) against playing everything in person."""
         return (self.visits["none"] - self.visits[regime]) / self.games if self.games else 0.0
@@ -172,8 +182,14 @@ def measure(
     matches: int,
     seed: int,
     seconds: float | None = None,
+    first: int = 0,
 ) -> VisitReport:
-    """Play ``matches`` matches (fewer if ``seconds`` run out) and count each regime's visits."""
+    """Play ``matches`` matches (fewer if ``seconds`` run out) and count each regime's visits.
+
+    Match ``n`` of a seed always has the same dice, so a measurement split
+    in parts (``first`` is the number of a part's first match) plays the
+    same matches as one run; only the bots' own noise differs.
+    """
     report = VisitReport()
     started = time.monotonic()
     regimes = {
@@ -181,7 +197,7 @@ def measure(
         "answers": frozenset({FORCED}),
         "both": frozenset(),
     }
-    for number in range(matches):
+    for number in range(first, first + matches):
         if seconds is not None and time.monotonic() - started > seconds:
             break
         state, log = play_match(players, rules, seed * 100_003 + number)
