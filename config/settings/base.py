@@ -528,6 +528,8 @@ elif CACHES["state"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     }
 MESA_STATE_CACHE = env.bool("MESA_STATE_CACHE", default=True)
 MESA_STATE_CACHE_SECONDS = env.int("MESA_STATE_CACHE_SECONDS", default=600)
+# Answers each process keeps in front of a shared (Redis) state cache.
+MESA_STATE_LOCAL_ENTRIES = env.int("MESA_STATE_LOCAL_ENTRIES", default=1000)
 
 
 # Live updates (games.services.live publishes, games.web.live waits): Redis

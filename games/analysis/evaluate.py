@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import metadata
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -60,6 +61,7 @@ class Settings:
 DEFAULT_SETTINGS = Settings()
 
 
+@cache  # read on every state request (its cache's key): the installed package, once
 def _bgsage_version() -> str:
     try:
         return metadata.version("bgsage")

@@ -12,15 +12,17 @@ equal stamps mean the state reads the same rows. Nothing here reads the
 clock: what the clock alone changes (the absence deadline passing, a
 vacation starting or ending) is board.state_until's.
 
-One query of plain SQL, every part on an index: the room's latest match row
-and aggregates (the last id, a count, the latest moment) of the other
-tables; the room and its seats come from the caller. Plain SQL, built once
-per shape, because the state is asked for far more often than it changes:
-the ORM took ten times longer to build this query than the database to
-answer it.
+One query of plain SQL by the room's slug, every part on an index: the
+room's seats with the room's own columns, its latest match row, and
+aggregates (the last id, a count, the latest moment) of the other tables.
+Plain SQL, built once, because the state is asked for far more often than
+it changes: building the two ORM queries this replaced cost more than the
+database took to answer them. The seats come back as Seat instances (Django
+converts their columns), since the viewer is found among them; the rest
+stays as the database gives it, as it only ever goes into the cache's key.
 """
 
-from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 
 from django.db import connection, models
@@ -45,6 +47,26 @@ MATCH_COLUMNS = (
     "absence_due_at",
     "side0_seat_number",
 )
+# The room's columns the state reads (a join changes its status, a move last_move_at).
+ROOM_COLUMNS = ("slug", "created_at", "status", "last_move_at", "bot", "rated", "rules")
+SPECTATOR_COLUMNS = (
+    *(f"m_{name}" for name in MATCH_COLUMNS),
+    "last_turn",
+    "turns",
+    "analyses",
+    "analysed",
+    "started",
+)
+# Read for the two players only: a spectator's state shows none of them.
+SEATED_COLUMNS = (
+    "last_message",
+    "last_mute",
+    "vacations",
+    "last_vacation",
+    "vacation_ended",
+    "vacation_ends",
+    "vacation_starts",
+)
 
 # Each analysis status weighs differently in one sum, so a change of any
 # game's status changes the sum (a room has far fewer than 1,000 games).
@@ -60,73 +82,105 @@ def _table(model: type[models.Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-@cache
-def _sql(seated: bool, users: int) -> str:
-    """The stamp's query for a spectator or a seated viewer, with `users` accounts seated.
+@dataclass(frozen=True)
+class Head:
+    """A room's seats and what its state reads, as of one query."""
 
-    Parameters, in order: the room's id (match, turns, analyses), the analysis
-    version; then, when seated, the room's id (messages, mutes) and the user ids
-    twice (mutes between accounts, vacations)."""
-    match, game, turn = _table(Match), _table(Game), _table(Turn)
+    room_id: int
+    seats: list[Seat]  # by number, each with room_id
+    room: tuple[object, ...]  # ROOM_COLUMNS
+    spectator: tuple[object, ...]  # SPECTATOR_COLUMNS
+    seated: tuple[object, ...]  # SEATED_COLUMNS
+
+    def stamp(self, *, seated: bool) -> tuple[object, ...]:
+        """Everything besides the clock that room_state reads: for one of the
+        room's players (`seated`), or for a spectator (fewer tables). Two equal
+        stamps mean the state reads the same rows."""
+        seats = tuple((s.number, s.pk, s.nickname, s.user_id) for s in self.seats)
+        # The room's id, slug and moment of creation: a row id used again (a
+        # database restored from a backup behind a cache that was not) never
+        # finds an old entry.
+        parts = (self.room_id, self.room, seats, self.spectator)
+        return (*parts, self.seated) if seated else parts
+
+
+@cache
+def _sql(vendor: str) -> tuple[str, int]:
+    """The head's query for this database, and how many times it takes the slug.
+
+    Its other parameter, the analysis version, comes right after the first slug."""
+    del vendor  # the cache's key: quoting differs between databases
+    room, seat, match, game, turn = (_table(m) for m in (Room, Seat, Match, Game, Turn))
+    room_id = f"(SELECT id FROM {room} WHERE slug = %s)"
+    users = f"(SELECT user_id FROM {seat} WHERE room_id = {room_id} AND user_id IS NOT NULL)"
     weights = " ".join(f"WHEN '{status}' THEN {w}" for status, w in STATUS_WEIGHT.items())
-    columns = ", ".join(f"m.{name}" for name in MATCH_COLUMNS)
-    parts = [
-        f"""SELECT {columns}, t.last_turn, t.turns, a.analyses, a.analysed, a.started"""
-        + (", s.last_message, s.last_mute, v.*" if seated else "")
-        + f"""
+    # Named apart from the Seat's own attributes (its related "turns", say).
+    stamp_columns = ", ".join(
+        f"{name.replace('_', '.', 1) if name.startswith('m_') else name} AS stamp_{name}"
+        for name in (*SPECTATOR_COLUMNS, *SEATED_COLUMNS)
+    )
+    room_columns = ", ".join(f"r.{name} AS room_{name}" for name in ROOM_COLUMNS)
+    sql = f"""
+    SELECT s.*, {room_columns}, st.*
+    FROM {seat} s JOIN {room} r ON r.id = s.room_id
+    CROSS JOIN (
+        SELECT {stamp_columns}
         FROM (SELECT 1 AS one) one
         LEFT JOIN (
             SELECT {", ".join(MATCH_COLUMNS)} FROM {match}
-            WHERE room_id = %s ORDER BY number DESC LIMIT 1
+            WHERE room_id = {room_id} ORDER BY number DESC LIMIT 1
         ) m ON 1 = 1
+        CROSS JOIN (
+            SELECT MAX(an.finished_at) AS analysed, MAX(an.started_at) AS started,
+                SUM(CASE an.status {weights} ELSE 0 END) AS analyses
+            FROM {_table(GameAnalysis)} an
+            JOIN {game} g ON g.id = an.game_id JOIN {match} mm ON mm.id = g.match_id
+            WHERE an.version = %s AND mm.room_id = {room_id}
+        ) a
         CROSS JOIN (
             SELECT MAX(tu.id) AS last_turn, COUNT(tu.id) AS turns FROM {turn} tu
             JOIN {game} g ON g.id = tu.game_id JOIN {match} mm ON mm.id = g.match_id
-            WHERE mm.room_id = %s
+            WHERE mm.room_id = {room_id}
         ) t
         CROSS JOIN (
-            SELECT SUM(CASE an.status {weights} ELSE 0 END) AS analyses,
-                MAX(an.finished_at) AS analysed, MAX(an.started_at) AS started
-            FROM {_table(GameAnalysis)} an
-            JOIN {game} g ON g.id = an.game_id JOIN {match} mm ON mm.id = g.match_id
-            WHERE mm.room_id = %s AND an.version = %s
-        ) a"""
-    ]
-    if seated:
-        ids = ", ".join(["%s"] * users) if users else "NULL"
-        parts.append(
-            f"""
-        CROSS JOIN (
             SELECT
-                (SELECT MAX(id) FROM {_table(Message)} WHERE room_id = %s) AS last_message,
+                (SELECT MAX(id) FROM {_table(Message)} WHERE room_id = {room_id})
+                    AS last_message,
                 (SELECT MAX(mu.id) FROM {_table(Mute)} mu
-                    WHERE mu.seat_id IN (SELECT id FROM {_table(Seat)} WHERE room_id = %s)
-                    OR mu.user_id IN ({ids})) AS last_mute
-        ) s
+                    WHERE mu.seat_id IN (SELECT id FROM {seat} WHERE room_id = {room_id})
+                    OR mu.user_id IN {users}) AS last_mute
+        ) w
         CROSS JOIN (
             SELECT COUNT(id) AS vacations, MAX(id) AS last_vacation,
-                MAX(ended_at) AS ended, MAX(ends_at) AS ends, MIN(starts_at) AS starts
-            FROM {_table(Vacation)} WHERE user_id IN ({ids})
-        ) v"""
-        )
-    return "".join(parts)
+                MAX(ended_at) AS vacation_ended, MAX(ends_at) AS vacation_ends,
+                MIN(starts_at) AS vacation_starts
+            FROM {_table(Vacation)} WHERE user_id IN {users}
+        ) v
+    ) st
+    WHERE r.slug = %s
+    ORDER BY s.number"""
+    return sql, sql.count("%s") - 1
 
 
-def state_stamp(room: Room, seats: Iterable[Seat], *, seated: bool) -> tuple[object, ...]:
-    """Everything besides the clock that room_state reads for `room`, as plain values:
-    for one of its players (`seated`), or for a spectator (fewer tables).
+def room_head(slug: str) -> Head | None:
+    """The room's seats and its stamps in one query; None when there is no such
+    room (or it has no seat yet). The state computed for a stamp must be read
+    after it (games.web.state_cache does)."""
+    sql, slugs = _sql(connection.vendor)
+    params: list[str] = [slug, evaluator.current_version(), *[slug] * (slugs - 1)]
+    seats = list(Seat.objects.raw(sql, params))
+    if not seats:
+        return None
+    first = seats[0]
 
-    `room` and its `seats` as loaded before this query: the state computed for
-    this stamp must be read after it (games.web.state_cache does)."""
-    rows = sorted((s.number, s.pk, s.nickname, s.user_id) for s in seats)
-    users = sorted({user for *_rest, user in rows if user is not None})
-    params: list[int | str] = [room.pk, room.pk, room.pk, evaluator.current_version()]
-    if seated:
-        params += [room.pk, room.pk, *users, *users]
-    with connection.cursor() as cursor:
-        cursor.execute(_sql(seated, len(users)), params)
-        row = cursor.fetchone()
-    # The slug and the moment of creation too: a row id used again (a database
-    # restored from a backup behind a cache that was not) never finds an old entry.
-    head = (room.pk, room.slug, room.created_at, room.status, room.last_move_at)
-    return (head, (room.bot, room.rated, repr(room.rules)), tuple(rows), row)
+    def values(names: tuple[str, ...], prefix: str = "") -> tuple[object, ...]:
+        return tuple(getattr(first, prefix + name) for name in names)
+
+    room = values(ROOM_COLUMNS, "room_")
+    return Head(
+        first.room_id,
+        seats,
+        room,
+        values(SPECTATOR_COLUMNS, "stamp_"),
+        values(SEATED_COLUMNS, "stamp_"),
+    )

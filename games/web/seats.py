@@ -68,12 +68,17 @@ def viewer_seat(
     request: HttpRequest, room: Room, seats: Iterable[Seat] | None = None
 ) -> Seat | None:
     """The seat this request may act for, or None for a spectator (`seats`: as seat_for_token)."""
-    candidates = list(room.seats.all() if seats is None else seats)
-    token = session_token(request, room)
-    if token:
-        seat = seat_for_token(room, token, candidates)
-        if seat is not None:
-            return seat
+    return viewer_seat_among(request, room.slug, room.seats.all() if seats is None else seats)
+
+
+def viewer_seat_among(request: HttpRequest, slug: str, seats: Iterable[Seat]) -> Seat | None:
+    """viewer_seat, from the room's slug and its seats alone (the state cache's hit has no Room)."""
+    candidates = list(seats)
+    token = request.session.get(SESSION_SEATS, {}).get(slug)
+    if isinstance(token, str) and token:
+        for seat in candidates:
+            if seat.check_token(token):
+                return seat
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         for seat in candidates:
