@@ -65,3 +65,40 @@ def test_twelve_threads_share_the_pools_three_connections():
     assert 1 <= pooled["pids"] <= 3
     # Without the pool each connection is a new one: a new server process each time.
     assert run(THREADS)["pids"] > 3
+
+
+# The live waits read the database outside any request (games.web.live): three
+# reads in the sync thread, then a request's thread asks for the pool's one connection.
+OUTSIDE_A_REQUEST = """
+import asyncio, json, threading, django
+django.setup()
+from django.db import connection
+from games.web import live
+
+def pulse(slug):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+    return None
+
+live.room_pulse = pulse
+
+def a_request():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    connection.close()  # request_finished
+
+async def main():
+    for _ in range(3):
+        await live._database_pulse("a-room")
+    await asyncio.wait_for(asyncio.to_thread(a_request), 10)
+    return "served"
+
+print(json.dumps({"request": asyncio.run(main())}))
+"""
+
+
+@pytest.mark.skipif(not ON_POSTGRESQL, reason="needs PostgreSQL (DATABASE_URL=postgres://...)")
+def test_a_live_waits_database_read_hands_the_pooled_connection_back():
+    # Kept by the sync thread, the one connection left the request waiting out
+    # DB_POOL_TIMEOUT and failing.
+    assert run(OUTSIDE_A_REQUEST, DB_POOL_MAX="1", DB_POOL_TIMEOUT="2") == {"request": "served"}

@@ -11,6 +11,7 @@ growing across a room's matches, message ids only grow. `not_older` is that
 order, so a late or repeated message never looks like news from the past.
 """
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from django.db.models import OuterRef, Subquery
@@ -71,3 +72,28 @@ def room_pulse(*, room_id: int | None = None, slug: str | None = None) -> tuple[
         return (found, Pulse(0, 0, None, None)) if found is not None else None
     room_slug, number, version, rematch, message = row
     return room_slug, Pulse(number, version, rematch, message)
+
+
+def room_pulses(slugs: Iterable[str]) -> dict[str, Pulse]:
+    """{slug: pulse} of the rooms among `slugs` that exist, in one query (two when
+    some have no match yet): the waits that end together check in one read."""
+    wanted = set(slugs)
+    if not wanted:
+        return {}
+    latest_message = Message.objects.filter(room_id=OuterRef("room_id")).order_by("-pk")
+    latest_number = Match.objects.filter(room_id=OuterRef("room_id")).order_by("-number")
+    rows = (
+        Match.objects.filter(
+            room__slug__in=wanted, number=Subquery(latest_number.values("number")[:1])
+        )
+        .annotate(latest_message=Subquery(latest_message.values("pk")[:1]))
+        .values_list("room__slug", "number", "version", "rematch_offered_by_id", "latest_message")
+    )
+    found = {
+        slug: Pulse(number, version, rematch, message)
+        for slug, number, version, rematch, message in rows
+    }
+    if len(found) < len(wanted):
+        waiting = Room.objects.filter(slug__in=wanted - set(found)).values_list("slug", flat=True)
+        found.update((slug, Pulse(0, 0, None, None)) for slug in waiting)
+    return found

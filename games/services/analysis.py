@@ -87,6 +87,7 @@ def game_analysis_run(*, analysis_id: int) -> GameAnalysis | None:
     GameAnalysis.objects.filter(pk=row.pk).update(
         status=GameAnalysis.Status.RUNNING, started_at=clock.now()
     )
+    live.room_moved(row.game.match.room_id)  # the boards say it is being analysed
     try:
         started = time.perf_counter()
         turns, ratings = _rate(row.game)

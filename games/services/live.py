@@ -3,8 +3,12 @@
 Every service that changes a room's pulse (games.selectors.pulse: the match's
 number and version, the rematch offer, the latest message) locks the room's
 current match first, through games.services.table (`lock_current_match`,
-`open_table`); the sweep that expires a room and the analysis's last write
-call `room_moved` themselves. `room_moved` asks for one publish per room
+`open_table`). What changes a board's state without its pulse calls
+`room_moved` itself: the sweep that expires a room, the analysis starting
+and done, a vacation starting or ending (every open room of the player), a
+mute, guest seats claimed by an account. A quiet wait is answered 304
+without Django (games.web.live), so a change that published nothing would
+reach the boards only with the next move. `room_moved` asks for one publish per room
 when the transaction commits (transaction.on_commit; nothing when it rolls
 back), so the waiting boards (games.web.live) are woken on whichever node
 they wait.

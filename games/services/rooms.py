@@ -15,7 +15,7 @@ from games.engine import MatchRules
 from games.lib import clock
 from games.lib.errors import BadInput, Conflict, NotFound
 from games.models import Room, Seat
-from games.services import cleaning, outbox
+from games.services import cleaning, live, outbox
 from games.services.table import start_match
 
 # How often a seat's last_seen_at is written at most (the board polls).
@@ -105,7 +105,11 @@ def seats_claim_for_user(*, user: User, seat_ids: Sequence[object]) -> int:
     """Attach this browser's guest seats to an account; seats of another account stay put."""
     ids = [i for i in seat_ids if isinstance(i, int) and not isinstance(i, bool)]
     with transaction.atomic():
-        count: int = Seat.objects.filter(pk__in=ids, user__isnull=True).update(user=user)
+        claimed = Seat.objects.filter(pk__in=ids, user__isnull=True)
+        rooms = set(claimed.values_list("room_id", flat=True))
+        count: int = claimed.update(user=user)
+        for room_id in rooms:
+            live.room_moved(room_id)  # the boards show the account's name now
         return count
 
 

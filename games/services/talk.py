@@ -16,6 +16,7 @@ from django.db import transaction
 from games.lib import clock
 from games.lib.errors import Conflict, NotSeatHolder
 from games.models import Match, Message, Mute, Room, Seat
+from games.services import live
 from games.services.cleaning import clean_message
 from games.services.table import lock_current_match
 
@@ -62,6 +63,7 @@ def messages_mute(*, seat: Seat | None) -> Mute:
                 "created_at": clock.now(),
             },
         )
+        live.room_moved(seat.room_id)  # the muter's other tabs hide the words too
     return mute
 
 

@@ -19,8 +19,9 @@ from accounts import vacation
 from accounts.models import Vacation
 from games.lib import clock
 from games.lib.errors import BadInput, Conflict, NotSeatHolder
-from games.models import Match
+from games.models import Match, Room, Seat
 from games.selectors import vacations
+from games.services import live
 
 
 def clean_days(days: object) -> int:
@@ -54,6 +55,7 @@ def vacation_start(*, user: User | AnonymousUser | None, days: object) -> Vacati
             raise Conflict("no_vacation_left")
         row = Vacation.objects.create(user=user, starts_at=span[0], ends_at=span[1])
         refresh_deadlines(user_id=user.pk)
+        _wake_boards(user.pk)
     return row
 
 
@@ -68,6 +70,7 @@ def vacation_end(*, user: User | AnonymousUser | None) -> Vacation:
         if row is None:
             raise Conflict("not_on_vacation")
         refresh_deadlines(user_id=user.pk)
+        _wake_boards(user.pk)
     return row
 
 
@@ -116,6 +119,14 @@ def _end(user_id: int, now: datetime) -> Vacation | None:
     row.ended_at = now
     row.save(update_fields=["ended_at"])
     return row
+
+
+def _wake_boards(user_id: int) -> None:
+    """Every open room of the player shows their vacation: its boards are woken
+    (games.services.live, on commit), as by a move."""
+    rooms = Seat.objects.filter(user_id=user_id, room__status__in=Room.ACTIVE)
+    for room_id in rooms.values_list("room_id", flat=True):
+        live.room_moved(room_id)
 
 
 def _lock_account(user: User) -> None:

@@ -17,6 +17,7 @@ import subprocess
 import threading
 import time
 import uuid
+from datetime import timedelta
 
 import pytest
 import redis
@@ -28,7 +29,7 @@ from games import services
 from games.engine import ActionKind
 from games.lib.errors import Conflict
 from games.models import Turn
-from games.selectors.pulse import Pulse, room_pulse
+from games.selectors.pulse import Pulse, room_pulse, room_pulses
 from games.services import live
 from games.web import live as waits
 from games.web import longpoll
@@ -396,3 +397,158 @@ def test_a_publish_missed_while_the_subscription_was_down_wakes_the_waiter_on_re
     assert response.status == 200 and response.json()["version"] == version + 1
     assert back
     assert after < 5, f"{after:.1f} s: the reconnect (2 s) should have brought it"
+
+
+# -- the quiet wait: a 304 without Django ------------------------------------------------
+
+
+class CountingApp:
+    """Django's ASGI application, counting the requests that reach it."""
+
+    def __init__(self) -> None:
+        self.app = get_asgi_application()
+        self.calls = 0
+
+    async def __call__(self, scope, receive, send):
+        self.calls += 1
+        await self.app(scope, receive, send)
+
+
+def session_cookie(persona) -> tuple[str, str]:
+    return ("cookie", f"sessionid={persona.client.cookies['sessionid'].value}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_quiet_wait_is_answered_304_from_the_boards_etag_without_django(
+    room, alice, no_redis, monkeypatch
+):
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 1.0)
+    django = CountingApp()
+    app = LiveWaits(django)
+    bind(alice, room)
+    version = version_of(room)
+
+    async def scenario():
+        spectator = await asgi_get(app, state_url(room))
+        player = await asgi_get(app, state_url(room), headers=[session_cookie(alice)])
+        reached = django.calls
+        answers = {}
+        for name, first, extra in (
+            ("spectator", spectator, []),
+            ("alice", player, [session_cookie(alice)]),
+        ):
+            tag = first.headers["etag"]
+            answers[name] = await asgi_get(
+                app, state_url(room), f"wait={version}", [("if-none-match", tag), *extra]
+            )
+        return spectator, player, reached, answers
+
+    spectator, player, reached, answers = async_to_sync(scenario)()
+    assert spectator.headers["etag"].endswith('-n"')  # no clock in a spectator's state
+    assert "-u" in player.headers["etag"]  # alice's turn: its deadline is shown some day
+    assert django.calls == reached == 2  # the two quiet waits never reached Django
+    for name, first in (("spectator", spectator), ("alice", player)):
+        answer = answers[name]
+        assert answer.status == 304 and answer.body == b""
+        assert answer.headers["etag"] == first.headers["etag"]
+        assert answer.headers["cache-control"] == "private, no-cache"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_quiet_wait_goes_to_django_without_a_current_etag_or_past_its_clock(
+    room, alice, no_redis, monkeypatch, clock
+):
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 1.0)
+    django = CountingApp()
+    app = LiveWaits(django)
+    bind(alice, room)
+    version = version_of(room)
+    cookie = session_cookie(alice)
+
+    async def scenario():
+        first = await asgi_get(app, state_url(room), headers=[cookie])
+        tag = first.headers["etag"]
+        other_version = tag.replace(f'"v{version}-', f'"v{version + 1}-')
+        answers = [
+            await asgi_get(app, state_url(room), f"wait={version}", [cookie]),
+            await asgi_get(
+                app, state_url(room), f"wait={version}", [cookie, ("if-none-match", other_version)]
+            ),
+        ]
+        # The second at which the clock changes her board has come.
+        until = int(tag.rsplit("-u", 1)[1].rstrip('"'))
+        clock.tick(timedelta(seconds=until - clock().timestamp() + 1))
+        answers.append(
+            await asgi_get(
+                app, state_url(room), f"wait={version}", [cookie, ("if-none-match", tag)]
+            )
+        )
+        return first, answers
+
+    first, answers = async_to_sync(scenario)()
+    assert django.calls == 1 + 3  # each of the three was answered by Django
+    no_tag, wrong_version, past_clock = answers
+    assert no_tag.status == 200 and no_tag.headers["etag"] == first.headers["etag"]
+    assert wrong_version.status == 200
+    assert past_clock.status == 200 and past_clock.headers["etag"] != first.headers["etag"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_quiet_wait_whose_publish_was_lost_is_answered_with_the_new_state(
+    redis_channel, room, alice, monkeypatch
+):
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 1.5)
+    version = version_of(room)
+
+    async def scenario():
+        await subscribed()
+        tag = (await asgi_get(APP, state_url(room))).headers["etag"]
+        waiting = asyncio.ensure_future(
+            asgi_get(APP, state_url(room), f"wait={version}", [("if-none-match", tag)])
+        )
+        await asyncio.sleep(0.3)
+        with monkeypatch.context() as lost:
+            lost.setattr(live, "_send", lambda slug, pulse: True)  # "sent", never arrived
+            await sync_to_async(play)(room, alice)
+        return await waiting
+
+    answer = async_to_sync(scenario)()
+    # The database's word at the end of the wait: the room moved.
+    assert answer.status == 200 and answer.json()["version"] == version + 1
+
+
+def test_the_pulses_of_many_rooms_are_read_in_one_query(
+    room, alice, bob, rules, django_assert_num_queries
+):
+    play(room, alice)
+    services.message_send(seat=bob.seat, text="hola")
+    waiting = services.room_create(rules=rules, nickname="zoe").room
+    expected = pulse_of(room)
+    assert expected.message is not None
+    with django_assert_num_queries(2):  # the matches; the room that has none yet
+        pulses = room_pulses([room.slug, waiting.slug, "no-such-room"])
+    assert pulses == {room.slug: expected, waiting.slug: Pulse(0, 0, None, None)}
+    with django_assert_num_queries(1):
+        assert room_pulses([room.slug]) == {room.slug: expected}
+
+
+# -- what changes a board without a pulse publishes one -------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_vacation_a_mute_and_a_claimed_seat_wake_the_boards(
+    ana, ben, clock, dice, no_redis, heard, rules
+):
+    from games.services.vacations import vacation_end, vacation_start
+
+    seat = services.room_create(rules=rules, nickname="ana", user=ana)
+    dice.push((3, 1))
+    guest = services.room_join(room=seat.room, nickname="bob")
+    room = seat.room
+    heard.clear()
+    vacation_start(user=ana, days=2)
+    clock.tick(timedelta(hours=1))
+    vacation_end(user=ana)
+    services.messages_mute(seat=guest)
+    services.seats_claim_for_user(user=ben, seat_ids=[guest.pk])
+    assert heard == [(room.slug, pulse_of(room))] * 4
