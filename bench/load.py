@@ -12,8 +12,12 @@ others, both under nice. The clients behave as the site's own pages do:
   static/js/poll.js's rhythm: `GET /api/rooms/<slug>/?wait=<version>` with
   If-None-Match, again at once after a held answer or a change, backing off
   1 s × 1.5 up to 20 s after quick answers with nothing new (the server would
-  not hold them). One board in ten is a player's other tab (their session);
-  the rest are spectators.
+  not hold them). As a club's boards are open: a few on each room where
+  people are playing now (--spectators-per-room; one in ten of them a
+  player's other tab), and the rest on rooms where nobody moves during the
+  run (--boards-per-idle-room, the players' tabs and a spectator's: a
+  correspondence player keeps a dozen matches open, most of them waiting
+  for the other side).
 - players: two guests per room (created and seated through the JSON API),
   each acting as a person does: when the state says it is their turn, a
   think of --think seconds, then the action (`POST /api/rooms/<slug>/actions/
@@ -33,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import resource
@@ -80,13 +85,15 @@ class Options:
     window: float = 10.0  # each throughput window
     throughput_clients: int = 8
     seated_share: float = 0.1
+    spectators_per_room: int = 4  # boards on each room being played, besides its players
+    boards_per_idle_room: float = 2.5  # the other boards, on rooms where nobody moves
     english_share: float = 0.2
     server: str = "auto"  # wsgi, live, or auto (live when games/web/live.py exists)
     web_workers: int = 2
     live_workers: int = 1  # uvicorn processes (server live)
-    live_pool: int = 0  # their DB_POOL_MAX (under ASGI a pooled connection was not handed back)
+    live_pool: int = 2  # their DB_POOL_MAX, as deploy/'s mesa-live unit
     threads: int = 20
-    pool: int = 0  # DB_POOL_MAX of the web processes; 0 = no pool
+    pool: int = 3  # DB_POOL_MAX of the web processes (deploy/'s); 0 = no pool
     state_cache: bool = True
     port: int = DEFAULT_PORT
     database_url: str = DEFAULT_DATABASE
@@ -499,7 +506,8 @@ class Run:
         self.stop_samplers = asyncio.Event()
         self.boards: list[Board] = []
         self.seats: list[Seat] = []
-        self.slugs: list[str] = []
+        self.slugs: list[str] = []  # the rooms being played
+        self.idle: list[tuple[str, Browser, Browser]] = []  # (slug, host, guest) of the others
         self.start = 0.0
         self.phase = "warmup"
 
@@ -512,20 +520,38 @@ class Run:
     async def seed(self, connector: aiohttp.BaseConnector) -> None:
         rooms = max(1, self.options.players // 2)
         for index in range(rooms):
-            language = "en" if self.rng.random() < self.options.english_share else "es"
-            host = Browser(self.base, connector, live=self.live, language=language)
-            guest = Browser(self.base, connector, live=self.live, language="es")
-            await host.open_home()
-            status, state = await host.post("/api/rooms", {"nickname": f"p{index}a", "rules": {}})
-            if status != 201:
-                raise RuntimeError(f"creating a room: {status} {state}")
-            slug = state["room"]["slug"]
-            await guest.open_home()
-            status, state = await guest.post(f"/api/rooms/{slug}/join", {"nickname": f"p{index}b"})
-            if status != 200:
-                raise RuntimeError(f"joining {slug}: {status} {state}")
+            slug, host, guest = await self.seed_room(connector, f"p{index}")
             self.slugs.append(slug)
             self.seats += [Seat(host, 1, slug), Seat(guest, 2, slug)]
+        others = self.options.boards - rooms * self.options.spectators_per_room
+        idle = math.ceil(max(0, others) / self.options.boards_per_idle_room)
+        if idle:
+            self.log(f"seeding {idle} rooms where nobody moves")
+        gate = asyncio.Semaphore(8)
+
+        async def one(index: int) -> tuple[str, Browser, Browser]:
+            async with gate:
+                return await self.seed_room(connector, f"i{index}")
+
+        self.idle = list(await asyncio.gather(*(one(index) for index in range(idle))))
+
+    async def seed_room(
+        self, connector: aiohttp.BaseConnector, name: str
+    ) -> tuple[str, Browser, Browser]:
+        """A room with its two guests seated (created and joined through the JSON API)."""
+        language = "en" if self.rng.random() < self.options.english_share else "es"
+        host = Browser(self.base, connector, live=self.live, language=language)
+        guest = Browser(self.base, connector, live=self.live, language="es")
+        await host.open_home()
+        status, state = await host.post("/api/rooms", {"nickname": f"{name}a", "rules": {}})
+        if status != 201:
+            raise RuntimeError(f"creating a room: {status} {state}")
+        slug = state["room"]["slug"]
+        await guest.open_home()
+        status, state = await guest.post(f"/api/rooms/{slug}/join", {"nickname": f"{name}b"})
+        if status != 200:
+            raise RuntimeError(f"joining {slug}: {status} {state}")
+        return slug, host, guest
 
     # -- the players -----------------------------------------------------------------
 
@@ -716,15 +742,22 @@ class Run:
         self.log(f"opening {options.boards} boards")
         stagger = min(10.0, options.boards / 200)
         for index in range(options.boards):
-            slug = self.slugs[index % len(self.slugs)]
+            active = index < len(self.slugs) * options.spectators_per_room or not self.idle
+            if active:
+                slug = self.slugs[index % len(self.slugs)]
+                if self.rng.random() < options.seated_share:
+                    seats = [seat for seat in self.seats if seat.slug == slug]
+                    browser = self.rng.choice(seats).browser  # the player's other tab
+                else:
+                    english = self.rng.random() < options.english_share
+                    browser = spectators[1 if english else 0]
+            else:
+                # The idle rooms in turn: a player's tab, the other's, now and then a spectator.
+                slug, host, guest = self.idle[index % len(self.idle)]
+                round_ = index // len(self.idle)
+                browser = (host, guest, spectators[0])[round_ % 3]
             board = Board(slug)
             self.boards.append(board)
-            if self.rng.random() < options.seated_share:
-                seats = [seat for seat in self.seats if seat.slug == slug]
-                browser = self.rng.choice(seats).browser  # the player's other tab
-            else:
-                english = self.rng.random() < options.english_share
-                browser = spectators[1 if english else 0]
             boards.append(
                 asyncio.create_task(self.board(board, browser, self.rng.random() * stagger))
             )
@@ -755,7 +788,8 @@ class Run:
         await asyncio.gather(*samplers)
         stored = await self.stored_turns()
         await bench_session.close()
-        for browser in {seat.browser for seat in self.seats} | set(spectators):
+        idle_browsers = {browser for _slug, *pair in self.idle for browser in pair}
+        for browser in {seat.browser for seat in self.seats} | set(spectators) | idle_browsers:
             await browser.close()
         await connector.close()
         elapsed = options.duration
@@ -786,7 +820,8 @@ class Run:
               AND m.number = (SELECT max(number) FROM games_match WHERE room_id = r.id)
         """
         async with await psycopg.AsyncConnection.connect(self.options.database_url) as conn:
-            rows = await (await conn.execute(query, (self.slugs,))).fetchall()
+            rooms = [*self.slugs, *(slug for slug, _host, _guest in self.idle)]
+            rows = await (await conn.execute(query, (rooms,))).fetchall()
         return {slug: int(version) for slug, version in rows}
 
     async def stored_turns(self) -> dict[str, int]:
@@ -877,6 +912,7 @@ class Run:
                 "max_ms": ms(_times_1000(max(delays) if delays else None)),
                 "never_seen": missed,
             },
+            "rooms": {"played": len(self.slugs), "idle": len(self.idle)},
             "boards": {
                 "count": len(self.boards),
                 "requests": requests,
@@ -935,7 +971,8 @@ def print_report(report: dict[str, Any]) -> None:
         f"p95 {a['p95_ms']} ms, p99 {a['p99_ms']} ms",
         f"a move seen by every waiting board of its room: p50 {s['p50_ms']} ms, "
         f"p95 {s['p95_ms']} ms, max {s['max_ms']} ms ({s['moves']} moves, {s['never_seen']} never)",
-        f"boards' requests: {b['requests']}, held by the server: {b['held_share']}",
+        f"rooms: {report['rooms']['played']} played, {report['rooms']['idle']} where nobody "
+        f"moves; boards' requests: {b['requests']}, held by the server: {b['held_share']}",
         f"under load: state GET {report['state_get_per_second']} req/s, bare Django "
         f"{report['reference_get_per_second']} req/s: {report['state_to_reference']}x",
         f"idle server: state GET {report['idle_state_get_per_second']} req/s, bare Django "
@@ -958,6 +995,8 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--boards", type=int, default=defaults.boards)
     parser.add_argument("--players", type=int, default=defaults.players)
     parser.add_argument("--readers", type=int, default=defaults.readers)
+    parser.add_argument("--spectators-per-room", type=int, default=defaults.spectators_per_room)
+    parser.add_argument("--boards-per-idle-room", type=float, default=defaults.boards_per_idle_room)
     parser.add_argument("--duration", type=float, default=defaults.duration)
     parser.add_argument("--warmup", type=float, default=defaults.warmup)
     parser.add_argument("--window", type=float, default=defaults.window)

@@ -49,6 +49,8 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
         == (result["nothing_lost"]["stored_turn_rows"])
     )
     assert result["boards"]["at_final_version"] == 5
+    # Four boards on the room being played, the fifth on a room where nobody moves.
+    assert result["rooms"] == {"played": 1, "idle": 1}
     assert result["errors_5xx"] == 0
     assert result["postgres"]["peak_connections"] >= 1
     assert result["state_get_per_second"] > 0 and result["reference_get_per_second"] > 0
