@@ -62,6 +62,9 @@ class Room(models.Model):
     created_at = models.DateTimeField()
     last_move_at = models.DateTimeField(help_text="Creation, a join or any recorded turn.")
     ended_at = models.DateTimeField(null=True, blank=True)
+    # One more with every change of what the room's boards show, in the
+    # change's transaction (games.services.live.room_moved): the state cache's key.
+    state_serial = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         indexes = [

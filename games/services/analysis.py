@@ -57,6 +57,7 @@ def game_analysis_queue(*, game: Game) -> GameAnalysis:
             row.requested_at = now
             row.save(update_fields=["status", "requested_at"])
         outbox.schedule(TASK_NAME, row.pk)
+        live.room_moved(game.match.room_id)  # the boards say it is queued
     return row
 
 
@@ -94,6 +95,7 @@ def game_analysis_run(*, analysis_id: int) -> GameAnalysis | None:
         seconds = time.perf_counter() - started
     except Exception:
         GameAnalysis.objects.filter(pk=row.pk).update(status=GameAnalysis.Status.FAILED)
+        live.room_moved(row.game.match.room_id)
         raise
     return _store(row, turns, ratings, seconds)
 
@@ -177,7 +179,11 @@ def requeue_stuck(*, limit: int = 50) -> int:
             .order_by("started_at")
             .values_list("pk", flat=True)[:limit]
         )
-        GameAnalysis.objects.filter(pk__in=ids).update(status=GameAnalysis.Status.PENDING)
+        stuck = GameAnalysis.objects.filter(pk__in=ids)
+        rooms = set(stuck.values_list("game__match__room_id", flat=True))
+        stuck.update(status=GameAnalysis.Status.PENDING)
         for analysis_id in ids:
             outbox.schedule(TASK_NAME, analysis_id)
+        for room_id in sorted(rooms):
+            live.room_moved(room_id)
     return len(ids)

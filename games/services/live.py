@@ -36,7 +36,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 
+from games.models import Room
 from games.selectors.pulse import Pulse, room_pulse
 
 log = logging.getLogger(__name__)
@@ -107,7 +109,14 @@ def stop_listening_here(listener: Listener) -> None:
 
 
 def room_moved(room_id: int) -> None:
-    """Publish the room's pulse once the current transaction commits (once per room)."""
+    """The room's boards show something new: count it in the room's state serial
+    (the state cache's key, games.selectors.stamp) in the caller's transaction,
+    and publish the room's pulse once it commits (once per room).
+
+    Counted at every call, not once per transaction: a savepoint rolled back
+    takes its count with it, and what the transaction changes after it must
+    still move the serial."""
+    Room.objects.filter(pk=room_id).update(state_serial=F("state_serial") + 1)
     connection = transaction.get_connection()
     if not connection.in_atomic_block:
         publish_rooms({room_id})

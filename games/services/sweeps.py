@@ -59,6 +59,7 @@ def room_expire(*, room_id: int) -> Room | None:
         room.status = Room.Status.EXPIRED
         room.ended_at = now
         room.save(update_fields=["status", "ended_at"])
+        live.room_moved(room_id)  # locked by the sweep's own query, not by table
         if match is not None and match.status == Match.Status.PLAYING:
             match.status = Match.Status.FINISHED
             match.ended_at = now
@@ -72,5 +73,4 @@ def room_expire(*, room_id: int) -> Room | None:
                 status=Game.Status.FINISHED, revealed=True, ended_at=now
             )
             outbox.schedule("games.tasks.match_ended_email", match.pk)
-            live.room_moved(room_id)  # locked by the sweep's own query, not by table
         return room

@@ -5,9 +5,9 @@ answer depends on the rows the state reads, on who asks (a spectator, or the
 seat 1 or 2 of this room, whose state holds their messages, their written
 answers and plays, their clock) and on the language of its sentences. The
 key names all of them: the room, the viewer's role, the language and a digest
-of the room's stamp (games.selectors.stamp: the match's version and
-everything that changes without it, read with the seats in one query). Each
-role has its own entry, so what is private to a seat is only ever served to
+of the room's stamp (games.selectors.stamp: the room's state serial, which
+every change of what its boards show moves, read with the seats in one
+query). Each role has its own entry, so what is private to a seat is only ever served to
 that seat.
 
 What the clock alone changes is kept out by time: an entry carries the
@@ -109,7 +109,7 @@ def role_of(room_id: int, seat: Seat | None) -> str:
 
 def key_for(head: Head, seat: Seat | None) -> str:
     role = role_of(head.room_id, seat)
-    stamp = repr(head.stamp(seated=role != "-")).encode()
+    stamp = repr(head.stamp()).encode()
     digest = hashlib.sha256(stamp).hexdigest()[:32]
     return f"room-state:{head.room_id}:{role}:{get_language()}:{digest}"
 

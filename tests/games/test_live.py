@@ -146,6 +146,27 @@ def test_a_word_on_its_own_and_a_rematch_offer_publish_too(room, alice, bob, no_
     assert len(heard) == 3
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_state_serial_counts_with_the_change_and_rolls_back_with_it(room, alice, no_redis):
+    def serial():
+        room.refresh_from_db(fields=["state_serial"])
+        return room.state_serial
+
+    before = serial()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        play(room, alice)
+        raise RuntimeError("the request failed after the move")
+    assert serial() == before
+    with transaction.atomic():
+        with pytest.raises(RuntimeError), transaction.atomic():  # a savepoint rolled back
+            live.room_moved(room.pk)
+            raise RuntimeError("undone")
+        live.room_moved(room.pk)  # what the transaction changes after it still counts
+    assert serial() == before + 1
+    play(room, alice)
+    assert serial() > before + 1
+
+
 def test_pulses_of_a_room_are_ordered_by_version_then_message():
     old, word, moved = Pulse(1, 4, None, 7), Pulse(1, 4, None, 9), Pulse(1, 5, None, None)
     assert moved.not_older(word) and word.not_older(old) and not old.not_older(word)

@@ -173,6 +173,39 @@ def test_a_rematch_offer_and_an_analysis_queued_are_served_at_once(table, room, 
     assert b'"status":"pending"' in get(carol, room).content
 
 
+def test_an_analysis_that_fails_is_served_at_once(table, room, alice, bob, carol, monkeypatch):
+    from games.services import analysis
+
+    services.match_resign(seat=bob.seat, version=current_match(room).version)
+    game = Game.objects.filter(match=current_match(room)).order_by("number").first()
+    row = services.game_analysis_queue(game=game)
+    assert_served_fresh(table, room)
+
+    def broken(game):
+        # Read while it runs (that state cached), then the evaluator falls over.
+        assert b'"status":"running"' in get(carol, room).content
+        raise RuntimeError("the evaluator fell over")
+
+    monkeypatch.setattr(analysis, "_rate", broken)
+    with pytest.raises(RuntimeError):
+        services.game_analysis_run(analysis_id=row.pk)
+    assert_served_fresh(table, room)
+    assert b'"status":"failed"' in get(carol, room).content
+
+
+def test_a_claimed_seat_and_an_expired_room_are_served_at_once(alice, carol, ben, clock):
+    room = alice.seat.room
+    bind(alice, room)
+    viewers = {"alice": alice, "carol": carol}
+    assert_served_fresh(viewers, room)
+    services.seats_claim_for_user(user=ben, seat_ids=[alice.seat.pk])
+    assert_served_fresh(viewers, room)
+    clock.tick(timedelta(days=8))
+    assert services.room_expire(room_id=room.pk) is not None  # nobody ever joined
+    assert_served_fresh(viewers, room)
+    assert b'"status":"expired"' in get(carol, room).content
+
+
 def test_what_the_clock_alone_changes_is_computed_again(table, room, alice, bob, clock):
     play_first(room, alice)  # bob's turn: alice waits
     shown = get(alice, room).json()["match"]["absence"]
