@@ -64,7 +64,9 @@ class Room(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     # One more with every change of what the room's boards show, in the
     # change's transaction (games.services.live.room_moved): the state cache's key.
-    state_serial = models.PositiveBigIntegerField(default=0, editable=False)
+    # A default in the database too: the processes of the release before,
+    # still running while this one migrates, create rooms without it.
+    state_serial = models.PositiveBigIntegerField(default=0, db_default=0, editable=False)
 
     class Meta:
         indexes = [

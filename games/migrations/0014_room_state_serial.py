@@ -12,6 +12,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="room",
             name="state_serial",
-            field=models.PositiveBigIntegerField(default=0, editable=False),
+            field=models.PositiveBigIntegerField(db_default=0, default=0, editable=False),
         ),
     ]
