@@ -119,6 +119,15 @@ def state_response(request: HttpRequest, room: Room) -> HttpResponse:
     return answer_response(request, state_cache.state_answer(room, viewer_seat(request, room)))
 
 
+def fresh_state_response(request: HttpRequest, slug: str) -> HttpResponse:
+    """state_response of the room as it is now, after the request changed it: through
+    the cache's one query when it is on (the room is read once more only on a miss)."""
+    cached = state_cache.cached_state(request, slug)
+    if cached is None:
+        return state_response(request, load_room(slug))
+    return answer_response(request, cached[0])
+
+
 def answer_response(request: HttpRequest, answer: state_cache.Answer) -> HttpResponse:
     if answer.etag in parse_etags(request.headers.get("If-None-Match", "")):
         response = HttpResponse(status=304)
@@ -132,7 +141,7 @@ def answer_response(request: HttpRequest, answer: state_cache.Answer) -> HttpRes
 
 def new_room_response(request: HttpRequest, seat: Seat) -> HttpResponse:
     """201: the state of the room `seat` was just given, with the room's page as Location."""
-    response = state_response(request, load_room(seat.room.slug))
+    response = fresh_state_response(request, seat.room.slug)
     response.status_code = 201
     response["Location"] = reverse("games:room", args=[seat.room.slug])
     return response
@@ -184,7 +193,7 @@ def room_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     room = load_room(slug)
     perform(action, viewer_seat(request, room), body)
     # Answer with the fresh state so the client needs no second request.
-    return after_commit(request, lambda: state_response(request, load_room(slug)))
+    return after_commit(request, lambda: fresh_state_response(request, slug))
 
 
 def after_commit(request: HttpRequest, answer: Callable[[], HttpResponse]) -> HttpResponse:
