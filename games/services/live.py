@@ -48,14 +48,19 @@ KEY_TTL = 3 * 24 * 3600  # a key outlives a quiet weekend; a missing key costs o
 PAUSE_AFTER_FAILURE = float(getattr(settings, "FAIL_OPEN_RETRY_SECONDS", 5.0))
 
 # KEYS[1] the room's key; ARGV: the encoded pulse, the channel, the message, the TTL.
-# The pulse starts "version:message:", the order of a room's pulses.
+# The pulse is "version:message:number:rematch:serial"; (version, message, serial)
+# is the order of a room's pulses (a key of the release before has no serial: 0).
 PUBLISH_SCRIPT = """
+local function order(pulse)
+  local v, m, s = string.match(pulse, '^(%d+):(%d+):%d+:%d+:?(%d*)$')
+  if not v then return nil end
+  return {tonumber(v), tonumber(m), tonumber(s) or 0}
+end
 local old = redis.call('GET', KEYS[1])
 if old then
-  local ov, om = string.match(old, '^(%d+):(%d+):')
-  local nv, nm = string.match(ARGV[1], '^(%d+):(%d+):')
-  ov, om, nv, nm = tonumber(ov), tonumber(om), tonumber(nv), tonumber(nm)
-  if ov and nv and (nv < ov or (nv == ov and nm < om)) then
+  local o, n = order(old), order(ARGV[1])
+  if o and n and (n[1] < o[1] or (n[1] == o[1] and (n[2] < o[2]
+      or (n[2] == o[2] and n[3] < o[3])))) then
     return 0
   end
 end

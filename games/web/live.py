@@ -10,8 +10,11 @@ stay exactly as they are. When the wait runs out with the room where it was
 (the fate of nearly every wait: 2,000 open boards end 80 of them a second),
 the database confirms it (one query for the waits ending together) and the
 board's own ETag is answered 304 here, without Django, provided the ETag
-says the clock does not change that state before now (games.web.state_cache
-writes the clock's part into it). Anything else goes on to Django. Under WSGI (gunicorn,
+names the room's state serial the wait started from (nothing changed
+between the board's last answer and this wait) and says the clock changes
+nothing it shows before now (games.web.state_cache writes both into it). A
+board whose ETag names an older serial is answered by Django at once.
+Anything else goes on to Django. Under WSGI (gunicorn,
 runserver, the test client) nothing here runs: the view long-polls the
 database in a thread as before (games.web.longpoll), which is also where
 nginx sends the waits when the ASGI server is away.
@@ -43,7 +46,7 @@ import random
 import re
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import parse_qs, parse_qsl, urlencode
 
 from asgiref.sync import sync_to_async
@@ -291,13 +294,17 @@ async def _database_pulse(slug: str) -> Pulse | None:
     return found[1] if found else None
 
 
-async def wait_for_change(slug: str, version: int, *, seconds: float | None = None) -> bool:
+async def wait_for_change(
+    slug: str, version: int, *, seconds: float | None = None, serial: int | None = None
+) -> bool:
     """Return when room `slug` moved past `version` (True) or the wait ran out with
     the database saying it is where it was (False).
 
-    True at once for a room that is not there (the view answers its 404). A room
-    still waiting for its second player is at version 0 until the join. The
-    database's word at the end catches a publish that was lost on its way.
+    True at once for a room that is not there (the view answers its 404), and for
+    a board whose state was read at another `serial` than the room's now (a word,
+    a written answer, a vacation: what moves no version). A room still waiting
+    for its second player is at version 0 until the join. The database's word
+    at the end catches a publish that was lost on its way.
     """
     here = hub()
     waiter = Waiter()
@@ -305,10 +312,12 @@ async def wait_for_change(slug: str, version: int, *, seconds: float | None = No
     slot = False
     try:
         start = await here.key_pulse(slug)
-        if start is None or start.version < version:
+        if start is None or start.version < version or (serial or 0) > start.serial:
             start = await _database_pulse(slug)  # no key, or its publish was lost
         if start is None or start.version != version:
             return True  # not there, or not where the board is
+        if serial is not None and start.serial != serial:
+            return True  # changed since the board's last answer
         waiter.start = start
         # Spread over the last 15 %: boards that began together (a deploy, a
         # reconnect) do not all come back in the same second.
@@ -402,8 +411,12 @@ class LiveWaits:
                     left.set()
                     return
 
+        slug, version = target
+        board = board_etag(scope, version)
         watcher = asyncio.ensure_future(watch())
-        waiting = asyncio.ensure_future(wait_for_change(*target))
+        waiting = asyncio.ensure_future(
+            wait_for_change(slug, version, serial=board.serial if board else None)
+        )
         gone = asyncio.ensure_future(left.wait())
         try:
             await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -414,11 +427,9 @@ class LiveWaits:
             return  # nobody to answer
         if waiting.exception() is not None:
             log.warning("live: a wait failed (%r); answered at once", waiting.exception())
-        elif not waiting.result():
-            tag = quiet_etag(scope, target[1])
-            if tag is not None:
-                await send_not_modified(send, tag)
-                return
+        elif not waiting.result() and board is not None and board.clock_allows():
+            await send_not_modified(send, board.tag)
+            return
 
         async def replay() -> Message:
             return heard.pop(0) if heard else await receive()
@@ -435,13 +446,24 @@ class LiveWaits:
         await self.app({**scope, "query_string": query.encode("latin-1")}, replay, send)
 
 
-# games.web.state_cache.etag_of: "v<version>-<digest>" and the clock's part.
-ETAG = re.compile(r'"v(?P<version>\d+)-[0-9a-f]{16}(?:-n|-u(?P<until>\d+))"')
+# games.web.state_cache.etag_of: "v<version>-s<serial>-<digest>" and the clock's part.
+ETAG = re.compile(r'"v(?P<version>\d+)-s(?P<serial>\d+)-[0-9a-f]{16}(?:-n|-u(?P<until>\d+))"')
 
 
-def quiet_etag(scope: Scope, version: int) -> bytes | None:
-    """The board's ETag, when a 304 of it is the state's answer: it names the version
-    the room is still at, and the clock changes nothing it shows before now."""
+class BoardTag(NamedTuple):
+    """The board's If-None-Match, read: what its state was computed at."""
+
+    tag: bytes
+    serial: int
+    until: int | None  # the second from which the clock changes it; None: never
+
+    def clock_allows(self) -> bool:
+        """Whether the state the tag names is still what the clock shows now."""
+        return self.until is None or clock.now().timestamp() < self.until
+
+
+def board_etag(scope: Scope, version: int) -> BoardTag | None:
+    """The board's ETag when it is one of ours for `version`, the one it waits on."""
     values: list[bytes] = [v for name, v in scope.get("headers", ()) if name == b"if-none-match"]
     if len(values) != 1:
         return None
@@ -449,10 +471,8 @@ def quiet_etag(scope: Scope, version: int) -> bytes | None:
     found = ETAG.fullmatch(tag)
     if found is None or int(found["version"]) != version:
         return None
-    until = found["until"]
-    if until is not None and clock.now().timestamp() >= int(until):
-        return None  # a deadline passed or is shown now: Django computes it
-    return tag.encode("latin-1")
+    until = int(found["until"]) if found["until"] is not None else None
+    return BoardTag(tag.encode("latin-1"), int(found["serial"]), until)
 
 
 async def send_not_modified(send: Send, tag: bytes) -> None:

@@ -78,24 +78,34 @@ NEVER = "-n"
 
 
 def etag_of(
-    state: RoomState, body: bytes, until: float | None = None, *, clock_known: bool = False
+    state: RoomState,
+    body: bytes,
+    until: float | None = None,
+    *,
+    serial: int = 0,
+    clock_known: bool = False,
 ) -> str:
     """The version says when the game moved; the digest covers what else this viewer
-    sees (their seat, the language, a join, a rematch offer); the clock part lets
-    games.web.live answer a quiet wait's 304 without Django, never past `until`."""
+    sees (their seat, the language, a join, a rematch offer). For games.web.live,
+    which answers a quiet wait's 304 without Django: the room's state serial the
+    state was read at (or after), and the clock part, never past `until`."""
     digest = hashlib.sha256(body).hexdigest()[:16]
     clock_part = ""
     if clock_known:
         clock_part = f"-u{math.floor(until)}" if until is not None else NEVER
-    return f'"v{state.get("version", 0)}-{digest}{clock_part}"'
+    return f'"v{state.get("version", 0)}-s{serial}-{digest}{clock_part}"'
 
 
 def compute(room: Room, seat: Seat | None) -> Answer:
+    # The room's row is read before the rest of the state: its serial is not newer
+    # than what the state shows.
+    serial = room.state_serial
     state = selectors.room_state(room, seat)
     known = enabled()  # state_until costs a query: only where it is kept
     until = _timestamp(selectors.board.state_until(room, state)) if known else None
     body = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
-    return Answer(body, etag_of(state, body, until, clock_known=known), state["version"], until)
+    etag = etag_of(state, body, until, serial=serial, clock_known=known)
+    return Answer(body, etag, state["version"], until)
 
 
 def _timestamp(moment: datetime | None) -> float | None:

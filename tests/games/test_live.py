@@ -167,11 +167,25 @@ def test_the_state_serial_counts_with_the_change_and_rolls_back_with_it(room, al
     assert serial() > before + 1
 
 
-def test_pulses_of_a_room_are_ordered_by_version_then_message():
-    old, word, moved = Pulse(1, 4, None, 7), Pulse(1, 4, None, 9), Pulse(1, 5, None, None)
+def test_pulses_of_a_room_are_ordered_by_version_then_message_then_serial():
+    old, word, moved = Pulse(1, 4, None, 7, 3), Pulse(1, 4, None, 9, 4), Pulse(1, 5, None, None, 5)
+    answer = Pulse(1, 5, None, None, 6)  # a written answer: the serial alone moves
     assert moved.not_older(word) and word.not_older(old) and not old.not_older(word)
+    assert answer.order() > moved.order()
     assert Pulse.decode(moved.encode()) == moved and Pulse.decode(b"x:1") is None
+    assert Pulse.decode(b"4:7:1:0") == Pulse(1, 4, None, 7, 0)  # the release before's key
     assert live.parse_message(live.message("abc", word)) == ("abc", word)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_key_keeps_the_newest_pulse_whatever_order_the_publishes_come_in(redis_channel, room):
+    key = live.room_key(room.slug)
+    newer, older = Pulse(1, 5, None, 2, 9), Pulse(1, 5, None, 2, 8)
+    assert live.publish(room.slug, newer) and live.publish(room.slug, older)
+    assert Pulse.decode(redis_channel.get(key)) == newer
+    redis_channel.set(key, "5:2:1:0")  # a key of the release before, no serial
+    assert live.publish(room.slug, older)
+    assert Pulse.decode(redis_channel.get(key)) == older
 
 
 # -- failing open ----------------------------------------------------------------
@@ -515,6 +529,27 @@ def test_a_quiet_wait_goes_to_django_without_a_current_etag_or_past_its_clock(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_word_between_the_boards_answer_and_its_next_wait_is_answered_at_once(
+    room, alice, bob, no_redis, monkeypatch
+):
+    # The word moves no version: only the ETag's serial tells the board is behind.
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 10.0)
+    version = version_of(room)
+
+    async def scenario():
+        tag = (await asgi_get(APP, state_url(room))).headers["etag"]
+        await sync_to_async(services.message_send)(seat=bob.seat, text="¿revancha?")
+        started = time.monotonic()
+        answer = await asgi_get(APP, state_url(room), f"wait={version}", [("if-none-match", tag)])
+        return tag, answer, time.monotonic() - started
+
+    tag, answer, took = async_to_sync(scenario)()
+    assert took < 2.0  # not held: the board had an older state
+    assert answer.status == 200 and answer.headers["etag"] != tag
+    assert answer.json()["version"] == version
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_quiet_wait_whose_publish_was_lost_is_answered_with_the_new_state(
     redis_channel, room, alice, monkeypatch
 ):
@@ -548,7 +583,8 @@ def test_the_pulses_of_many_rooms_are_read_in_one_query(
     assert expected.message is not None
     with django_assert_num_queries(2):  # the matches; the room that has none yet
         pulses = room_pulses([room.slug, waiting.slug, "no-such-room"])
-    assert pulses == {room.slug: expected, waiting.slug: Pulse(0, 0, None, None)}
+    assert pulses == {room.slug: expected, waiting.slug: pulse_of(waiting)}
+    assert pulses[waiting.slug][:4] == (0, 0, None, None)
     with django_assert_num_queries(1):
         assert room_pulses([room.slug]) == {room.slug: expected}
 
@@ -572,4 +608,8 @@ def test_a_vacation_a_mute_and_a_claimed_seat_wake_the_boards(
     vacation_end(user=ana)
     services.messages_mute(seat=guest)
     services.seats_claim_for_user(user=ben, seat_ids=[guest.pk])
-    assert heard == [(room.slug, pulse_of(room))] * 4
+    assert [slug for slug, _pulse in heard] == [room.slug] * 4
+    serials = [pulse.serial for _slug, pulse in heard]
+    assert serials == sorted(set(serials))  # each change its own count
+    assert heard[-1][1] == pulse_of(room)
+    assert {pulse[:4] for _slug, pulse in heard} == {pulse_of(room)[:4]}  # no version moved
