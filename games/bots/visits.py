@@ -90,7 +90,8 @@ class VisitReport:
             f"({self.saved_per_game('answers') / 2:.3f} and "
             f"{self.saved_per_game('both') / 2:.3f} per player); "
             f"{self.answers_written} answers written, {self.written_answers_played} played, "
-            f"{self.forced_plays} forced plays"
+            f"{self.forced_plays} forced plays; visits in all: {self.visits['none']} in person, "
+            f"{self.visits['answers']} with answers, {self.visits['both']} with both"
         )
 
 

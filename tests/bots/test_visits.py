@@ -67,3 +67,21 @@ def test_the_logged_match_replays_to_a_finished_match():
     assert state.winner is not None and max(state.score) >= 5
     assert {entry.by for entry in story} >= {PERSON, TABLE, WRITING}
     assert isinstance(state, MatchState)
+
+
+def test_the_parts_of_a_measurement_add_up():
+    def part(first, matches, seed):
+        players = [CubeHappy(random.Random(seed)), CubeHappy(random.Random(seed + 1))]
+        return measure(players, MATCH5, matches=matches, seed=5, first=first)
+
+    one, two = part(0, 2, 10), part(2, 3, 20)
+    total = part(0, 0, 0)  # an empty report
+    assert total.matches == 0
+    total.add(one)
+    total.add(two)
+    assert total.matches == 5 and total.games == one.games + two.games
+    for regime in ("none", "answers", "both"):
+        assert total.visits[regime] == one.visits[regime] + two.visits[regime]
+    assert total.forced_plays == one.forced_plays + two.forced_plays
+    assert total.answers_written == one.answers_written + two.answers_written
+    assert f"{total.visits['none']} in person" in total.summary()
