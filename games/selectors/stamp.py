@@ -10,6 +10,10 @@ read (the seats with their room) instead of reading every table the state
 reads. What the clock alone changes (the absence deadline passing, a
 vacation starting or ending) is board.state_until's.
 
+The room's status and last move are in the key too, from the same row: a
+move, a join or an expiry by a process of the release before (running while
+this one is deployed, which counts no serial) still changes the key.
+
 The seats come back as Seat instances (Django converts their columns),
 since the viewer is found among them; the seats' own columns the state shows
 (nickname, account) are in the key too, so an account deleted (its seats
@@ -35,7 +39,7 @@ class Head:
 
     room_id: int
     seats: list[Seat]  # by number, each with room_id
-    room: tuple[object, ...]  # the room's slug, moment of creation and state serial
+    room: tuple[object, ...]  # ROOM_COLUMNS
 
     def stamp(self) -> tuple[object, ...]:
         """Two equal stamps: the state reads the same rows (and the same analysis
@@ -46,13 +50,17 @@ class Head:
         return (self.room_id, self.room, seats, evaluator.current_version())
 
 
+# The room's own columns in the key, read with its seats.
+ROOM_COLUMNS = ("slug", "created_at", "state_serial", "status", "last_move_at")
+
+
 @cache
 def _sql(vendor: str) -> str:
     del vendor  # the cache's key: quoting differs between databases
     room, seat = _table(Room), _table(Seat)
+    columns = ", ".join(f"r.{name} AS room_{name}" for name in ROOM_COLUMNS)
     return f"""
-    SELECT s.*, r.slug AS room_slug, r.created_at AS room_created_at,
-        r.state_serial AS room_state_serial
+    SELECT s.*, {columns}
     FROM {seat} s JOIN {room} r ON r.id = s.room_id
     WHERE r.slug = %s
     ORDER BY s.number"""
@@ -67,5 +75,5 @@ def room_head(slug: str) -> Head | None:
         return None
     first = seats[0]
     # The query's own columns, beside the seat's: attributes raw() adds.
-    room = tuple(getattr(first, f"room_{name}") for name in ("slug", "created_at", "state_serial"))
+    room = tuple(getattr(first, f"room_{name}") for name in ROOM_COLUMNS)
     return Head(first.room_id, seats, room)

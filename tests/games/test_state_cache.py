@@ -206,6 +206,20 @@ def test_a_claimed_seat_and_an_expired_room_are_served_at_once(alice, carol, ben
     assert b'"status":"expired"' in get(carol, room).content
 
 
+def test_a_move_by_the_release_before_counting_no_serial_is_served_at_once(
+    table, room, alice, monkeypatch, clock
+):
+    # During a deploy the old processes still move: no serial, but the room's last move.
+    from games.services import live
+
+    assert_served_fresh(table, room)
+    clock.tick(timedelta(seconds=40))  # the tests' clock stands still otherwise
+    with monkeypatch.context() as old_release:
+        old_release.setattr(live, "room_moved", lambda room_id: None)
+        play_first(room, alice)
+    assert_served_fresh(table, room)
+
+
 def test_what_the_clock_alone_changes_is_computed_again(table, room, alice, bob, clock):
     play_first(room, alice)  # bob's turn: alice waits
     shown = get(alice, room).json()["match"]["absence"]
