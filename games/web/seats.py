@@ -58,7 +58,11 @@ def remember_seat(request: HttpRequest, room: Room, token: str) -> None:
 def seat_for_token(room: Room, token: str, seats: Iterable[Seat] | None = None) -> Seat | None:
     """The seat of this room whose secret is `token` (compared in constant time).
     `seats`: the room's seats when the caller loaded them otherwise than prefetched."""
-    for seat in room.seats.all() if seats is None else seats:
+    return _holding(token, room.seats.all() if seats is None else seats)
+
+
+def _holding(token: str, seats: Iterable[Seat]) -> Seat | None:
+    for seat in seats:
         if seat.check_token(token):
             return seat
     return None
@@ -74,11 +78,10 @@ def viewer_seat(
 def viewer_seat_among(request: HttpRequest, slug: str, seats: Iterable[Seat]) -> Seat | None:
     """viewer_seat, from the room's slug and its seats alone (the state cache's hit has no Room)."""
     candidates = list(seats)
-    token = request.session.get(SESSION_SEATS, {}).get(slug)
-    if isinstance(token, str) and token:
-        for seat in candidates:
-            if seat.check_token(token):
-                return seat
+    token = session_tokens(request).get(slug)
+    seat = _holding(token, candidates) if token else None
+    if seat is not None:
+        return seat
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         for seat in candidates:
