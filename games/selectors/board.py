@@ -159,7 +159,9 @@ def current_match(room: Room) -> Match | None:
     return room.matches.order_by("-number").first()
 
 
-def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
+def room_state(
+    room: Room, viewer_seat: Seat | None = None, *, seats: Iterable[Seat] | None = None
+) -> RoomState:
     """Everything the board shows, as plain JSON-ready data, for one viewer.
 
     `viewer_seat` is the seat the request holds (None for a spectator; a seat
@@ -189,11 +191,21 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     blocked, value, reason, cube_value, at, opening, text (the entry's line
     on the board's score sheet in the request's language, None for a roll
     its play writes; see games.selectors.history)}], side0_seat.
+
+    `seats`: the room's seats when the caller has just read them (one query fewer).
     """
-    seats = {seat.number: seat for seat in Seat.objects.filter(room=room)}
-    for seat in seats.values():
+    return room_state_and_until(room, viewer_seat, seats=seats)[0]
+
+
+def room_state_and_until(
+    room: Room, viewer_seat: Seat | None = None, *, seats: Iterable[Seat] | None = None
+) -> tuple[RoomState, datetime | None]:
+    """room_state, and state_until's moment from the same read of the vacations."""
+    read = Seat.objects.filter(room=room) if seats is None else seats
+    by_number = {seat.number: seat for seat in read}
+    for seat in by_number.values():
         seat.room = room  # no query per seat for is_bot
-    viewer = seats.get(viewer_seat.number) if viewer_seat is not None else None
+    viewer = by_number.get(viewer_seat.number) if viewer_seat is not None else None
     if viewer is not None and viewer_seat is not None and viewer.pk != viewer_seat.pk:
         viewer = None
     match = current_match(room)
@@ -204,7 +216,7 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     pauses: dict[int, tuple[deadlines.Pause, ...]] = {}
     if viewer is not None:
         since = match.turn_started_at if match and match.turn_started_at else now
-        pauses = vacations.pauses_by_user((s.user_id for s in seats.values()), min(since, now))
+        pauses = vacations.pauses_by_user((s.user_id for s in by_number.values()), min(since, now))
     away = {
         user_id: end
         for user_id, spans in pauses.items()
@@ -231,19 +243,22 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
                 "side": match.side_of(seat) if match else None,
                 "away_until": _iso(away.get(seat.user_id)) if seat.user_id else None,
             }
-            for seat in sorted(seats.values(), key=lambda s: s.number)
+            for seat in sorted(by_number.values(), key=lambda s: s.number)
         ],
         "match": None,
     }
     if viewer is not None and not room.bot:
         # The words between the two players: never in a spectator's state.
-        data["talk"] = talk.messages_for(viewer, seats)
+        data["talk"] = talk.messages_for(viewer, by_number)
+    # What the clock alone changes, for a seated viewer (a spectator sees no clock).
+    started = match.turn_started_at if match else None
+    until = _clock_edge(started, pauses, now) if viewer is not None else None
     if match is None:
-        return data
+        return data, until
     view_side = match.side_of(viewer) if viewer else None
     data["viewer"]["side"] = view_side
-    data["match"] = _match_state(match, seats, view_side, pauses)
-    return data
+    data["match"] = _match_state(match, by_number, view_side, pauses)
+    return data, until
 
 
 def state_until(room: Room, state: RoomState) -> datetime | None:

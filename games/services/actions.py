@@ -257,6 +257,6 @@ def _act(seat: Seat, version: object, act: Act) -> Match:
             raise Conflict("stale_version", f"client saw {seen}, match is at {match.version}")
         if match.status == Match.Status.FINISHED:
             raise Conflict("match_over")
-        table = open_table(match)
+        table = open_table(match, locked_to_act=True)
         act(table, match.side_of(seat))
         return table.save()

@@ -276,9 +276,11 @@ def lock_current_match(seat: Seat) -> Match:
     return match
 
 
-def open_table(match: Match) -> Table:
-    """The Table of a match the caller has locked, with its seats and current game."""
-    live.room_moved(match.room_id)  # a sweep's or a new match's change: published on commit
+def open_table(match: Match, *, locked_to_act: bool = False) -> Table:
+    """The Table of a match the caller has locked, with its seats and current game.
+    `locked_to_act`: locked by lock_current_match, which said the room moved already."""
+    if not locked_to_act:
+        live.room_moved(match.room_id)  # a sweep's or a new match's change: published on commit
     seats = {
         s.number: s
         for s in Seat.objects.filter(room_id=match.room_id).select_related("room", "user__profile")

@@ -39,6 +39,7 @@ import math
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -50,11 +51,12 @@ from django.utils.translation import get_language
 
 from games import selectors
 from games.lib import clock
+from games.lib.errors import NotFound
 from games.lib.outage import Outage
 from games.models import ROOM_SLUG_PATTERN, Room, Seat
 from games.selectors.board import RoomState
 from games.selectors.stamp import Head, room_head
-from games.web.seats import load_room, viewer_seat_among
+from games.web.seats import viewer_seat_among
 
 log = logging.getLogger(__name__)
 
@@ -96,13 +98,14 @@ def etag_of(
     return f'"v{state.get("version", 0)}-s{serial}-{digest}{clock_part}"'
 
 
-def compute(room: Room, seat: Seat | None) -> Answer:
+def compute(room: Room, seat: Seat | None, seats: Iterable[Seat] | None = None) -> Answer:
+    """`seats`: the room's, read with or after its stamp (else read here)."""
     # The room's row is read before the rest of the state: its serial is not newer
     # than what the state shows.
     serial = room.state_serial
-    state = selectors.room_state(room, seat)
-    known = enabled()  # state_until costs a query: only where it is kept
-    until = _timestamp(selectors.board.state_until(room, state)) if known else None
+    state, until_moment = selectors.board.room_state_and_until(room, seat, seats=seats)
+    known = enabled()  # the clock part is only looked at where answers are kept
+    until = _timestamp(until_moment) if known else None
     body = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
     etag = etag_of(state, body, until, serial=serial, clock_known=known)
     return Answer(body, etag, state["version"], until)
@@ -133,9 +136,9 @@ def state_answer(room: Room, seat: Seat | None) -> Answer:
     (and stored). `room` comes from load_room (its seats loaded), `seat` from viewer_seat."""
     head = room_head(room.slug) if enabled() else None
     if head is None:
-        return compute(room, seat)
+        return compute(room, seat, room.seats.all())
     key = key_for(head, seat)
-    return _get(key) or _compute_and_store(key, room.slug, seat)
+    return _get(key) or _compute_and_store(key, room.slug, seat, head.seats)
 
 
 def cached_state(request: HttpRequest, slug: str) -> tuple[Answer, Seat | None] | None:
@@ -149,18 +152,22 @@ def cached_state(request: HttpRequest, slug: str) -> tuple[Answer, Seat | None] 
         return None
     seat = viewer_seat_among(request, slug, head.seats)
     key = key_for(head, seat)
-    return _get(key) or _compute_and_store(key, slug, seat), seat
+    return _get(key) or _compute_and_store(key, slug, seat, head.seats), seat
 
 
-def _compute_and_store(key: str, slug: str, seat: Seat | None) -> Answer:
+def _compute_and_store(key: str, slug: str, seat: Seat | None, seats: list[Seat]) -> Answer:
+    """Compute the answer under `key` and keep it. `seats` are the head's, read with
+    the stamp (the key holds every column of theirs the state shows); every other
+    row is read after it, so the answer is never older than its key."""
     with _single_flight(key):
         found = _get(key)  # computed by the request this one waited for
         if found is not None:
             return found
-        # Read again after the stamp: the answer is never older than its key.
-        room = load_room(slug)
-        viewer = next((s for s in room.seats.all() if seat is not None and s.pk == seat.pk), None)
-        answer = compute(room, viewer)
+        room = Room.objects.filter(slug=slug).first()
+        if room is None:  # deleted since the stamp was read
+            raise NotFound("not_found", f"no room {slug!r}")
+        viewer = next((s for s in seats if seat is not None and s.pk == seat.pk), None)
+        answer = compute(room, viewer, seats)
         _set(key, answer)
         return answer
 
