@@ -39,13 +39,15 @@ import math
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.locmem import LocMemCache
+from django.db import connection, transaction
 from django.http import HttpRequest
 from django.utils.translation import get_language
 
@@ -103,12 +105,30 @@ def compute(room: Room, seat: Seat | None, seats: Iterable[Seat] | None = None) 
     # The room's row is read before the rest of the state: its serial is not newer
     # than what the state shows.
     serial = room.state_serial
-    state, until_moment = selectors.board.room_state_and_until(room, seat, seats=seats)
+    with one_snapshot():
+        state, until_moment = selectors.board.room_state_and_until(room, seat, seats=seats)
     known = enabled()  # the clock part is only looked at where answers are kept
     until = _timestamp(until_moment) if known else None
     body = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
     etag = etag_of(state, body, until, serial=serial, clock_known=known)
     return Answer(body, etag, state["version"], until)
+
+
+@contextmanager
+def one_snapshot() -> Iterator[None]:
+    """The state's reads (the match, its games and turns, the words, the vacations)
+    from one snapshot of the database: a move committed between two of them would
+    otherwise give a board the new position beside the old history, kept until
+    the next move. On PostgreSQL, a REPEATABLE READ transaction, read only. Not
+    on SQLite (make run), whose transactions would lock out the writers; nor
+    inside a caller's transaction (the tests'), which is one view already."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        yield
 
 
 def _timestamp(moment: datetime | None) -> float | None:

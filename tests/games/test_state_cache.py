@@ -8,10 +8,12 @@ watches. "Fresh" is the state computed now, without the cache.
 """
 
 import logging
+import threading
 from datetime import timedelta
 
 import pytest
 from django.core.cache import caches
+from django.db import connection
 from django.utils import translation
 
 from games import services
@@ -353,3 +355,43 @@ def test_a_failing_cache_is_passed_by(table, room, alice, monkeypatch, caplog, m
     assert len(warnings) == 1  # once a minute, not once a request
     assert "Broken" in warnings[0].getMessage()
     assert state_cache._outage.failures >= 3  # each counted, one logged
+
+
+# -- one snapshot ---------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the snapshot is PostgreSQL's")
+def test_a_move_committed_while_the_state_is_read_is_not_half_in_it(
+    table, room, alice, carol, monkeypatch
+):
+    """The state's reads are one snapshot: a move committed after the match was
+    read and before its turns were is in neither (the board would otherwise show
+    the old position beside the new history until the next move)."""
+    from games.selectors import board
+
+    version = current_match(room).version
+    before = state_cache.compute(load_room(room.slug), None).body
+    read_match = board.current_match
+
+    def then_a_move(room_):
+        match = read_match(room_)
+        if match is not None and match.version == version:
+
+            def move():
+                try:
+                    services.game_play(
+                        seat=alice.seat, version=version, play=first_legal_play(room, 0)
+                    )
+                finally:
+                    connection.close()
+
+            mover = threading.Thread(target=move)
+            mover.start()
+            mover.join()
+        return match
+
+    monkeypatch.setattr(board, "current_match", then_a_move)
+    torn = state_cache.compute(load_room(room.slug), None)
+    assert current_match(room).version == version + 1  # the move did commit meanwhile
+    assert torn.body == before
