@@ -62,13 +62,17 @@ def allow_all(counters: list[tuple[str, str, int, int]]) -> bool:
 
     A refused hit writes nothing: every counter is read first, and only when
     all are below their limits is each counted, so a client kept out cannot
-    keep its own window open or fill the cache. (Two requests at once may
-    both pass the read: a limit can be passed by the few in flight.)
+    keep its own window open or fill the cache. On Redis this is one atomic
+    script (config.cache.FailOpenRedisCache.count_all); elsewhere two requests
+    at once may both pass the read, so a limit can be passed by the few in flight.
     """
     keys = [
         (f"mesa:rate:{scope}:{_digest(ident)}", limit, window)
         for scope, ident, limit, window in counters
     ]
+    count_all = getattr(cache, "count_all", None)  # Redis (config.cache): one round trip
+    if count_all is not None:
+        return bool(count_all(keys))
     counts: dict[str, int] = cache.get_many([key for key, _limit, _window in keys])
     if any(counts.get(key, 0) >= limit for key, limit, _window in keys):
         return False

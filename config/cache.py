@@ -7,7 +7,9 @@ every call, and a move that was already committed came back as a 500 (issue
 20: 59 saved moves told they failed). Here every call that cannot reach Redis
 returns what a cache that lost the key would: `get` the default, `get_many`
 nothing, `add` False, `incr` the delta (a counter that starts again: the
-limits count nothing while Redis is away), writes and deletes nothing.
+limits count nothing while Redis is away), writes and deletes nothing. The
+rate limits' `count_all` (one script: every counter read, then each counted or
+none) lets everyone through.
 
 A down Redis must not hold the request either: the connection and socket
 timeouts are short (settings: CACHE_CONNECT_TIMEOUT, CACHE_SOCKET_TIMEOUT),
@@ -123,8 +125,43 @@ class FailOpenClient(RedisCacheClient):
         return self._guard(False, lambda: super(FailOpenClient, self).clear())
 
 
+# KEYS: the counters; ARGV: each one's limit, then each one's window in seconds.
+# Every counter below its limit: one more on each (a new one starts its window),
+# and 1; else nothing written, and 0. Counters are plain integers, as Django's
+# serializer stores them, so get() reads them as the other backends' counts.
+COUNT_ALL_SCRIPT = """
+local n = #KEYS
+for i = 1, n do
+  local count = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if count and count >= tonumber(ARGV[i]) then return 0 end
+end
+for i = 1, n do
+  if redis.call('INCR', KEYS[i]) == 1 then
+    redis.call('EXPIRE', KEYS[i], tonumber(ARGV[n + i]))
+  end
+end
+return 1
+"""
+
+
 class FailOpenRedisCache(RedisCache):
     """settings.CACHES' backend for a redis:// CACHE_URL (config/settings/base.py)."""
+
+    def count_all(self, counters: list[tuple[str, int, int]]) -> bool:
+        """One more on every (key, limit, window seconds) counter if all are below
+        their limits, else nothing: True when counted. One round trip, atomic (the
+        rate limits of every action: accounts.ratelimit.allow_all). Redis away: True,
+        nothing counted, like every other call here."""
+        keys = [self.make_and_validate_key(key) for key, _limit, _window in counters]
+        limits = [limit for _key, limit, _window in counters]
+        windows = [window for _key, _limit, window in counters]
+        client = self.client
+
+        def run() -> bool:
+            redis_client = client.get_client(keys[0], write=True)
+            return bool(redis_client.eval(COUNT_ALL_SCRIPT, len(keys), *keys, *limits, *windows))
+
+        return client._guard(True, run)
 
     def __init__(self, server: str | list[str], params: dict[str, Any]) -> None:
         super().__init__(server, params)

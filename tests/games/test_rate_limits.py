@@ -1,7 +1,11 @@
 """Rate limits on creating rooms, joining and acting (games.web.throttle), and the
-bounded list of seats one session remembers."""
+bounded list of seats one session remembers.
+
+Each test runs on the suite's cache (the database's) and on Redis as production
+has it (config.cache.FailOpenRedisCache, whose counters are one script)."""
 
 import pytest
+import redis
 from django.core.cache import cache
 from django.test import Client, override_settings
 from django.urls import reverse
@@ -11,18 +15,47 @@ from games import services
 from games.engine import MatchRules
 from games.models import Room, Seat
 from games.web.seats import SESSION_SEATS
-from tests.helpers import action_url, bind, post_json, seat_url
+from tests.helpers import REDIS_URL, action_url, bind, missing, post_json, seat_url
 
 pytestmark = pytest.mark.django_db
 
 CREATE = {"nickname": "ana", "rules": {"format": "single"}}
 
 
-@pytest.fixture(autouse=True)
-def _fresh_counts():
-    cache.clear()
-    yield
-    cache.clear()
+# A database of the worker tests' Redis for these counters alone.
+COUNTERS_REDIS_URL = REDIS_URL.rsplit("/", 1)[0] + "/12"
+
+
+@pytest.fixture(autouse=True, params=["database", "redis"])
+def _fresh_counts(request):
+    if request.param == "database":
+        cache.clear()
+        yield
+        cache.clear()
+        return
+    try:
+        redis.Redis.from_url(COUNTERS_REDIS_URL, socket_connect_timeout=1).ping()
+    except redis.RedisError as error:
+        missing(f"Redis does not answer at {COUNTERS_REDIS_URL} ({error}); .ci/run starts it")
+    production = {"BACKEND": "config.cache.FailOpenRedisCache", "LOCATION": COUNTERS_REDIS_URL}
+    with override_settings(CACHES={**base.CACHES, "default": production}):
+        cache.clear()
+        yield
+        cache.clear()
+
+
+@pytest.mark.parametrize("_fresh_counts", ["redis"], indirect=True)
+def test_a_counter_on_redis_starts_its_window_and_a_refusal_writes_nothing(_fresh_counts):
+    from accounts.ratelimit import allow_all
+
+    counters = [("t:address", "203.0.113.9", 5, 60), ("t:session", "s1", 2, 60)]
+    assert [allow_all(counters) for _ in range(3)] == [True, True, False]
+    client = redis.Redis.from_url(COUNTERS_REDIS_URL)
+    keys = sorted(key.decode() for key in client.keys("*mesa:rate:*"))
+    assert len(keys) == 2
+    # Refused: neither counter moved, the address's stays at 2 of its 5.
+    assert sorted(cache.get_many([key.split(":", 2)[2] for key in keys]).values()) == [2, 2]
+    assert all(0 < client.ttl(key) <= 60 for key in keys)
 
 
 def limits(**kinds):
