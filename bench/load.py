@@ -137,6 +137,8 @@ class Board:
 class Stats:
     action_ms: list[float] = field(default_factory=list)
     action_spans: list[tuple[float, float]] = field(default_factory=list)  # (sent, answered)
+    # What Django spent on each of them (Server-Timing), None where not said.
+    action_server_ms: list[float | None] = field(default_factory=list)
     acked: Counter[str] = field(default_factory=Counter)  # room -> turn actions answered 200
     # room -> turn actions sent whose answer never came (a timeout) or was a 5xx:
     # stored or not, nobody was told either way
@@ -155,6 +157,18 @@ class Stats:
 
     def failed(self, error: BaseException) -> None:
         self.exceptions[type(error).__name__] += 1
+
+
+def server_ms(header: str | None) -> float | None:
+    """The "app;dur=12.3" of a Server-Timing header, in milliseconds."""
+    for metric in (header or "").split(","):
+        name, _, params = metric.strip().partition(";")
+        if name == "app" and params.startswith("dur="):
+            try:
+                return float(params[4:])
+            except ValueError:
+                return None
+    return None
 
 
 def percentile(values: list[float], share: float) -> float | None:
@@ -383,11 +397,17 @@ class Browser:
         return cookie.value if cookie is not None else ""
 
     async def post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        status, answer, _server_ms = await self.post_timed(path, body)
+        return status, answer
+
+    async def post_timed(self, path: str, body: dict[str, Any]) -> tuple[int, Any, float | None]:
+        """The status, the JSON answer and what Django spent on it (bench/web/timing.py)."""
         headers = {"X-CSRFToken": self.csrf(), "Content-Type": "application/json"}
         async with self.session.post(
             self.base + path, data=json.dumps(body), headers=headers
         ) as response:
-            return response.status, await response.json(content_type=None)
+            answer = await response.json(content_type=None)
+            return response.status, answer, server_ms(response.headers.get("Server-Timing"))
 
     async def close(self) -> None:
         await self.session.close()
@@ -595,7 +615,9 @@ class Run:
     async def act(self, seat: Seat, reader: StateReader, name: str, body: dict[str, Any]) -> None:
         sent = time.monotonic()
         try:
-            status, answer = await seat.browser.post(f"/api/rooms/{seat.slug}/actions/{name}", body)
+            status, answer, at_server = await seat.browser.post_timed(
+                f"/api/rooms/{seat.slug}/actions/{name}", body
+            )
         except (TimeoutError, aiohttp.ClientError) as error:
             self.stats.failed(error)
             if name in TURN_ACTIONS:
@@ -609,6 +631,7 @@ class Run:
             answered = time.monotonic()
             self.stats.action_ms.append((answered - sent) * 1000)
             self.stats.action_spans.append((sent, answered))
+            self.stats.action_server_ms.append(at_server)
             if name in TURN_ACTIONS:
                 self.stats.acked[seat.slug] += 1
             self.stats.moves.append(Move(seat.slug, int(answer["version"]), sent))
@@ -899,6 +922,11 @@ class Run:
         delays_in_windows = [d for sent, d in seen if self.in_window(sent, sent + d)]
         spans = list(zip(stats.action_spans, stats.action_ms, strict=True))
         action_ms = [ms for (a, b), ms in spans if not self.in_window(a, b)]
+        at_server = [
+            ms
+            for (a, b), ms in zip(stats.action_spans, stats.action_server_ms, strict=True)
+            if ms is not None and not self.in_window(a, b)
+        ]
         action_ms_in_windows = [ms for (a, b), ms in spans if self.in_window(a, b)]
         acked_total = sum(stats.acked.values())
         stored_total = sum(stored.get(slug, 0) for slug in self.slugs)
@@ -939,6 +967,9 @@ class Run:
                 "p50_ms": ms(percentile(action_ms, 0.50)),
                 "p95_ms": ms(percentile(action_ms, 0.95)),
                 "p99_ms": ms(percentile(action_ms, 0.99)),
+                "at_server_p50_ms": ms(percentile(at_server, 0.50)),
+                "at_server_p95_ms": ms(percentile(at_server, 0.95)),
+                "at_server_p99_ms": ms(percentile(at_server, 0.99)),
                 "in_windows": len(action_ms_in_windows),
                 "in_windows_p50_ms": ms(percentile(action_ms_in_windows, 0.50)),
                 "in_windows_p95_ms": ms(percentile(action_ms_in_windows, 0.95)),
@@ -1011,6 +1042,9 @@ def print_report(report: dict[str, Any]) -> None:
         f"({a['outside_windows']}): p50 {a['p50_ms']} ms, p95 {a['p95_ms']} ms, "
         f"p99 {a['p99_ms']} ms; in them ({a['in_windows']}): p50 {a['in_windows_p50_ms']} ms, "
         f"p95 {a['in_windows_p95_ms']} ms",
+        f"the same actions as Django timed them (Server-Timing; the rest is the wait for a "
+        f"thread and the generator's own lag): p50 {a['at_server_p50_ms']} ms, "
+        f"p95 {a['at_server_p95_ms']} ms, p99 {a['at_server_p99_ms']} ms",
         f"a move seen by every waiting board of its room, outside the windows: p50 "
         f"{s['p50_ms']} ms, p95 {s['p95_ms']} ms, max {s['max_ms']} ms ({s['moves']} moves, "
         f"{s['never_seen']} never); in them ({s['in_windows']}): p95 {s['in_windows_p95_ms']} ms",

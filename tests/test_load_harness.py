@@ -54,4 +54,15 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     assert result["errors_5xx"] == 0
     assert result["postgres"]["peak_connections"] >= 1
     assert result["state_get_per_second"] > 0 and result["reference_get_per_second"] > 0
+    # Django's own time of each action (Server-Timing), never more than the generator saw.
+    actions = result["actions"]
+    assert 0 < actions["at_server_p50_ms"] <= actions["p50_ms"]
     assert "make load:" in done.stdout  # the printed report (--quiet leaves out the progress)
+
+
+def test_the_server_timing_header_is_read_as_django_wrote_it():
+    from bench.load import server_ms
+
+    assert server_ms("app;dur=12.5") == 12.5
+    assert server_ms('cache;desc="hit", app;dur=3') == 3.0
+    assert server_ms(None) is None and server_ms("app;dur=x") is None
