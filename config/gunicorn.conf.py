@@ -28,6 +28,12 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
 worker_class = "gthread"
 threads = int(os.environ.get("GUNICORN_THREADS", "20"))
 timeout = 60
+# Idle keep-alive connections are kept longer than nginx keeps its own to us
+# (keepalive_timeout in deploy/nginx's upstreams): a connection must be closed
+# by nginx, never by gunicorn while nginx is sending a request on it (a POST
+# that meets a closed connection is a 502, as nginx never sends one twice).
+# gunicorn's own default (2 s) fits clients straight on the internet only.
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "75"))
 errorlog = "-"
 accesslog = "-"
 logger_class = "config.gunicorn_log.AccessLogger"

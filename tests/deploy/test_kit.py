@@ -122,3 +122,26 @@ def test_the_compose_defaults_stay_within_the_connection_budget():
     beats = sum("beat" in command for command in commands.values())
     web_side = processes * pool + live_processes * live_pool
     assert web_side + worker_processes(workers) + beats <= CONNECTION_BUDGET
+
+
+def test_nginx_closes_idle_upstream_connections_before_gunicorn_and_uvicorn_do():
+    """Else a request nginx sends on a connection the server is closing is lost:
+    a 502 for a POST, which nginx never sends twice."""
+    import runpy
+
+    gunicorn_keepalive = runpy.run_path(str(ROOT / "config" / "gunicorn.conf.py"))["keepalive"]
+    template = (DEPLOY / "nginx" / "mesa.conf.template").read_text()
+    upstreams = dict(re.findall(r"upstream (\w+) \{(.*?)\n\}", template, re.S))
+
+    def nginx_keeps(upstream: str) -> int:
+        found = re.search(r"keepalive_timeout (\d+)s;", upstreams[upstream])
+        assert found, f"{upstream}: without keepalive_timeout nginx keeps 60 s"
+        return int(found[1])
+
+    uvicorn_keeps = set()
+    for text in (units()["mesa-live.service"], (DEPLOY / "compose.yaml").read_text()):
+        found = re.search(r"--timeout-keep-alive\W+(\d+)", text)
+        assert found
+        uvicorn_keeps.add(int(found[1]))
+    assert nginx_keeps("mesa_app") < gunicorn_keepalive
+    assert nginx_keeps("mesa_live") < min(uvicorn_keeps | {gunicorn_keepalive})
