@@ -147,6 +147,10 @@ return 1
 class FailOpenRedisCache(RedisCache):
     """settings.CACHES' backend for a redis:// CACHE_URL (config/settings/base.py)."""
 
+    def __init__(self, server: str | list[str], params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = FailOpenClient
+
     def count_all(self, counters: list[tuple[str, int, int]]) -> bool:
         """One more on every (key, limit, window seconds) counter if all are below
         their limits, else nothing: True when counted. One round trip, atomic (the
@@ -162,10 +166,6 @@ class FailOpenRedisCache(RedisCache):
             return bool(redis_client.eval(COUNT_ALL_SCRIPT, len(keys), *keys, *limits, *windows))
 
         return client._guard(True, run)
-
-    def __init__(self, server: str | list[str], params: dict[str, Any]) -> None:
-        super().__init__(server, params)
-        self._class = FailOpenClient
 
     @property
     def client(self) -> FailOpenClient:

@@ -200,7 +200,11 @@ def room_state(
 def room_state_and_until(
     room: Room, viewer_seat: Seat | None = None, *, seats: Iterable[Seat] | None = None
 ) -> tuple[RoomState, datetime | None]:
-    """room_state, and state_until's moment from the same read of the vacations."""
+    """room_state, and the first moment after now at which the clock alone changes
+    it: a vacation starts or ends, the absence deadline passes or is shown. None
+    when only the rows can: always for a spectator, who sees no clock. The
+    state's cache (games.web.state_cache) keeps it no longer. The vacations are
+    read once for both (one query, for a seated viewer only)."""
     read = Seat.objects.filter(room=room) if seats is None else seats
     by_number = {seat.number: seat for seat in read}
     for seat in by_number.values():
@@ -259,26 +263,6 @@ def room_state_and_until(
     data["viewer"]["side"] = view_side
     data["match"] = _match_state(match, by_number, view_side, pauses)
     return data, until
-
-
-def state_until(room: Room, state: RoomState) -> datetime | None:
-    """The first moment after now at which the clock alone changes `state` (room_state's
-    answer for one viewer): a vacation starts or ends, the absence deadline passes or
-    is shown. None when only the rows can: always for a spectator, who sees no clock.
-    The state's cache (games.web.state_cache) keeps it no longer. One query (the
-    players' vacations), for a seated viewer only."""
-    if state["viewer"]["seat"] is None:
-        return None
-    now = clock.now()
-    match = state["match"]
-    started = (
-        datetime.fromisoformat(match["turn_started_at"])
-        if match and match["turn_started_at"]
-        else None
-    )
-    users = (seat.user_id for seat in room.seats.all())
-    pauses = vacations.pauses_by_user(users, min(started or now, now))
-    return _clock_edge(started, pauses, now)
 
 
 def _clock_edge(

@@ -57,6 +57,10 @@ class Pulse(NamedTuple):
         return cls(number, version, rematch or None, message or None, serial)
 
 
+# Slugs per query of room_pulses: old SQLite builds take at most 999 parameters.
+BATCH = 500
+
+
 def _table(model: type[models.Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
@@ -117,7 +121,3 @@ def room_pulses(slugs: Iterable[str]) -> dict[str, Pulse]:
         where = f"r.slug IN ({', '.join(['%s'] * len(part))})"
         found.update(_pulses(where, part))
     return found
-
-
-# Slugs per query: SQLite allows 999 parameters at most in old builds; fine for PostgreSQL.
-BATCH = 500

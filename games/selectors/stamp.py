@@ -8,7 +8,7 @@ its transaction, which adds one to the room's `state_serial`; so two equal
 serials mean the state reads the same rows, and a hit needs one indexed
 read (the seats with their room) instead of reading every table the state
 reads. What the clock alone changes (the absence deadline passing, a
-vacation starting or ending) is board.state_until's.
+vacation starting or ending) is board.room_state_and_until's.
 
 The room's status and last move are in the key too, from the same row: a
 move, a join or an expiry by a process of the release before (running while

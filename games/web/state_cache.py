@@ -11,7 +11,7 @@ query). Each role has its own entry, so what is private to a seat is only ever s
 that seat.
 
 What the clock alone changes is kept out by time: an entry carries the
-state's `until` (games.selectors.board.state_until) and is computed
+state's `until` (games.selectors.board.room_state_and_until) and is computed
 again from that moment. Entries also expire after MESA_STATE_CACHE_SECONDS.
 
 The cache is the "state" alias of settings.CACHES: Redis where CACHE_URL is

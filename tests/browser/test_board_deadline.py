@@ -8,8 +8,9 @@ does not depend on how long the server waits before it says so.
 import pytest
 from playwright.sync_api import expect
 
-from games import selectors, services
+from games import services
 from games.engine import MatchRules
+from games.selectors import board
 from tests.helpers import latest_version, seated, table_urls
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -18,19 +19,20 @@ NOTE = "podrás cerrar la partida por ausencia desde el"
 
 
 def say_deadline(monkeypatch, show):
-    real = selectors.room_state
+    """Every state the board gets (the page's and the API's go through it)."""
+    real = board.room_state_and_until
 
-    def room_state(*args, **kwargs):
-        state = real(*args, **kwargs)
+    def room_state_and_until(*args, **kwargs):
+        state, until = real(*args, **kwargs)
         absence = state["match"] and state["match"].get("absence")
         if absence:
             if show is None:
                 absence.pop("show_deadline", None)
             else:
                 absence["show_deadline"] = show
-        return state
+        return state, until
 
-    monkeypatch.setattr(selectors, "room_state", room_state)
+    monkeypatch.setattr(board, "room_state_and_until", room_state_and_until)
 
 
 @pytest.mark.parametrize("show", [True, False, None])

@@ -176,7 +176,7 @@ def test_an_unexpected_error_under_the_api_is_a_json_500(room, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(selectors, "room_state", broken)
+    monkeypatch.setattr(selectors.board, "room_state_and_until", broken)
     response = Client(raise_request_exception=False).get(f"/api/rooms/{room.slug}/")
     assert_json_error(response, 500, "server_error")
 
