@@ -133,7 +133,7 @@ def test_other_errors_are_still_500s_with_their_traceback(room, monkeypatch, cap
     def boom(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("games.selectors.room_state", boom)
+    monkeypatch.setattr("games.selectors.board.room_state_and_until", boom)
     client = Client(raise_request_exception=False)
     with caplog.at_level(logging.INFO):
         response = client.get(state_url(room))
