@@ -157,6 +157,8 @@ class FailOpenRedisCache(RedisCache):
         rate limits of every action: accounts.ratelimit.allow_all). Redis away: True,
         nothing counted, like every other call here."""
         keys = [self.make_and_validate_key(key) for key, _limit, _window in counters]
+        if not keys:
+            return True
         limits = [limit for _key, limit, _window in counters]
         windows = [window for _key, _limit, window in counters]
         client = self.client
