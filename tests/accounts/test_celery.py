@@ -68,10 +68,17 @@ def test_a_separate_worker_process_runs_a_task_sent_through_the_filesystem_broke
                 connection=connection,
             )
         deadline = time.monotonic() + 30
-        while not any(mail_dir.iterdir()) and time.monotonic() < deadline:
+
+        def written_whole() -> list[str]:
+            # The file backend creates the file before it writes the message,
+            # and ends each message with a line of 79 dashes: wait for that.
+            texts = [path.read_text() for path in mail_dir.iterdir()]
+            return texts if texts and all("-" * 79 in text for text in texts) else []
+
+        while not written_whole() and time.monotonic() < deadline:
             assert worker.poll() is None, worker.stdout.read()
             time.sleep(0.2)
-        written = [path.read_text() for path in mail_dir.iterdir()]
+        written = written_whole()
     output = worker.output
 
     assert written, output
