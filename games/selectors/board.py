@@ -159,9 +159,7 @@ def current_match(room: Room) -> Match | None:
     return room.matches.order_by("-number").first()
 
 
-def room_state(
-    room: Room, viewer_seat: Seat | None = None, *, seats: Iterable[Seat] | None = None
-) -> RoomState:
+def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     """Everything the board shows, as plain JSON-ready data, for one viewer.
 
     `viewer_seat` is the seat the request holds (None for a spectator; a seat
@@ -191,10 +189,8 @@ def room_state(
     blocked, value, reason, cube_value, at, opening, text (the entry's line
     on the board's score sheet in the request's language, None for a roll
     its play writes; see games.selectors.history)}], side0_seat.
-
-    `seats`: the room's seats when the caller has just read them (one query fewer).
     """
-    return room_state_and_until(room, viewer_seat, seats=seats)[0]
+    return room_state_and_until(room, viewer_seat)[0]
 
 
 def room_state_and_until(
@@ -204,7 +200,8 @@ def room_state_and_until(
     it: a vacation starts or ends, the absence deadline passes or is shown. None
     when only the rows can: always for a spectator, who sees no clock. The
     state's cache (games.web.state_cache) keeps it no longer. The vacations are
-    read once for both (one query, for a seated viewer only)."""
+    read once for both (one query, for a seated viewer only). `seats`: the room's
+    seats when the caller has just read them (one query fewer)."""
     read = Seat.objects.filter(room=room) if seats is None else seats
     by_number = {seat.number: seat for seat in read}
     for seat in by_number.values():
