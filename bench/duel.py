@@ -13,6 +13,10 @@ run can stop (``--minutes``) and go on later with the same command:
 
     nice -n 19 .venv/bin/python -m bench.duel --bot empresario --plies 2 --pairs 100 --minutes 20
 
+Each line is written whole and at once to a file opened for appending, so
+two processes on two cores can share one file with ``--shard 0/2`` and
+``--shard 1/2`` (disjoint pairs).
+
 It prints the bot's match wins with a standard error over pairs (the pair's
 mean is one sample: duplicate dice make the two halves negatively
 correlated, so this is the honest one), by length, and the bot's time per
@@ -22,6 +26,7 @@ checker play. Without gnubg it says so and exits 0. Not part of ``make bench``.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -124,8 +129,31 @@ def play_match(players: tuple[Player, Player], length: int, seed: int, pair: int
     return MatchOutcome(state.winner, state.score, len(state.games), gammons, highest)
 
 
+def player_version(name: str) -> str:
+    """A short digest of what decides the bot's play: its character and bgsage's version.
+
+    Rows of a results file count together only when they were played by the
+    same player, so a change to a character (its levels, search stages, noise)
+    starts a new count instead of mixing into the old one.
+    """
+    from importlib.metadata import version
+
+    from games.bots.arena import REFERENCES
+    from games.bots.players import CHARACTERS
+
+    key = name.strip().lower()
+    character = CHARACTERS.get(key) or REFERENCES.get(key)
+    described = f"{character!r} bgsage {version('bgsage')}"
+    return hashlib.sha256(described.encode()).hexdigest()[:12]
+
+
 def config_of(args: argparse.Namespace) -> dict[str, Any]:
-    return {"bot": args.bot.lower(), "gnubg_plies": args.plies, "seed": args.seed}
+    return {
+        "bot": args.bot.lower(),
+        "bot_version": player_version(args.bot),
+        "gnubg_plies": args.plies,
+        "seed": args.seed,
+    }
 
 
 def read_results(path: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
@@ -183,7 +211,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=0, help="stop after this long (0: never)")
     parser.add_argument("--results", type=Path, help="JSON lines (default: bench/results/)")
     parser.add_argument("--summary", action="store_true", help="only print the results so far")
+    parser.add_argument(
+        "--shard",
+        default="0/1",
+        help="K/N: play only the pairs p with p %% N == K (N processes share one results file)",
+    )
     args = parser.parse_args(argv)
+    shard, shards = (int(part) for part in args.shard.split("/"))
+    if not 0 <= shard < shards:
+        parser.error(f"--shard {args.shard}: K must be from 0 to N - 1")
     path = args.results or RESULTS / f"duel-{args.bot.lower()}-gnubg{args.plies}-s{args.seed}.jsonl"
     config = config_of(args)
     opponent = f"gnubg {args.plies}-ply"
@@ -198,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     with Gnubg(args.plies) as gnubg, path.open("a") as out:
-        for pair in range(args.pairs):
+        for pair in range(shard, args.pairs, shards):
             length = 5 if pair % 2 == 0 else 7
             for bot_seat in (0, 1):
                 if (pair, bot_seat) in done:

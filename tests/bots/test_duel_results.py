@@ -1,0 +1,49 @@
+"""The duel's results file: rows count together only for the same bot version and settings."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from bench import duel
+from games.bots import players
+
+
+def _args(bot: str = "empresario") -> argparse.Namespace:
+    return argparse.Namespace(bot=bot, plies=2, seed=1)
+
+
+def test_a_change_to_the_character_changes_the_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = duel.player_version("empresario")
+    assert duel.player_version("Empresario") == before
+    assert duel.player_version("carcelero") != before
+    deeper = replace(players.EMPRESARIO, deep_cube_window=0.05)
+    monkeypatch.setitem(players.CHARACTERS, "empresario", deeper)
+    assert duel.player_version("empresario") != before
+
+
+def test_only_rows_of_the_same_version_and_settings_are_read(tmp_path: Path) -> None:
+    config = duel.config_of(_args())
+    match = {"length": 5, "games": 3, "gammons": 1, "highest_cube": 2}
+    rows = [
+        {**config, **match, "pair": 0, "bot_seat": 0, "bot_won": 1},
+        {**config, **match, "bot_version": "older", "pair": 0, "bot_seat": 1, "bot_won": 0},
+        {**config, **match, "seed": 2, "pair": 1, "bot_seat": 0, "bot_won": 0},
+        {**config, **match, "pair": 0, "bot_seat": 1, "bot_won": 0},
+    ]
+    path = tmp_path / "duel.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows) + "\n")
+    found = duel.read_results(path, config)
+    assert [(row["pair"], row["bot_seat"]) for row in found] == [(0, 0), (0, 1)]
+    assert "50.0%" in duel.summary(found, "empresario", "gnubg 2-ply")
+
+
+def test_a_shard_outside_its_count_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        duel.main(["--shard", "2/2", "--summary"])
+    assert stopped.value.code == 2
+    assert "--shard 2/2" in capsys.readouterr().err
