@@ -217,7 +217,10 @@ def main(argv: list[str] | None = None) -> int:
         help="K/N: play only the pairs p with p %% N == K (N processes share one results file)",
     )
     args = parser.parse_args(argv)
-    shard, shards = (int(part) for part in args.shard.split("/"))
+    try:
+        shard, shards = (int(part) for part in args.shard.split("/"))
+    except ValueError:
+        parser.error(f"--shard {args.shard}: write it K/N, two whole numbers")
     if not 0 <= shard < shards:
         parser.error(f"--shard {args.shard}: K must be from 0 to N - 1")
     path = args.results or RESULTS / f"duel-{args.bot.lower()}-gnubg{args.plies}-s{args.seed}.jsonl"

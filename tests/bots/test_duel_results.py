@@ -42,8 +42,11 @@ def test_only_rows_of_the_same_version_and_settings_are_read(tmp_path: Path) -> 
     assert "50.0%" in duel.summary(found, "empresario", "gnubg 2-ply")
 
 
-def test_a_shard_outside_its_count_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("shard", ["2/2", "one/2", "3"])
+def test_a_shard_outside_its_count_is_refused(
+    shard: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as stopped:
-        duel.main(["--shard", "2/2", "--summary"])
+        duel.main(["--shard", shard, "--summary"])
     assert stopped.value.code == 2
-    assert "--shard 2/2" in capsys.readouterr().err
+    assert f"--shard {shard}" in capsys.readouterr().err
