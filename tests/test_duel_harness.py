@@ -43,7 +43,7 @@ def test_only_rows_of_the_same_version_and_settings_are_read(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("shard", ["2/2", "one/2", "3"])
-def test_a_shard_outside_its_count_is_refused(
+def test_a_malformed_shard_or_one_outside_its_count_is_refused(
     shard: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as stopped:
