@@ -18,7 +18,7 @@ from games.engine import BAR, Play, Position, legal_plays
 
 from . import deep, sage
 from .context import CUBELESS_MONEY, BotContext
-from .deep import Stage
+from .deep import Rollout, Search, Stage
 
 if TYPE_CHECKING:
     from bgsage import CubeActionResult
@@ -39,8 +39,8 @@ class Character:
     cube_level: str  # bgsage level for cube and resign decisions
     # A deeper look at the close plays after ranking them all at ``level`` /
     # ``cubeful_level`` (games/bots/deep.py): Empresario spends its time there.
-    search: tuple[Stage, ...] = ()
-    cubeful_search: tuple[Stage, ...] = ()
+    search: tuple[Search, ...] = ()
+    cubeful_search: tuple[Search, ...] = ()
     # A cube decision closer than ``deep_cube_window`` at ``cube_level`` is
     # decided again at ``deep_cube_level`` (none: never).
     deep_cube_level: str = ""
@@ -86,11 +86,12 @@ EMPRESARIO = Character(
     _("Juega fino y lleva el cubo como un negocio: dobla, acepta o rechaza según las cuentas."),
     "3ply", "2ply", "3ply",
     # Up to 6 plays within 0.16 of the best at cubeful 3-ply (GNU Backgammon's
-    # 2-ply), then the best 3 within 0.06 at 4-ply; cubeless, the best 3
-    # within 0.06 at 4-ply after bgsage's 3-ply.
-    search=(Stage(4, 3, 0.06),),
-    cubeful_search=(Stage(3, 6, 0.16), Stage(4, 3, 0.06)),
-    deep_cube_level="4ply", deep_cube_window=0.04,
+    # 2-ply), then the best 3 within 0.06 settled by a truncated rollout
+    # (bgsage's 1T); cubeless, the best 3 within 0.06 after bgsage's 3-ply.
+    # A cube decision closer than 0.04 is rolled out the same way.
+    search=(Rollout(3, 0.06),),
+    cubeful_search=(Stage(3, 6, 0.16), Rollout(3, 0.06)),
+    deep_cube_level="truncated1", deep_cube_window=0.04,
 )  # fmt: skip
 
 CHARACTERS = {c.name.lower(): c for c in (DOMADOR, CHOFER, CARCELERO, EMPRESARIO)}

@@ -24,7 +24,8 @@ from .context import BotContext
 if TYPE_CHECKING:  # bgsage is imported on first use only
     from bgsage import BgBotAnalyzer, CubeActionResult
 
-LEVELS = ("1ply", "2ply", "3ply", "4ply")
+# N-ply searches, and bgsage's 1T truncated rollout (72 trials, 5 plies, 1-ply moves).
+LEVELS = ("1ply", "2ply", "3ply", "4ply", "truncated1")
 
 _analyzers: dict[tuple[str, bool], BgBotAnalyzer] = {}
 _lock = threading.Lock()

@@ -89,11 +89,11 @@ def test_empresario_plays_a_legal_play_in_every_kind_of_game_and_builds_each_sea
     assert deep.build_count == built
 
 
-def test_empresario_decides_a_close_cube_again_at_4_ply_and_a_clear_one_at_3():
+def test_empresario_rolls_out_a_close_cube_and_decides_a_clear_one_at_3_ply():
     held = BotContext(cube_value=2, cube_owner="me", cube_in_play=True, match_length=5)
     close = Position.from_position_id("DYcywRFnuQaARA")  # redoubling gives away 0.021 at 3-ply
     clear = Position.from_position_id("AwAAUAAAAAAAAA")  # a last-roll redouble by 0.39
     bot = get_bot("empresario")
-    assert bot._verdict(close, held, take=False).eval_level == "4-ply"
+    assert bot._verdict(close, held, take=False).eval_level == "Rollout"
     assert bot._verdict(clear, held, take=False).eval_level == "3-ply"
     assert bot.should_double(clear, held)
