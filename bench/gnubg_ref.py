@@ -75,6 +75,9 @@ class Gnubg:
         self.plies = plies
         self.timeout = timeout
         self._markers = itertools.count()
+        # gnubg creates ~/.gnubg on its first start and quits if another copy
+        # made it in between: the duel's shards start together on a new machine.
+        (Path.home() / ".gnubg").mkdir(mode=0o700, exist_ok=True)
         self._process = subprocess.Popen(
             [path, "-t", "-q", "-r"],
             stdin=subprocess.PIPE,
