@@ -16,6 +16,7 @@ from collections.abc import Callable
 from functools import partial
 
 from games.bots import BOT_NAMES, SINGLE_GAME, BotContext, deep, get_bot, sage
+from games.bots.players import EMPRESARIO
 from games.engine import Play, Position, legal_plays
 
 Sample = list[tuple[Position, tuple[int, int]]]
@@ -82,8 +83,10 @@ def run() -> dict[str, float]:
             kind = "cubeful " if cubeful else "cubeless"
             print(f"  {level} {kind}: {time.perf_counter() - started:.3f} s")
     started = time.perf_counter()
-    deep.warm_up()
-    print(f"  Empresario's deeper search (3- and 4-ply): {time.perf_counter() - started:.3f} s")
+    empresario_stages = EMPRESARIO.search + EMPRESARIO.cubeful_search
+    deep.warm_up(empresario_stages)
+    elapsed = time.perf_counter() - started
+    print(f"  Empresario's deeper search {empresario_stages}: {elapsed:.3f} s")
     before = sage.build_count, deep.build_count
     sample = decision_sample()
     medians: dict[str, float] = {}
@@ -105,7 +108,7 @@ def run() -> dict[str, float]:
     times = _seconds(whole_turn, sample)
     medians["empresario / cube decision and play"] = statistics.median(times)
     print(" match to 5, Empresario's whole turn")
-    print(_line("cube decision (3-ply) + checker play (2-4 ply)", times))
+    print(_line("cube (3-ply; close: 1T) + play (2-3 ply; close: 1T)", times))
     assert (sage.build_count, deep.build_count) == before, "an analyzer was built twice"
     print(f"analyzers built in this process: {sage.build_count} (each once)")
     return medians

@@ -173,12 +173,14 @@ def _rollout_strategy(rollout: Rollout) -> RolloutStrategy:
         return found
 
 
-def warm_up(plies: Sequence[int] = (3, 4), rollouts: Sequence[Rollout] = ()) -> None:
-    """Build the strategies now (a worker may do it at start rather than on a first move)."""
-    for count in plies:
-        _multiply_strategy(count)
-    for rollout in rollouts:
-        _rollout_strategy(rollout)
+def warm_up(stages: Sequence[Search]) -> None:
+    """Build what ``stages`` search with now (a worker may do it at start, not on a first move)."""
+    _base_strategy()
+    for stage in stages:
+        if isinstance(stage, Rollout):
+            _rollout_strategy(stage)
+        else:
+            _multiply_strategy(stage.plies)  # the cubeless search; the cubeful one needs the base
 
 
 def _cubeful(

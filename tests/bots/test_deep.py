@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from games.bots import BotContext, deep, get_bot, sage
-from games.bots.deep import Stage
+from games.bots.deep import Rollout, Stage
 from games.engine import Position, legal_plays
 
 from .positions import self_play_sample
@@ -75,6 +77,47 @@ def test_in_a_partida_simple_the_deeper_value_is_the_winning_chance():
     ranked = sage.rank_plays(position, dice, "2ply", single)
     deeper = deep.deepen(position, ranked, single, [Stage(3, 3, 0.5)])
     assert all(c.equity == pytest.approx(2 * c.win - 1) for c in deeper)
+
+
+def test_a_rollout_stage_gives_bgsages_own_truncated_rollout_values_every_time():
+    position, dice = close_spot(MATCH, "2ply")
+    ranked = sage.rank_plays(position, dice, "2ply", MATCH)
+    rolled = deep.deepen(position, ranked, MATCH, [Rollout(2, 0.5)])
+    away_me, away_them = MATCH.away()
+    reference = sage.analyzer("truncated1", True).checker_play(
+        sage.to_board(position), dice[0], dice[1], cube_value=1, cube_owner="centered",
+        away1=away_me, away2=away_them,
+    )  # fmt: skip
+    by_board = {tuple(m.board): m.equity for m in reference.moves if m.eval_level == "Rollout"}
+    for candidate in rolled[:2]:
+        assert candidate.equity == pytest.approx(by_board[tuple(sage.to_board(candidate.after))])
+    # One seed: the same dice for every play and every call, so a move never depends on luck.
+    assert deep.deepen(position, ranked, MATCH, [Rollout(2, 0.5)])[:2] == rolled[:2]
+
+
+@pytest.mark.parametrize("owner", ["me", "them"])
+def test_a_rollout_sees_the_cube_from_the_movers_side(owner):
+    held = replace(MATCH, cube_value=2, cube_owner=owner, match_length=7, score=(2, 4))
+    swapped = replace(held, cube_owner="them" if owner == "me" else "me")
+    rollout, other, tree = [], [], []
+    for position, dice in self_play_sample(40, 31)[::8]:
+        best = sage.rank_plays(position, dice, "2ply", held)[:1]
+        tree.append(deep._cubeful(position, best, 3, held)[0].equity)
+        rollout.append(deep._rolled_out(position, best, Rollout(1, 1.0), held)[0].equity)
+        other.append(deep._rolled_out(position, best, Rollout(1, 1.0), swapped)[0].equity)
+    # The tree (checked against bgsage's own search above) and the rollout agree
+    # on who holds the cube; the owner swapped is far off.
+    near = sum(abs(r - t) for r, t in zip(rollout, tree, strict=True)) / len(tree)
+    far = sum(abs(o - t) for o, t in zip(other, tree, strict=True)) / len(tree)
+    assert near < 0.1 < far
+
+
+def test_a_rollout_in_a_partida_simple_is_the_winning_chance():
+    single = BotContext(match_length=1)
+    position, dice = close_spot(single, "2ply")
+    ranked = sage.rank_plays(position, dice, "2ply", single)
+    rolled = deep.deepen(position, ranked, single, [Rollout(3, 0.5)])
+    assert all(c.equity == pytest.approx(2 * c.win - 1) for c in rolled)
 
 
 def test_empresario_plays_a_legal_play_in_every_kind_of_game_and_builds_each_search_once():
