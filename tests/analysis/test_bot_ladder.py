@@ -7,8 +7,8 @@ Domador > Chofer > Carcelero > Empresario, the order of their strength in
 docs/BOTS.md. Empresario plays bgsage 3-ply cubeless, the analysis's own
 depth here, and settles the close plays by a truncated rollout: its PR is
 0 but for the few plays where the rollout disagrees with 3-ply (0.17
-measured; 0.19 with the 4-ply search before it), so the test asks the three noisy bots to stand clearly apart
-from it and from each other.
+measured; 0.19 with the 4-ply search before it), so the test asks the
+three noisy bots to stand clearly apart from it and from each other.
 """
 
 import pytest
