@@ -100,19 +100,12 @@ class Judge:
 
     def value(self, position: Position, after: Position, context: BotContext) -> float:
         """The mover's cubeful equity after the play, by the judge."""
-        import bgbot_cpp
-
-        owner = {
-            "centered": bgbot_cpp.CubeOwner.CENTERED,
-            "me": bgbot_cpp.CubeOwner.PLAYER,
-            "them": bgbot_cpp.CubeOwner.OPPONENT,
-        }[context.cube_owner]
         away_me, away_them = context.away()
         found = self._rollout.cubeful_evaluate_board(
             sage.to_board(after),
             sage.to_board(position),
             cube_value=context.cube_value,
-            owner=owner,
+            owner=deep.movers_cube_owner(context),
             away1=away_me,
             away2=away_them,
             is_crawford=context.crawford,

@@ -38,7 +38,7 @@ from .context import BotContext
 from .sage import Candidate, to_board, uses_cube_equity
 
 if TYPE_CHECKING:
-    from bgbot_cpp import BearoffDB, MultiPlyStrategy, RolloutStrategy, Strategy
+    from bgbot_cpp import BearoffDB, CubeOwner, MultiPlyStrategy, RolloutStrategy, Strategy
 
 build_count = 0  # strategies built in this process; the bench checks it stays put
 
@@ -253,21 +253,26 @@ def _cubeless(
     return found
 
 
+def movers_cube_owner(context: BotContext) -> CubeOwner:
+    """The cube's owner as bgsage's rollouts read it: from the side of the player who moved."""
+    import bgbot_cpp
+
+    return {
+        "centered": bgbot_cpp.CubeOwner.CENTERED,
+        "me": bgbot_cpp.CubeOwner.PLAYER,
+        "them": bgbot_cpp.CubeOwner.OPPONENT,
+    }[context.cube_owner]
+
+
 def _rolled_out(
     position: Position, chosen: list[Candidate], rollout: Rollout, context: BotContext
 ) -> list[Candidate]:
-    import bgbot_cpp
-
     strategy = _rollout_strategy(rollout)
     root = to_board(position)
     cubeful = uses_cube_equity(context)
     winning_only = context.away() == (1, 1)
     # The rollout values the position after my play from my side: the cube as I see it.
-    owner = {
-        "centered": bgbot_cpp.CubeOwner.CENTERED,
-        "me": bgbot_cpp.CubeOwner.PLAYER,
-        "them": bgbot_cpp.CubeOwner.OPPONENT,
-    }[context.cube_owner]
+    owner = movers_cube_owner(context)
     away_me, away_them = context.away()
     money = context.is_money
     found: list[Candidate] = []
