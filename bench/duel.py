@@ -202,6 +202,37 @@ def summary(rows: list[dict[str, Any]], bot: str, opponent: str) -> str:
     return "\n".join(lines)
 
 
+def paired_difference(
+    rows: list[dict[str, Any]], earlier: list[dict[str, Any]], bot: str, version: str
+) -> str:
+    """The bot's match wins minus an earlier version's, on the pairs both completed.
+
+    The same pair means the same dice and match length, so the difference of
+    the two pair means is one sample with the luck of the dice taken out: a
+    far smaller error than the difference of two independent shares.
+    """
+
+    def pair_means(selected: list[dict[str, Any]]) -> dict[int, float]:
+        pairs: dict[int, list[int]] = {}
+        for row in selected:
+            pairs.setdefault(row["pair"], []).append(row["bot_won"])
+        return {p: statistics.fmean(won) for p, won in pairs.items() if len(won) == 2}
+
+    now, before = pair_means(rows), pair_means(earlier)
+    common = sorted(now.keys() & before.keys())
+    if not common:
+        return f"{bot} against version {version}: no pair completed by both"
+    gains = [now[p] - before[p] for p in common]
+    mean = statistics.fmean(gains)
+    se = statistics.stdev(gains) / len(gains) ** 0.5 if len(gains) > 1 else float("nan")
+    return (
+        f"{bot} against version {version} on the same {len(common)} pairs: "
+        f"{100 * statistics.fmean(now[p] for p in common):.1f}% against "
+        f"{100 * statistics.fmean(before[p] for p in common):.1f}%, "
+        f"a difference of {100 * mean:+.1f} ± {100 * se:.1f} points"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", default="empresario")
@@ -211,6 +242,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=0, help="stop after this long (0: never)")
     parser.add_argument("--results", type=Path, help="JSON lines (default: bench/results/)")
     parser.add_argument("--summary", action="store_true", help="only print the results so far")
+    parser.add_argument(
+        "--against",
+        metavar="VERSION",
+        help="with --summary: the paired difference from an earlier bot_version's rows",
+    )
     parser.add_argument(
         "--shard",
         default="0/1",
@@ -229,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = read_results(path, config)
     if args.summary:
         print(summary(rows, args.bot, opponent))
+        if args.against:
+            earlier = read_results(path, {**config, "bot_version": args.against})
+            print(paired_difference(rows, earlier, args.bot, args.against))
         return 0
     if find_gnubg() is None:
         print("GNU Backgammon is not installed (apt-get install gnubg): nothing to measure")

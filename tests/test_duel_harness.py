@@ -50,3 +50,22 @@ def test_a_malformed_shard_or_one_outside_its_count_is_refused(
         duel.main(["--shard", shard, "--summary"])
     assert stopped.value.code == 2
     assert f"--shard {shard}" in capsys.readouterr().err
+
+
+def test_two_versions_are_compared_only_on_the_pairs_both_completed() -> None:
+    config = duel.config_of(_args())
+    match = {"length": 5, "games": 3, "gammons": 1, "highest_cube": 2}
+
+    def row(version: str, pair: int, seat: int, won: int) -> dict[str, object]:
+        return {**config, **match, "bot_version": version, "pair": pair, "bot_seat": seat,
+                "bot_won": won}  # fmt: skip
+
+    now = [row("new", 0, 0, 1), row("new", 0, 1, 1), row("new", 1, 0, 1), row("new", 1, 1, 0),
+           row("new", 2, 0, 1)]  # fmt: skip
+    earlier = [row("old", 0, 0, 1), row("old", 0, 1, 0), row("old", 1, 0, 0), row("old", 1, 1, 0),
+               row("old", 2, 0, 0), row("old", 2, 1, 0)]  # fmt: skip
+    # Pair 2 is half played by the new version: only pairs 0 and 1 count.
+    # Gains per pair: 1.0 - 0.5 = +0.5 and 0.5 - 0.0 = +0.5.
+    text = duel.paired_difference(now, earlier, "empresario", "old")
+    assert "same 2 pairs: 75.0% against 25.0%, a difference of +50.0 ± 0.0 points" in text
+    assert "no pair completed by both" in duel.paired_difference(now[4:], earlier, "e", "old")
