@@ -51,3 +51,13 @@ MESA_RATE_LIMITS = {
     kind: {who: (count * 1000, seconds) for who, (count, seconds) in limits.items()}
     for kind, limits in MESA_RATE_LIMITS.items()  # noqa: F405
 }
+
+# Django closes the connection after every TestCase class, so a run connects to
+# PostgreSQL several hundred times. The production default of 3 s once expired
+# on a busy two-core CI machine and failed a whole class at setup; the suite
+# waits longer. DATABASE_CONNECT_TIMEOUT in the environment still wins, and the
+# outage tests run their servers on config.settings.base with its own default.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
+    DATABASES["default"]["OPTIONS"]["connect_timeout"] = env.int(  # noqa: F405
+        "DATABASE_CONNECT_TIMEOUT", default=20
+    )
