@@ -147,13 +147,22 @@ def player_version(name: str) -> str:
     return hashlib.sha256(described.encode()).hexdigest()[:12]
 
 
-def config_of(args: argparse.Namespace) -> dict[str, Any]:
+def config_of(args: argparse.Namespace, seed: int | None = None) -> dict[str, Any]:
     return {
         "bot": args.bot.lower(),
         "bot_version": player_version(args.bot),
         "gnubg_plies": args.plies,
-        "seed": args.seed,
+        "seed": args.seed if seed is None else seed,
     }
+
+
+def pair_key(row: dict[str, Any]) -> tuple[int, int]:
+    """A pair is its seed's: pair 3 of seed 1 and pair 3 of seed 2 are other dice."""
+    return row["seed"], row["pair"]
+
+
+def results_path(bot: str, plies: int, seed: int) -> Path:
+    return RESULTS / f"duel-{bot.lower()}-gnubg{plies}-s{seed}.jsonl"
 
 
 def read_results(path: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
@@ -164,15 +173,19 @@ def read_results(path: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def summary(rows: list[dict[str, Any]], bot: str, opponent: str) -> str:
-    pairs: dict[int, list[dict[str, Any]]] = {}
+    pairs: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for row in rows:
-        pairs.setdefault(row["pair"], []).append(row)
+        pairs.setdefault(pair_key(row), []).append(row)
     complete = {p: r for p, r in pairs.items() if len(r) == 2}
-    lines = [f"{bot} vs {opponent}: {len(rows)} matches, {len(complete)} complete pairs"]
+    seeds = ", ".join(str(seed) for seed in sorted({row["seed"] for row in rows}))
+    lines = [
+        f"{bot} vs {opponent}: {len(rows)} matches, {len(complete)} complete pairs"
+        + (f" (seeds {seeds})" if "," in seeds else "")
+    ]
     if not complete:
         return lines[0]
 
-    def share(selected: dict[int, list[dict[str, Any]]]) -> str:
+    def share(selected: dict[tuple[int, int], list[dict[str, Any]]]) -> str:
         means = [statistics.fmean(r["bot_won"] for r in rows) for rows in selected.values()]
         mean = statistics.fmean(means)
         se = statistics.stdev(means) / len(means) ** 0.5 if len(means) > 1 else float("nan")
@@ -212,10 +225,10 @@ def paired_difference(
     far smaller error than the difference of two independent shares.
     """
 
-    def pair_means(selected: list[dict[str, Any]]) -> dict[int, float]:
-        pairs: dict[int, list[int]] = {}
+    def pair_means(selected: list[dict[str, Any]]) -> dict[tuple[int, int], float]:
+        pairs: dict[tuple[int, int], list[int]] = {}
         for row in selected:
-            pairs.setdefault(row["pair"], []).append(row["bot_won"])
+            pairs.setdefault(pair_key(row), []).append(row["bot_won"])
         return {p: statistics.fmean(won) for p, won in pairs.items() if len(won) == 2}
 
     now, before = pair_means(rows), pair_means(earlier)
@@ -238,7 +251,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bot", default="empresario")
     parser.add_argument("--plies", type=int, default=2, help="gnubg's plies (2: World class)")
     parser.add_argument("--pairs", type=int, default=100, help="target pairs (two matches each)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--seed",
+        default="1",
+        help="the dice's seed; with --summary, several as 1,2 count their pairs together",
+    )
     parser.add_argument("--minutes", type=float, default=0, help="stop after this long (0: never)")
     parser.add_argument("--results", type=Path, help="JSON lines (default: bench/results/)")
     parser.add_argument("--summary", action="store_true", help="only print the results so far")
@@ -259,16 +276,33 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--shard {args.shard}: write it K/N, two whole numbers")
     if not 0 <= shard < shards:
         parser.error(f"--shard {args.shard}: K must be from 0 to N - 1")
-    path = args.results or RESULTS / f"duel-{args.bot.lower()}-gnubg{args.plies}-s{args.seed}.jsonl"
-    config = config_of(args)
+    try:
+        seeds = [int(part) for part in args.seed.split(",")]
+    except ValueError:
+        parser.error(f"--seed {args.seed}: write it as a whole number, or several as 1,2")
+    if len(seeds) > 1 and not args.summary:
+        parser.error(
+            f"--seed {args.seed}: one seed at a time is played; several only with --summary"
+        )
+    args.seed = seeds[0]
+
+    def results_of(seed: int, version: str | None = None) -> list[dict[str, Any]]:
+        config = config_of(args, seed)
+        if version is not None:
+            config["bot_version"] = version
+        return read_results(args.results or results_path(args.bot, args.plies, seed), config)
+
     opponent = f"gnubg {args.plies}-ply"
-    rows = read_results(path, config)
     if args.summary:
+        rows = [row for seed in seeds for row in results_of(seed)]
         print(summary(rows, args.bot, opponent))
         if args.against:
-            earlier = read_results(path, {**config, "bot_version": args.against})
+            earlier = [row for seed in seeds for row in results_of(seed, args.against)]
             print(paired_difference(rows, earlier, args.bot, args.against))
         return 0
+    path = args.results or results_path(args.bot, args.plies, args.seed)
+    config = config_of(args)
+    rows = read_results(path, config)
     if find_gnubg() is None:
         print("GNU Backgammon is not installed (apt-get install gnubg): nothing to measure")
         return 0

@@ -69,3 +69,42 @@ def test_two_versions_are_compared_only_on_the_pairs_both_completed() -> None:
     text = duel.paired_difference(now, earlier, "empresario", "old")
     assert "same 2 pairs: 75.0% against 25.0%, a difference of +50.0 ± 0.0 points" in text
     assert "no pair completed by both" in duel.paired_difference(now[4:], earlier, "e", "old")
+
+
+def test_the_pooled_summary_prints_both_seeds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    match = {"length": 7, "games": 4, "gammons": 0, "highest_cube": 4}
+    rows = []
+    for seed, wins in ((1, (1, 1)), (2, (0, 1)), (3, (0, 0))):
+        config = duel.config_of(_args(), seed)
+        rows += [
+            {**config, **match, "pair": 0, "bot_seat": s, "bot_won": w} for s, w in enumerate(wins)
+        ]
+    path = tmp_path / "duel.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    assert duel.main(["--summary", "--seed", "1,2", "--results", str(path)]) == 0
+
+    text = capsys.readouterr().out
+    # Pair 0 of seed 1 and pair 0 of seed 2 are other dice: two pairs, not one
+    # of four matches; seed 3 is not asked for. Pair means 1.0 and 0.5 give
+    # 75% with a standard error of 0.25.
+    assert "4 matches, 2 complete pairs (seeds 1, 2)" in text
+    assert "match wins for empresario: 75.0% ± 25.0 (4 matches)" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--seed", "1,2"], "several only with --summary"),
+        (["--seed", "one", "--summary"], "write it as a whole number"),
+    ],
+)
+def test_a_malformed_seed_or_several_to_play_are_refused(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        duel.main(argv)
+    assert stopped.value.code == 2
+    assert says in capsys.readouterr().err
