@@ -29,17 +29,10 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     parts = urlsplit(url)
     database = urlunsplit(parts._replace(path=parts.path.rstrip("/") + "_loadtest"))
     report = tmp_path / "report.json"
-    done = subprocess.run(
-        [
-            sys.executable, "-m", "bench.load",
-            "--boards", "5", "--players", "2", "--readers", "1",
-            "--duration", "12", "--warmup", "2", "--window", "1", "--think", "0.5", "1",
-            "--grace", "40", "--web-workers", "1", "--threads", "8", "--pool", "2",
-            "--port", PORT, "--database-url", database, "--redis-url", redis_url,
-            "--output", str(report), "--quiet",
-        ],
-        cwd=ROOT, capture_output=True, text=True, timeout=400,
-    )  # fmt: skip
+    try:
+        done = run_load(database, redis_url, report)
+    finally:
+        drop_database(database)  # bench/load.py keeps its database; this one is the test's
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     result = json.loads(report.read_text())
     assert result["actions"]["count"] > 0
@@ -58,6 +51,30 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     actions = result["actions"]
     assert 0 < actions["at_server_p50_ms"] <= actions["p50_ms"]
     assert "make load:" in done.stdout  # the printed report (--quiet leaves out the progress)
+
+
+def run_load(database: str, redis_url: str, report: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [
+            sys.executable, "-m", "bench.load",
+            "--boards", "5", "--players", "2", "--readers", "1",
+            "--duration", "12", "--warmup", "2", "--window", "1", "--think", "0.5", "1",
+            "--grace", "40", "--web-workers", "1", "--threads", "8", "--pool", "2",
+            "--port", PORT, "--database-url", database, "--redis-url", redis_url,
+            "--output", str(report), "--quiet",
+        ],
+        cwd=ROOT, capture_output=True, text=True, timeout=400,
+    )  # fmt: skip
+
+
+def drop_database(url: str) -> None:
+    """CI runs one after another on the same server: leave no database behind."""
+    import psycopg
+
+    from bench.load import admin_url, database_name
+
+    with psycopg.connect(admin_url(url), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{database_name(url)}" WITH (FORCE)')
 
 
 def test_the_server_timing_header_is_read_as_django_wrote_it():
