@@ -177,10 +177,10 @@ def summary(rows: list[dict[str, Any]], bot: str, opponent: str) -> str:
     for row in rows:
         pairs.setdefault(pair_key(row), []).append(row)
     complete = {p: r for p, r in pairs.items() if len(r) == 2}
-    seeds = ", ".join(str(seed) for seed in sorted({row["seed"] for row in rows}))
+    seeds = sorted({row["seed"] for row in rows})
     lines = [
         f"{bot} vs {opponent}: {len(rows)} matches, {len(complete)} complete pairs"
-        + (f" (seeds {seeds})" if "," in seeds else "")
+        + (f" (seeds {', '.join(map(str, seeds))})" if len(seeds) > 1 else "")
     ]
     if not complete:
         return lines[0]
