@@ -2,10 +2,10 @@
 reads it in production, and all of them must find the same settings:
 
 - sh: deploy/mesa-manage sources it with `set -a; . file` (Debian's dash);
-- systemd: every unit's `EnvironmentFile=`. systemd cannot run here (no
-  manager in a container), so `systemd_environment_file` follows its parser
-  (src/basic/env-file.c, parse_env_file_internal, then the manager drops
-  assignments with invalid names), as systemd.exec(5) documents it;
+- systemd: every unit's `EnvironmentFile=`. No systemd manager runs here (a
+  container), so systemd's own env-file parser (src/basic/env-file.c, the
+  one EnvironmentFile= uses) reads it through a systemd program that runs
+  alone and prints what it read: the environment.d generator;
 - compose: `env_file: .env` in deploy/compose.yaml. There is no compose here
   (the docker CLI has no compose plugin); Compose v1 read env files with
   python-dotenv's `dotenv_values(..., encoding="utf-8-sig", interpolate=True)`,
@@ -16,7 +16,7 @@ reads it in production, and all of them must find the same settings:
 
 from __future__ import annotations
 
-import re
+import shlex
 import subprocess
 from email.utils import parseaddr
 from pathlib import Path
@@ -25,105 +25,47 @@ import dotenv
 import environ
 import pytest
 
+from tests.helpers import missing
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 EXAMPLE = ROOT / "deploy" / "mesa.env.example"
 
-WHITESPACE = " \t\n\r"
-NEWLINE = "\n\r"
-# What a backslash escapes inside double quotes, as in sh (SHELL_NEED_ESCAPE).
-SHELL_NEED_ESCAPE = '"\\`$'
-VALID_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+ENVIRONMENT_D_GENERATOR = "systemd/user-environment-generators/30-systemd-environment-d-generator"
 
 
-def systemd_environment_file(text: str) -> dict[str, str]:
-    """The assignments systemd takes from an EnvironmentFile= with `text`."""
-    found: dict[str, str] = {}
-    state, key, value = "pre_key", "", ""
-    key_end: int | None = None  # where trailing whitespace of the key starts
-    value_end: int | None = None  # same for an unquoted value
+def systemd_environment(path: Path, tmp_path: Path) -> dict[str, str]:
+    """The file read by systemd's own env-file parser: the environment.d
+    generator runs it on each `*.conf` of $XDG_CONFIG_HOME/environment.d and
+    prints the result, quoted for sh. The one difference from EnvironmentFile=
+    is that it expands `$VAR` in values; the example has no `$` (see below)."""
+    generator = next(
+        (Path(lib) / ENVIRONMENT_D_GENERATOR for lib in ("/usr/lib", "/lib")
+         if (Path(lib) / ENVIRONMENT_D_GENERATOR).exists()),
+        None,
+    )  # fmt: skip
+    if generator is None:
+        missing("systemd is not installed (its environment.d generator)")
 
-    def push() -> None:
-        name = key[:key_end] if key_end is not None else key
-        if VALID_NAME.match(name):  # the manager drops invalid names
-            found[name] = value
+    def generated(config: Path) -> dict[str, str]:
+        run = subprocess.run(
+            [str(generator)],
+            env={"XDG_CONFIG_HOME": str(config)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert run.returncode == 0 and run.stderr == "", run.stderr
+        return dict(word.split("=", 1) for word in shlex.split(run.stdout))
 
-    for c in text:
-        if state == "pre_key":
-            if c in "#;":
-                state = "comment"
-            elif c not in WHITESPACE:
-                state, key, key_end = "key", c, None
-        elif state == "key":
-            if c in NEWLINE:
-                state = "pre_key"  # a line without "=" is ignored
-            elif c == "=":
-                state, value, value_end = "pre_value", "", None
-            else:
-                if c not in WHITESPACE:
-                    key_end = None
-                elif key_end is None:
-                    key_end = len(key)
-                key += c
-        elif state == "pre_value":
-            if c in NEWLINE:
-                push()
-                state = "pre_key"
-            elif c == "'":
-                state = "single"
-            elif c == '"':
-                state = "double"
-            elif c == "\\":
-                state = "value_escape"
-            elif c not in WHITESPACE:
-                state, value = "value", value + c
-        elif state == "value":
-            if c in NEWLINE:
-                if value_end is not None:
-                    value = value[:value_end]
-                push()
-                state = "pre_key"
-            elif c == "\\":
-                state, value_end = "value_escape", None
-            else:
-                if c not in WHITESPACE:
-                    value_end = None
-                elif value_end is None:
-                    value_end = len(value)
-                value += c
-        elif state == "value_escape":
-            state = "value"
-            if c not in NEWLINE:  # an escaped newline joins the next line
-                value += c
-        elif state == "single":
-            if c == "'":
-                state = "pre_value"
-            else:
-                value += c
-        elif state == "double":
-            if c == '"':
-                state = "pre_value"
-            elif c == "\\":
-                state = "double_escape"
-            else:
-                value += c
-        elif state == "double_escape":
-            state = "double"
-            if c in SHELL_NEED_ESCAPE:
-                value += c
-            elif c != "\n":
-                value += "\\" + c
-        elif state == "comment":
-            if c == "\\":
-                state = "comment_escape"
-            elif c in NEWLINE:
-                state = "pre_key"
-        elif state == "comment_escape":
-            state = "pre_key" if c in NEWLINE else "comment"
-    if state not in ("pre_key", "key", "comment", "comment_escape"):
-        if state == "value" and value_end is not None:
-            value = value[:value_end]
-        push()
-    return found
+    (tmp_path / "with" / "environment.d").mkdir(parents=True)
+    (tmp_path / "with" / "environment.d" / "mesa.conf").symlink_to(path)
+    # What the machine's own environment.d files give is not the file's.
+    own = generated(tmp_path / "without")
+    return {
+        name: value
+        for name, value in generated(tmp_path / "with").items()
+        if own.get(name) != value
+    }
 
 
 def sh_environment(path: Path) -> dict[str, str]:
@@ -159,8 +101,8 @@ def django_environ_environment(path: Path, monkeypatch: pytest.MonkeyPatch) -> d
     return read
 
 
-def test_every_reader_finds_the_same_settings_in_the_shipped_example(monkeypatch):
-    systemd = systemd_environment_file(EXAMPLE.read_text())
+def test_every_reader_finds_the_same_settings_in_the_shipped_example(monkeypatch, tmp_path):
+    systemd = systemd_environment(EXAMPLE, tmp_path)
     readers = {
         "sh": sh_environment(EXAMPLE),
         "compose": compose_environment(EXAMPLE),
@@ -171,6 +113,9 @@ def test_every_reader_finds_the_same_settings_in_the_shipped_example(monkeypatch
     assert {"SECRET_KEY", "DATABASE_URL", "EMAIL_URL", "DEFAULT_FROM_EMAIL"} <= set(systemd)
     # The sender keeps its display name through every reader.
     assert parseaddr(systemd["DEFAULT_FROM_EMAIL"])[0] == "Mesa"
+    # No "$" anywhere: sh, compose and the generator above would expand it,
+    # EnvironmentFile= would not.
+    assert "$" not in EXAMPLE.read_text()
 
 
 def test_the_example_is_the_file_the_units_and_mesa_manage_read():
@@ -179,23 +124,6 @@ def test_the_example_is_the_file_the_units_and_mesa_manage_read():
     for unit in (ROOT / "deploy" / "systemd").glob("*.service"):
         assert "EnvironmentFile=/etc/mesa/mesa.env\n" in unit.read_text(), unit.name
     assert EXAMPLE.read_text().startswith("# /etc/mesa/mesa.env:")
-
-
-# The systemd reader above, on the rules systemd.exec(5) states for
-# EnvironmentFile=: comments, quotes, continued lines, whitespace.
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("# A=1\n; B=2\nC=3\n", {"C": "3"}),
-        ('A="word1 word2"\nB=\'$x "y"\'\n', {"A": "word1 word2", "B": '$x "y"'}),
-        ("A=one \\\n  two\n", {"A": "one   two"}),
-        ("  A = spaced  \n", {"A": "spaced"}),
-        ('A="x\\"y\\n"\n', {"A": 'x"y\\n'}),
-        ("A=1\nA=2\nnot a line\n1BAD=3\nB=", {"A": "2", "B": ""}),
-    ],
-)
-def test_the_systemd_reader_follows_systemd_rules(text, expected):
-    assert systemd_environment_file(text) == expected
 
 
 def test_sh_refuses_the_unquoted_sender_the_example_once_had(tmp_path):
