@@ -11,7 +11,7 @@ LONG_POLL_WAITERS (settings) stays below `threads` so page views always find a
 free thread. Any setting here can still be overridden on the command line or with
 GUNICORN_CMD_ARGS.
 
-Behind nginx (deploy/nginx.conf) bind to a unix socket or loopback
+Behind nginx (deploy/nginx/mesa.conf.template) bind to a unix socket or loopback
 (GUNICORN_BIND=unix:/run/mesa/gunicorn.sock): slow clients are nginx's to
 hold, never a gunicorn thread's. The access log names the client as the app
 does (TRUSTED_PROXIES) and masks private-link tokens (config/gunicorn_log.py).

@@ -161,7 +161,7 @@ def test_the_app_sees_https_and_plain_http_is_sent_there(front):
     plain.request("GET", "/mesa/x/", headers={"Host": HOST})
     response = plain.getresponse()
     assert response.status == 301
-    assert response.getheader("Location") == f"https://{HOST}/mesa/x/"
+    assert response.getheader("Location") == f"https://{HOST}:{front.https_port}/mesa/x/"
 
 
 def test_the_access_logs_mask_every_private_link(front):

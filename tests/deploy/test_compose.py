@@ -1,0 +1,141 @@
+"""deploy/compose.yaml read as compose reads it (YAML with merge keys, then
+`${VAR}` from deploy/.env): nginx finds certbot's certificate through its
+links, the ACME challenges are served and renewals reach nginx, and the app
+trusts X-Forwarded-For from nginx alone. `docker compose config` would check
+more, but the docker CLI here has no compose plugin (and CI no engine)."""
+
+from __future__ import annotations
+
+import io
+import ipaddress
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import dotenv
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+COMPOSE = ROOT / "deploy" / "compose.yaml"
+CERT_NAME = "mesa.example.com"
+
+
+def settings_from_the_docs() -> dict[str, str]:
+    """deploy/.env as docs/DEPLOY.md ("With containers") tells the operator to write it."""
+    docs = (ROOT / "docs" / "DEPLOY.md").read_text()
+    section = docs[docs.index("## With containers") :]
+    block = re.search(r"Put the settings in `deploy/\.env`.*?```sh\n(.*?)```", section, re.S)
+    assert block, "docs/DEPLOY.md shows deploy/.env"
+    values = dotenv.dotenv_values(stream=io.StringIO(block[1]))
+    return {name: value or "" for name, value in values.items()}
+
+
+def interpolate(value: Any, settings: dict[str, str]) -> Any:
+    if isinstance(value, str):
+
+        def one(match: re.Match[str]) -> str:
+            assert match[1] in settings, f"${{{match[1]}}} is not in the docs' deploy/.env"
+            return settings[match[1]]
+
+        return re.sub(r"\$\{(\w+)\}", one, value).replace("$$", "$")
+    if isinstance(value, list):
+        return [interpolate(item, settings) for item in value]
+    if isinstance(value, dict):
+        return {key: interpolate(item, settings) for key, item in value.items()}
+    return value
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict[str, Any]:
+    loaded = yaml.safe_load(COMPOSE.read_text())
+    return dict(interpolate(loaded, settings_from_the_docs()))
+
+
+def mounts(service: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """(source, target, read-only) of each short-syntax volume."""
+    found = []
+    for volume in service.get("volumes", []):
+        source, target, *mode = volume.split(":")
+        found.append((source, target, mode == ["ro"]))
+    return found
+
+
+def command_line(service: dict[str, Any]) -> str:
+    return " ".join([*service.get("entrypoint", []), *service.get("command", [])])
+
+
+def test_the_file_is_consistent(compose):
+    services = compose["services"]
+    for name, service in services.items():
+        assert "image" in service, name
+        for needed in service.get("depends_on", []):
+            assert needed in services, (name, needed)
+        for source, _target, _ro in mounts(service):
+            if not source.startswith(("/", ".")):
+                assert source in compose["volumes"], (name, source)
+
+
+def test_nginx_reaches_the_certificate_through_certbots_links(compose, tmp_path):
+    # certbot's layout: live/<name>/*.pem are relative links into ../../archive/.
+    host, container = tmp_path / "host", tmp_path / "nginx"
+    archive = host / "etc/letsencrypt/archive" / CERT_NAME
+    live = host / "etc/letsencrypt/live" / CERT_NAME
+    archive.mkdir(parents=True)
+    live.mkdir(parents=True)
+    for name in ("fullchain", "privkey"):
+        (archive / f"{name}1.pem").write_text(name)
+        (live / f"{name}.pem").symlink_to(f"../../archive/{CERT_NAME}/{name}1.pem")
+    # What the container sees: each host folder mounted is there, links kept
+    # as links, so a link resolves inside the container as it would there.
+    nginx = compose["services"]["nginx"]
+    for source, target, _ro in mounts(nginx):
+        if source.startswith("/etc/letsencrypt"):
+            shutil.copytree(
+                host / source.lstrip("/"), container / target.lstrip("/"), symlinks=True
+            )
+    for setting, content in (("MESA_TLS_CERT", "fullchain"), ("MESA_TLS_KEY", "privkey")):
+        path = container / nginx["environment"][setting].lstrip("/")
+        assert path.is_symlink(), setting
+        resolved = path.resolve()
+        assert resolved.is_relative_to(container) and resolved.exists(), (setting, resolved)
+        assert resolved.read_text() == content
+
+
+def test_acme_challenges_are_served_and_renewals_reach_nginx(compose):
+    template = (ROOT / "deploy" / "nginx" / "mesa.conf.template").read_text()
+    (webroot,) = re.findall(r"location /\.well-known/acme-challenge/ \{ root ([^;]+); \}", template)
+    services = compose["services"]
+    served = {source for source, target, _ro in mounts(services["nginx"]) if target == webroot}
+    assert served, f"nginx does not mount the challenge folder {webroot}"
+    renewers = [
+        (name, service)
+        for name, service in services.items()
+        if "certbot renew" in command_line(service)
+    ]
+    assert len(renewers) == 1
+    name, certbot = renewers[0]
+    assert certbot["restart"] == "always"
+    written = {(source, target) for source, target, ro in mounts(certbot) if not ro}
+    (certbot_webroot,) = [target for source, target in written if source in served]
+    assert f"--webroot -w {certbot_webroot}" in command_line(certbot)
+    assert ("/etc/letsencrypt", "/etc/letsencrypt") in written
+    # nginx reloads on its own, and still starts through the image's entrypoint,
+    # which renders the template only for a command that is `nginx`.
+    nginx = command_line(services["nginx"])
+    assert re.search(r"while sleep \d+h; do nginx -s reload; done", nginx)
+    assert "exec /docker-entrypoint.sh nginx -g 'daemon off;'" in nginx
+
+
+def test_the_app_trusts_forwarding_from_nginx_alone(compose):
+    services = compose["services"]
+    (address,) = [network["ipv4_address"] for network in services["nginx"]["networks"].values()]
+    (subnet,) = [item["subnet"] for item in compose["networks"]["default"]["ipam"]["config"]]
+    assert ipaddress.ip_address(address) in ipaddress.ip_network(subnet)
+    apps = {name: s for name, s in services.items() if s.get("image") == "mesa:latest"}
+    assert {"web", "live", "beat", "worker-bots", "worker-mail", "worker-analysis"} <= set(apps)
+    for name, service in apps.items():
+        trusted = service["environment"]["TRUSTED_PROXIES"].split(",")
+        networks = [ipaddress.ip_network(entry.strip(), strict=False) for entry in trusted]
+        assert networks == [ipaddress.ip_network(address)], name
