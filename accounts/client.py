@@ -85,6 +85,13 @@ def client_address_of_meta(meta: Mapping[str, Any], trusted_spec: str) -> str:
     )
 
 
+def address_within(address: str, spec: str) -> bool:
+    """Whether `address` (a client address as decided here) is in one of the
+    networks of `spec` (the TRUSTED_PROXIES syntax)."""
+    parsed = _address(address)
+    return parsed is not None and _is_trusted(parsed, parse_trusted(spec))
+
+
 class HasMeta(Protocol):
     """What client_address reads of a request (an HttpRequest; Django is not imported here)."""
 
