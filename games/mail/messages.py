@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from accounts.emails import send_templated_mail
 from accounts.models import Notify
+from accounts.ratelimit import recipient_mail_allowed
 from accounts.recipients import Recipient, recipient_for_seat, recipient_for_user
 from accounts.services import normalize_email
 from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState
@@ -284,6 +285,8 @@ def send_invitation(*, challenge_id: int) -> int:
     recipient = recipient_for_user(challenge.invitee)
     if recipient is None:
         return 0
+    if not recipient_mail_allowed(kind="invitation", email=recipient.email):
+        return 0  # a few a day to one player; the rest wait in "Mis partidas" (logged)
     context = {
         "author": lobby.player_name(challenge.author),
         "rules": challenge.rules,
