@@ -83,11 +83,19 @@ class Waiter:
         self.event = asyncio.Event()
         self.start: Pulse | None = None
         self.heard: list[tuple[Pulse, bool]] = []  # (pulse, only a catch-up read)
+        self.stale: Pulse | None = None  # a key of a timeline a restore undid
 
     def hear(self, pulse: Pulse, *, catch_up: bool = False) -> None:
+        if catch_up and pulse == self.stale:
+            return
         self.heard.append((pulse, catch_up))
         if self.moved():
             self.event.set()
+
+    def ignore_key(self, pulse: Pulse) -> None:
+        """Not news, whenever a catch-up read it (before this waiter knew, too)."""
+        self.stale = pulse
+        self.heard = [(p, catch_up) for p, catch_up in self.heard if not catch_up or p != pulse]
 
     def moved(self) -> bool:
         start = self.start
@@ -327,7 +335,8 @@ async def wait_for_change(
         if key is None or key.version != version or (serial is not None and key.serial != serial):
             start = await _database_pulse(slug)  # no key, a lost publish, or news to confirm
             if key is not None and start is not None and key.serial > start.serial:
-                await here.forget_key(slug, key)  # of a timeline a restore undid
+                waiter.ignore_key(key)  # of a timeline a restore undid
+                await here.forget_key(slug, key)
         if start is None or start.version != version:
             return True  # not there, or not where the board is
         if serial is not None and start.serial != serial:
