@@ -9,7 +9,8 @@ a cache or a connection of the process that played the rooms.
   by its browser's session cookie, the spectator's without one), and every
   match replayed from its Turn rows against its stored state;
 - wait: a board's held `?wait=` through the ASGI application (config/asgi.py),
-  with its ETag, timed; and the room's Redis key before and after.
+  with its ETag, timed; and the room's Redis key before and after;
+- say: a word from one seat of a room to the other.
 """
 
 import asyncio
@@ -89,7 +90,16 @@ def wait(request: dict) -> dict:
     }
 
 
-COMMANDS = {"states": states, "wait": wait}
+def say(request: dict) -> dict:
+    from games import services
+    from games.models import Seat
+
+    seat = Seat.objects.get(room__slug=request["slug"], number=request["seat"])
+    services.message_send(seat=seat, text=request["text"])
+    return {}
+
+
+COMMANDS = {"states": states, "wait": wait, "say": say}
 
 
 def main() -> None:

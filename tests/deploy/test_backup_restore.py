@@ -126,7 +126,9 @@ def run_as(user: str, argv: list[str], **variables: str) -> None:
     assert result.returncode == 0, f"{argv}: {result.stdout}{result.stderr}"
 
 
-def site_env(database_url: str) -> dict[str, str]:
+def site_env(database_url: str, state_cache: str = "locmemcache://") -> dict[str, str]:
+    """The site's variables. Its state cache is its own memory unless a test
+    says otherwise: what it answers is computed from the database it is on."""
     env = {key: os.environ[key] for key in ("PATH", "HOME", "LANG") if key in os.environ}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.test",
@@ -134,6 +136,7 @@ def site_env(database_url: str) -> dict[str, str]:
         CELERY_BROKER_URL="memory://",
         LIVE_REDIS_URL=settings.LIVE_REDIS_URL,
         LIVE_CHANNEL=settings.LIVE_CHANNEL,
+        STATE_CACHE_URL=state_cache,
     )
     return env
 
@@ -150,12 +153,12 @@ def manage(database_url: str, *args: str) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def probe(database_url: str, command: str, request: dict) -> dict:
+def probe(database_url: str, command: str, request: dict, **env: str) -> dict:
     at = (START + timedelta(hours=3)).isoformat()
     result = subprocess.run(
         [sys.executable, "-m", "tests.deploy.restore_probe", command],
         cwd=ROOT,
-        env=site_env(database_url),
+        env=site_env(database_url, **env),
         input=json.dumps({**request, "at": at}),
         capture_output=True,
         text=True,
@@ -276,9 +279,15 @@ def test_a_backup_restored_as_the_doc_says_shows_every_board_as_it_was(
     run_as(user, backup, MESA_DB=source, MESA_BACKUPS=str(folder))
     [dump] = folder.glob(f"{source}-*.dump")
 
-    # The timeline the restore undoes: more moves and words, published to Redis.
-    play_turns(room, alice, bob, 3)
+    # The timeline the restore undoes: a word, read by a board through the
+    # site's shared state cache (Redis, as in production), then more moves,
+    # their pulses published to Redis.
+    shared = {"state_cache": settings.LIVE_REDIS_URL}
     services.message_send(seat=alice.seat, text="¿otra?")
+    alices = {"rooms": [{"slug": room.slug, "viewers": {"1": session_of(alice)}}]}
+    [lost_word] = probe(url("postgres", source), "states", alices, **shared)["states"].values()
+    assert "¿otra?" in json.dumps(lost_word, ensure_ascii=False)
+    play_turns(room, alice, bob, 3)
     human_turns(bot_room, carla, 2)
     lost = Pulse.decode(postgres_and_redis.get(live.room_key(room.slug)))
     assert lost is not None and lost.version > before["states"][room.slug]["1"]["body"]["version"]
@@ -330,6 +339,13 @@ def test_a_backup_restored_as_the_doc_says_shows_every_board_as_it_was(
         assert held["status"] == 304
         assert held["held"] >= 0.85 * WAIT_SECONDS, f"answered after {held['held']:.2f} s"
         assert held["key_after"] is None  # forgotten: the room's next publish is stored again
+
+        # A word of the restored timeline, read through the same shared state
+        # cache: the board shows it, not the lost word that came at that point.
+        probe(url(owner, restored), "say", {"slug": room.slug, "seat": 2, "text": "¡hola!"})
+        [board] = probe(url(owner, restored), "states", alices, **shared)["states"].values()
+        shown = json.dumps(board, ensure_ascii=False)
+        assert "¡hola!" in shown and "¿otra?" not in shown
     finally:
         admin(f'DROP DATABASE IF EXISTS "{restored}" WITH (FORCE)')
         admin(f'DROP ROLE IF EXISTS "{owner}"')
