@@ -139,13 +139,15 @@ def confirmation_resend_allowed(*, user_id: int) -> bool:
 
 # Mail to an address someone else typed: a sign-up naming it (its confirmation,
 # or a note to the owner of its account), a password reset, a confirmation of a
-# changed address, an invitation by name. Whatever the clients and their
-# limits above, one address gets at most this many of each kind a day; past
-# it the request is answered as usual (nothing tells whether the address has
-# an account) and the mail is held back, with a line in the log.
+# changed address, an invitation by name, a guest's seat that asks for mail
+# (each one mails it about its room, turn after turn). Whatever the clients
+# and their limits above, one address gets at most this many of each kind a
+# day; past it the request is answered as usual (nothing tells whether the
+# address has an account) and the mail is held back (the guest's seat mails
+# nothing), with a line in the log.
 MAILS_PER_RECIPIENT = 3
 MAIL_WINDOW_SECONDS = 24 * 60 * 60
-RECIPIENT_MAIL_KINDS = ("signup", "reset", "confirm", "invitation")
+RECIPIENT_MAIL_KINDS = ("signup", "reset", "confirm", "invitation", "guest_seat")
 
 
 def mailbox(email: str) -> str:

@@ -16,6 +16,10 @@ from django.test import Client, override_settings
 from accounts import ratelimit
 from accounts.client import client_group
 from accounts.models import Profile
+from accounts.recipients import recipient_for_seat
+from games import services
+from games.engine import MatchRules
+from games.models import Seat
 
 from .base import IN_PROCESS_CACHE, PASSWORD, AccountsTestCase
 
@@ -156,3 +160,51 @@ class LockoutsFromOne64Tests(AccountsTestCase):
         self.ask_for_a_reset(REMOTE_ADDR=in_one_64(99))
 
         self.assertEqual(mail.outbox, [])
+
+
+class GuestSeatCapTests(AccountsTestCase):
+    def test_three_new_guest_seats_a_day_may_ask_for_mail_to_one_address(self):
+        with self.assertLogs("accounts.ratelimit", "WARNING") as logs:
+            seats = [
+                services.room_create(
+                    rules=MatchRules(),
+                    nickname=f"g{n}",
+                    bot="domador",
+                    email=f"Victima+{n}@example.com",
+                    email_consent=True,
+                )
+                for n in range(4)
+            ]
+            waiting = services.room_create(rules=MatchRules(), nickname="h")
+            seats.append(
+                services.room_join(
+                    room=waiting.room, nickname="j", email="victima@example.com", email_consent=True
+                )
+            )
+
+        mailed = [recipient_for_seat(Seat.objects.get(pk=seat.pk)) is not None for seat in seats]
+        self.assertEqual(mailed, [True] * ratelimit.MAILS_PER_RECIPIENT + [False, False])
+        self.assertIn("guest_seat to v***@example.com held back", logs.output[0])
+        # The seats themselves play on as any other; someone else's address is mailed.
+        other = services.room_create(
+            rules=MatchRules(), nickname="k", email="otra@example.com", email_consent=True
+        )
+        self.assertIsNotNone(recipient_for_seat(Seat.objects.get(pk=other.pk)))
+
+    def test_rooms_from_many_clients_naming_one_address_ask_for_its_mail_three_times(self):
+        for n in range(6):
+            response = Client(REMOTE_ADDR=f"2001:db8:{n}::1").post(
+                "/api/rooms",
+                data={
+                    "nickname": "x",
+                    "rules": {"format": "single"},
+                    "bot": "domador",
+                    "email": "victima@example.com",
+                    "email_consent": True,
+                },
+                content_type="application/json",
+            )
+            self.assertEqual(response.status_code, 201)
+
+        consents = list(Seat.objects.filter(number=1).values_list("email_consent", flat=True))
+        self.assertEqual(sorted(consents), [False] * 3 + [True] * 3)
