@@ -285,15 +285,20 @@ def send_invitation(*, challenge_id: int) -> int:
     recipient = recipient_for_user(challenge.invitee)
     if recipient is None:
         return 0
-    if not recipient_mail_allowed(kind="invitation", email=recipient.email):
-        return 0  # a few a day to one player; the rest wait in "Mis partidas" (logged)
     context = {
         "author": lobby.player_name(challenge.author),
         "rules": challenge.rules,
         "expires_at": challenge.expires_at,
         "link": settings.SITE_URL + reverse("games:my_rooms"),
     }
-    return _send_once(f"invitation:{challenge.pk}", recipient, "invitation", context)
+    claim = claims.claim_key(f"invitation:{challenge.pk}")
+    if claim is None:
+        return 0
+    # Counted once claimed, so a second run of a sent one counts nothing.
+    if not recipient_mail_allowed(kind="invitation", email=recipient.email):
+        claims.release([claim])
+        return 0  # a few a day to one player; the rest wait in "Mis partidas" (logged)
+    return claims.send_claimed([claim], lambda: _send(recipient, "invitation", context))
 
 
 def send_match_ended(*, match_id: int) -> int:
