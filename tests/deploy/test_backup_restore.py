@@ -350,3 +350,33 @@ def test_a_backup_restored_as_the_doc_says_shows_every_board_as_it_was(
         admin(f'DROP DATABASE IF EXISTS "{restored}" WITH (FORCE)')
         admin(f'DROP ROLE IF EXISTS "{owner}"')
     assert room_pulse(room_id=room.pk) is not None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_backup_keeps_two_weeks_and_never_a_half_written_file(postgres_and_redis, tmp_path):
+    user, backup = backup_command()
+    source = connection.settings_dict["NAME"]
+    old, recent = tmp_path / f"{source}-2026-01-01.dump", tmp_path / f"{source}-2026-01-20.dump"
+    other = tmp_path / "notes.txt"
+    for path, days in ((old, 15), (recent, 13), (other, 40)):
+        path.write_text("x")
+        then = path.stat().st_mtime - days * 86400
+        os.utime(path, (then, then))
+    connection.close()
+    run_as(user, backup, MESA_DB=source, MESA_BACKUPS=str(tmp_path))
+    dumps = sorted(p.name for p in tmp_path.iterdir())
+    assert old.name not in dumps and recent.name in dumps and other.name in dumps
+    [today] = [name for name in dumps if name not in (recent.name, other.name)]
+    assert today.startswith(f"{source}-") and today.endswith(".dump")
+
+    # A database that is not there: the script fails, and leaves no file behind.
+    env = {"PATH": os.environ["PATH"], **server(), "PGUSER": user}
+    failed = subprocess.run(
+        backup,
+        env={**env, "MESA_DB": f"{source}_missing", "MESA_BACKUPS": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert failed.returncode != 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == dumps
