@@ -85,6 +85,27 @@ def client_address_of_meta(meta: Mapping[str, Any], trusted_spec: str) -> str:
     )
 
 
+def address_within(address: str, spec: str) -> bool:
+    """Whether `address` (a client address as decided here) is in one of the
+    networks of `spec` (the TRUSTED_PROXIES syntax)."""
+    parsed = _address(address)
+    return parsed is not None and _is_trusted(parsed, parse_trusted(spec))
+
+
+# One IPv6 subscriber usually holds a whole /64 (RFC 6177) and may pick any
+# address in it for every request: the limits count the /64 as one client.
+IPV6_CLIENT_PREFIX = 64
+
+
+def client_group(address: str) -> str:
+    """What the limits count by: an IPv4 address itself, an IPv6 address's /64
+    ("2001:db8:1:2::/64"), anything unreadable as it is."""
+    parsed = _address(address)
+    if isinstance(parsed, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network((parsed, IPV6_CLIENT_PREFIX), strict=False))
+    return str(parsed) if parsed is not None else address
+
+
 class HasMeta(Protocol):
     """What client_address reads of a request (an HttpRequest; Django is not imported here)."""
 
@@ -97,3 +118,9 @@ def client_address(request: HasMeta) -> str:
     from django.conf import settings
 
     return client_address_of_meta(request.META, settings.TRUSTED_PROXIES)
+
+
+def client_key(request: HasMeta) -> str:
+    """Whom every limit and lockout of this request counts: client_group of its
+    client_address (log lines keep the whole address)."""
+    return client_group(client_address(request))

@@ -22,7 +22,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 
 from . import ratelimit
-from .client import client_address
+from .client import client_key
 
 
 def username(request: HttpRequest | None, credentials: dict[str, Any] | None) -> str:
@@ -49,7 +49,7 @@ def too_many_attempts_message() -> str:
 
 def is_blocked(request: HttpRequest, name: str) -> bool:
     """Whether a log-in as `name` from this request must be refused unchecked."""
-    if ratelimit.address_is_blocked(client_address(request)):
+    if ratelimit.address_is_blocked(client_key(request)):
         return True
     locked: bool = AxesProxyHandler.is_locked(request, {"username": name})  # axes ships no types
     return locked
@@ -88,4 +88,4 @@ def count_the_address(
 ) -> None:
     """Every failed log-in, whichever form it came through, counts for its address."""
     if request is not None:
-        ratelimit.login_failed(address=client_address(request))
+        ratelimit.login_failed(address=client_key(request))

@@ -14,11 +14,17 @@ machine trying many usernames.
 """
 
 import hashlib
+import logging
 
 from django.core.cache import cache
 
-# Every limit counts per client address, decided once there; callers import it from here too.
+# Every limit counts per client, decided once there (an IPv6 client is its /64:
+# client_key, client_group); callers import them from here too.
 from .client import client_address as client_address
+from .client import client_group
+from .client import client_key as client_key
+
+log = logging.getLogger(__name__)
 
 WINDOW_SECONDS = 15 * 60
 MAX_FAILURES_PER_USERNAME = 5
@@ -26,7 +32,7 @@ MAX_FAILURES_PER_ADDRESS = 20
 
 
 def _address_key(address: str) -> str:
-    return f"mesa:login-fail:addr:{address or '-'}"
+    return f"mesa:login-fail:addr:{client_group(address) or '-'}"
 
 
 def address_is_blocked(address: str) -> bool:
@@ -84,21 +90,23 @@ def login_failed(*, address: str) -> None:
     _count(_address_key(address), WINDOW_SECONDS)
 
 
-# Password reset mail: a few per hour, so the form cannot be used to flood
-# someone's inbox. Past the limit the page looks the same but nothing is sent.
+# Password reset mail: a few a day to one address (recipient_mail_allowed, below),
+# a few more an hour from one client, so the form cannot be used to flood
+# anyone's inbox. Past either the page looks the same but nothing is sent.
 RESET_WINDOW_SECONDS = 60 * 60
-MAX_RESETS_PER_EMAIL = 3
 MAX_RESETS_PER_ADDRESS = 10
 
 
 def password_reset_allowed(*, email: str | None, address: str) -> bool:
-    """Count one reset request; False once the address or the email asked too often."""
-    email = (email or "").strip().lower()
-    per_email = allow("reset:email", email, limit=MAX_RESETS_PER_EMAIL, window=RESET_WINDOW_SECONDS)
+    """Count one reset request; False once the client asked too often this hour,
+    or the email got its resets of the day."""
     per_address = allow(
-        "reset:addr", address, limit=MAX_RESETS_PER_ADDRESS, window=RESET_WINDOW_SECONDS
+        "reset:addr",
+        client_group(address),
+        limit=MAX_RESETS_PER_ADDRESS,
+        window=RESET_WINDOW_SECONDS,
     )
-    return per_email and per_address
+    return per_address and recipient_mail_allowed(kind="reset", email=email or "")
 
 
 # Sign-up: every sign-up mails an address the form names (a confirmation, or
@@ -109,7 +117,12 @@ MAX_SIGNUPS_PER_ADDRESS = 5
 
 def signup_allowed(*, address: str) -> bool:
     """Count one sign-up from `address`; False past the hourly limit."""
-    return allow("signup:addr", address, limit=MAX_SIGNUPS_PER_ADDRESS, window=RESET_WINDOW_SECONDS)
+    return allow(
+        "signup:addr",
+        client_group(address),
+        limit=MAX_SIGNUPS_PER_ADDRESS,
+        window=RESET_WINDOW_SECONDS,
+    )
 
 
 # Confirmation mail on request, from the profile: the same few per hour, so an
@@ -122,3 +135,48 @@ def confirmation_resend_allowed(*, user_id: int) -> bool:
     return allow(
         "confirm:user", str(user_id), limit=MAX_CONFIRMATIONS_PER_USER, window=RESET_WINDOW_SECONDS
     )
+
+
+# Mail to an address someone else typed: a sign-up naming it (its confirmation,
+# or a note to the owner of its account), a password reset, a confirmation of a
+# changed address, an invitation by name, a guest's seat that asks for mail
+# (each one mails it about its room, turn after turn). Whatever the clients
+# and their limits above, one address gets at most this many of each kind a
+# day; past it the request is answered as usual (nothing tells whether the
+# address has an account) and the mail is held back (the guest's seat mails
+# nothing), with a line in the log.
+MAILS_PER_RECIPIENT = 3
+MAIL_WINDOW_SECONDS = 24 * 60 * 60
+RECIPIENT_MAIL_KINDS = ("signup", "reset", "confirm", "invitation", "guest_seat")
+
+
+def mailbox(email: str) -> str:
+    """The mailbox an address reaches: lower case, without a "+tag" (most
+    providers deliver "ana+1@" to "ana@"), so the tags count as one recipient."""
+    local, at, domain = (email or "").strip().lower().rpartition("@")
+    if not at:
+        return domain
+    return f"{local.split('+', 1)[0] or local}@{domain}"
+
+
+def recipient_mail_allowed(*, kind: str, email: str) -> bool:
+    """Count one mail of `kind` to `email`; False (logged) once the address had
+    MAILS_PER_RECIPIENT of that kind in the day."""
+    if kind not in RECIPIENT_MAIL_KINDS:
+        raise ValueError(f"unknown kind of mail: {kind}")
+    box = mailbox(email)
+    if allow(f"mail:{kind}", box, limit=MAILS_PER_RECIPIENT, window=MAIL_WINDOW_SECONDS):
+        return True
+    log.warning(
+        "mail: %s to %s held back: %d a day to one address at most",
+        kind,
+        _masked(box),
+        MAILS_PER_RECIPIENT,
+    )
+    return False
+
+
+def _masked(email: str) -> str:
+    # Enough for the operator to see one address is the target, not the address.
+    local, _at, domain = email.rpartition("@")
+    return f"{local[:1]}***@{domain}" if local else "***"

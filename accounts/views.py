@@ -82,7 +82,11 @@ def _send_confirmation(request: HttpRequest, user: User) -> bool:
 
 
 def _mail_signup(user: User, *, template_name: str, context: dict[str, Any]) -> bool:
-    """One sign-up mail; False when the mail server failed (logged)."""
+    """One sign-up mail; False when the mail server failed (logged). Past the
+    address's sign-up mail of the day nothing is sent, and the person is told
+    nothing different (ratelimit.recipient_mail_allowed logs it)."""
+    if not ratelimit.recipient_mail_allowed(kind="signup", email=user.email):
+        return True
     profile = services.profile_for(user)
     try:
         send_templated_mail(
@@ -126,7 +130,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect(next_url or "accounts:profile")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        if not ratelimit.signup_allowed(address=ratelimit.client_address(request)):
+        if not ratelimit.signup_allowed(address=ratelimit.client_key(request)):
             form.add_error(
                 None,
                 _(
@@ -206,7 +210,7 @@ class PasswordResetView(auth_views.PasswordResetView):
 
     def form_valid(self, form: PasswordResetForm) -> HttpResponse:
         allowed = ratelimit.password_reset_allowed(
-            email=form.cleaned_data["email"], address=ratelimit.client_address(self.request)
+            email=form.cleaned_data["email"], address=ratelimit.client_key(self.request)
         )
         if not allowed:
             # The same page as a sent mail: the limit reveals nothing either.
@@ -248,7 +252,7 @@ def change_email(request: AccountRequest) -> HttpResponse:
         if not services.email_change(user=request.user, email=form.cleaned_data["email"]):
             return redirect("accounts:profile")
         # Changes count against the resend limit: each one mails a new address.
-        if not ratelimit.confirmation_resend_allowed(user_id=request.user.pk):
+        if not _confirmation_allowed(request.user):
             messages.warning(
                 request,
                 _(
@@ -269,13 +273,20 @@ def change_email(request: AccountRequest) -> HttpResponse:
 def resend_confirmation(request: AccountRequest) -> HttpResponse:
     if services.profile_for(request.user).email_confirmed:
         return redirect("accounts:profile")
-    if not ratelimit.confirmation_resend_allowed(user_id=request.user.pk):
+    if not _confirmation_allowed(request.user):
         messages.warning(
             request, _("Ya te mandamos varios correos hace poco. Prueba otra vez en una hora.")
         )
     elif _send_confirmation(request, request.user):
         messages.success(request, _("Te mandamos otro correo de confirmación."))
     return redirect("accounts:profile")
+
+
+def _confirmation_allowed(user: User) -> bool:
+    """Within the account's confirmations of the hour and its address's of the day."""
+    return ratelimit.confirmation_resend_allowed(
+        user_id=user.pk
+    ) and ratelimit.recipient_mail_allowed(kind="confirm", email=user.email)
 
 
 @require_http_methods(["GET"])

@@ -7,6 +7,11 @@ every migration is applied, the cache takes a write, the broker accepts a
 connection, and the outbox has nothing due for more than five minutes (a
 backlog that old means no beat or no broker is publishing). JSON either way,
 200 when every check passed, 503 naming what failed.
+
+Why a check failed (its error names hosts, ports, the database's words) is
+for the operator: it goes to the log, and into the answer only for a client
+in settings.READYZ_DETAIL_NETWORKS (the machine itself by default). Anyone
+else reads each check's status and nothing more.
 """
 
 from __future__ import annotations
@@ -18,12 +23,15 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+
+from accounts.client import address_within, client_address
 
 logger = logging.getLogger(__name__)
 
@@ -107,10 +115,12 @@ def readyz(request: HttpRequest) -> JsonResponse:
             with transaction.atomic():
                 results[name] = {"status": check()}
         except Exception as error:  # noqa: BLE001 - every failure is a 503 with its reason
-            logger.warning("readyz: %s failed: %s", name, error)
+            logger.warning("readyz: %s failed: %s: %s", name, type(error).__name__, error)
             results[name] = {"status": "failing", "error": f"{type(error).__name__}: {error}"}
         results[name]["ms"] = round((time.monotonic() - started) * 1000, 1)
     ready = all(result["status"] == "ok" for result in results.values())
+    if not address_within(client_address(request), settings.READYZ_DETAIL_NETWORKS):
+        results = {name: {"status": result["status"]} for name, result in results.items()}
     return JsonResponse(
         {"status": "ok" if ready else "failing", "checks": results}, status=200 if ready else 503
     )

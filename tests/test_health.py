@@ -87,3 +87,61 @@ def test_readyz_fails_before_the_migrations_ran(tmp_path):
         MESA_ALLOW_EMBEDDED="1",
     )
     assert result.stdout.split() == ["503", "failing"], result.stderr
+
+
+UNREACHABLE_BROKER = "redis://127.0.0.1:18499/0"  # of this project's range; nothing listens
+
+
+@pytest.fixture
+def broker_unreachable(monkeypatch):
+    # As above: the setting first, then the variable Celery reads before it.
+    monkeypatch.setattr(app.conf, "broker_url", UNREACHABLE_BROKER)
+    monkeypatch.setenv("CELERY_BROKER_URL", UNREACHABLE_BROKER)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("broker_unreachable")
+def test_readyz_tells_a_public_caller_only_the_statuses(caplog, settings):
+    # Behind nginx on the machine: the peer is the proxy, the client its header's.
+    settings.TRUSTED_PROXIES = "127.0.0.1"
+    caplog.set_level("WARNING", logger="config.health")
+    response = Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="203.0.113.9").get("/readyz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["checks"]["broker"] == {"status": "failing"}
+    assert set(body["checks"]) == {"database", "migrations", "cache", "broker", "outbox"}
+    text = response.content.decode()
+    for secret in ("18499", "127.0.0.1", "error", "Error", "refused"):
+        assert secret not in text
+    # The operator still reads why, in the log.
+    assert any("18499" in record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("broker_unreachable")
+def test_readyz_tells_a_forged_forwarded_loopback_only_the_statuses(settings):
+    # No proxy trusted: a header claiming the machine itself is the client's own words.
+    settings.TRUSTED_PROXIES = ""
+    client = Client(REMOTE_ADDR="198.51.100.4", HTTP_X_FORWARDED_FOR="127.0.0.1")
+    response = client.get("/readyz")
+    assert response.json()["checks"]["broker"] == {"status": "failing"}
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("broker_unreachable")
+def test_readyz_tells_the_machine_itself_why_a_check_fails():
+    response = Client(REMOTE_ADDR="127.0.0.1").get("/readyz")
+    assert response.status_code == 503
+    assert "18499" in response.json()["checks"]["broker"]["error"]
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("broker_unreachable")
+def test_readyz_tells_a_configured_network_why_a_check_fails(settings):
+    settings.TRUSTED_PROXIES = "127.0.0.1"
+    settings.READYZ_DETAIL_NETWORKS = "10.20.0.0/16, 2001:db8::/32"
+    for forwarded in ("10.20.3.4", "2001:db8::7"):
+        client = Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR=forwarded)
+        assert "18499" in client.get("/readyz").json()["checks"]["broker"]["error"]
+    outside = Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="10.21.0.1")
+    assert "error" not in outside.get("/readyz").json()["checks"]["broker"]

@@ -50,6 +50,17 @@ try:
     parse_trusted_proxies(TRUSTED_PROXIES)
 except ValueError as error:
     raise ImproperlyConfigured(f"TRUSTED_PROXIES is not a list of addresses: {error}") from None
+# Who may read why /readyz fails (config/health.py): clients (as accounts.client
+# decides them) in these networks get each failing check's error text, which
+# names hosts and ports; everybody else gets the statuses alone, and the log
+# has the rest. By default a probe on the machine itself.
+READYZ_DETAIL_NETWORKS = env.str("READYZ_DETAIL_NETWORKS", default="127.0.0.1,::1")
+try:
+    parse_trusted_proxies(READYZ_DETAIL_NETWORKS)
+except ValueError as error:
+    raise ImproperlyConfigured(
+        f"READYZ_DETAIL_NETWORKS is not a list of addresses: {error}"
+    ) from None
 
 INSTALLED_APPS = [
     "django.contrib.admin",

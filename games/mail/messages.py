@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from accounts.emails import send_templated_mail
 from accounts.models import Notify
+from accounts.ratelimit import recipient_mail_allowed
 from accounts.recipients import Recipient, recipient_for_seat, recipient_for_user
 from accounts.services import normalize_email
 from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState
@@ -290,7 +291,14 @@ def send_invitation(*, challenge_id: int) -> int:
         "expires_at": challenge.expires_at,
         "link": settings.SITE_URL + reverse("games:my_rooms"),
     }
-    return _send_once(f"invitation:{challenge.pk}", recipient, "invitation", context)
+    claim = claims.claim_key(f"invitation:{challenge.pk}")
+    if claim is None:
+        return 0
+    # Counted once claimed, so a second run of a sent one counts nothing.
+    if not recipient_mail_allowed(kind="invitation", email=recipient.email):
+        claims.release([claim])
+        return 0  # a few a day to one player; the rest wait in "Mis partidas" (logged)
+    return claims.send_claimed([claim], lambda: _send(recipient, "invitation", context))
 
 
 def send_match_ended(*, match_id: int) -> int:

@@ -10,6 +10,12 @@ read (the seats with their room) instead of reading every table the state
 reads. What the clock alone changes (the absence deadline passing, a
 vacation starting or ending) is board.room_state_and_until's.
 
+The database's own identity is in the key as well (on PostgreSQL the oid of
+the current database, which a database made afresh gets anew): restored from
+a backup (scripts/mesa-restore makes a fresh database), the rooms count their
+serials again from the backup's, and a shared cache still holds the answers
+of the timeline the restore undid under those same serials.
+
 The room's status and last move are in the key too, from the same row: a
 move, a join or an expiry by a process of the release before (running while
 this one is deployed, which counts no serial) still changes the key.
@@ -40,27 +46,35 @@ class Head:
     room_id: int
     seats: list[Seat]  # by number, each with room_id
     room: tuple[object, ...]  # ROOM_COLUMNS
+    database: object = None  # which database, as DATABASE_IDENTITY reads it
 
     def stamp(self) -> tuple[object, ...]:
         """Two equal stamps: the state reads the same rows (and the same analysis
         settings). The room's id, slug and moment of creation: a row id used again
-        (a database restored from a backup behind a cache that was not) never
-        finds an old entry."""
+        never finds an old entry; and the database's identity: a database restored
+        from a backup behind a cache that was not never finds an answer of the
+        timeline it undid."""
         seats = tuple((s.number, s.pk, s.nickname, s.user_id) for s in self.seats)
-        return (self.room_id, self.room, seats, evaluator.current_version())
+        return (self.database, self.room_id, self.room, seats, evaluator.current_version())
 
 
 # The room's own columns in the key, read with its seats.
 ROOM_COLUMNS = ("slug", "created_at", "state_serial", "status", "last_move_at")
 
 
+# The database's identity, read with the room (SQLite: a file, and make run's alone).
+DATABASE_IDENTITY = {
+    "postgresql": "(SELECT oid FROM pg_database WHERE datname = current_database())",
+}
+
+
 @cache
 def _sql(vendor: str) -> str:
-    del vendor  # the cache's key: quoting differs between databases
     room, seat = _table(Room), _table(Seat)
     columns = ", ".join(f"r.{name} AS room_{name}" for name in ROOM_COLUMNS)
+    identity = DATABASE_IDENTITY.get(vendor, "0")
     return f"""
-    SELECT s.*, {columns}
+    SELECT s.*, {columns}, {identity} AS mesa_database
     FROM {seat} s JOIN {room} r ON r.id = s.room_id
     WHERE r.slug = %s
     ORDER BY s.number"""
@@ -76,4 +90,4 @@ def room_head(slug: str) -> Head | None:
     first = seats[0]
     # The query's own columns, beside the seat's: attributes raw() adds.
     room = tuple(getattr(first, f"room_{name}") for name in ROOM_COLUMNS)
-    return Head(first.room_id, seats, room)
+    return Head(first.room_id, seats, room, getattr(first, "mesa_database", None))

@@ -17,7 +17,10 @@ The publish is one Redis round trip: a small script that stores the room's
 pulse under its key (unless a newer one is there already: two commits of one
 room may publish in either order) and publishes it on the site's channel.
 The key lets a waiter see "already moved?" without the database, and lets a
-node that lost its subscription catch up.
+node that lost its subscription catch up. A key can only say "not moved"
+on its own: "moved" is confirmed by the database, and a key whose serial is
+ahead of the database's is the trace of a timeline a restored backup undid
+(games.web.live forgets it).
 
 It fails open. The socket gives up after LIVE_REDIS_TIMEOUT (0.25 s), a
 failure is one log line and nothing else, and for the next few seconds the
@@ -67,6 +70,15 @@ end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[4]))
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
+"""
+
+# KEYS[1] the room's key; ARGV[1] the value found there. Deleted only if unchanged
+# since: a publish that came in between stays (games.web.live, a key a restore left).
+FORGET_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
 """
 
 Listener = Callable[[str, Pulse], None]

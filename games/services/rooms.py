@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from accounts.ratelimit import recipient_mail_allowed
 from games.bots import BOT_NAMES
 from games.engine import MatchRules
 from games.lib import clock
@@ -48,6 +49,7 @@ def room_create(
         raise BadInput("bad_bot", f"unknown bot {bot!r}")
     if not isinstance(rated, bool):
         raise BadInput("bad_rated", f"rated must be true or false, got {rated!r}")
+    email_consent = _consent_within_cap(email, email_consent, user)
     now = clock.now()
     with transaction.atomic():
         room = Room.objects.create(
@@ -80,6 +82,7 @@ def room_join(
     """
     nickname = cleaning.clean_nickname(nickname)
     email, email_consent = cleaning.clean_email(email, email_consent)
+    email_consent = _consent_within_cap(email, email_consent, user)
     now = clock.now()
     with transaction.atomic():
         try:
@@ -120,6 +123,15 @@ def seat_seen(*, seat: Seat) -> None:
         return
     Seat.objects.filter(pk=seat.pk).update(last_seen_at=now)
     seat.last_seen_at = now
+
+
+def _consent_within_cap(email: str, consent: bool, user: User | None) -> bool:
+    """A guest's consent to mail, unless its address was named by enough new
+    seats today (whoever typed it: each one mails it about its room); the
+    seat then plays without mail, and the log says so."""
+    if not consent or user is not None:
+        return consent
+    return recipient_mail_allowed(kind="guest_seat", email=email)
 
 
 def _new_seat(

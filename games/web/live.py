@@ -24,8 +24,12 @@ site's channel (games.services.live), fanned out to the waiters of each room
 in memory. A waiter:
 
 1. registers with the hub, then reads the room's pulse from its Redis key
-   (no database); with no key, or a key older than the board's version (a
-   lost publish), one query;
+   (no database); unless the key says the room is where the board is, one
+   query: no key, a key older than the board (a lost publish), or one ahead
+   of it, which the database confirms. A key ahead of the database is left by
+   a timeline that a restored backup undid (the room's serial only grows, and
+   every key was read from the database before this): forgotten, so it
+   neither ends waits at once nor holds back the restored room's publishes;
 2. answers at once when the room's version is not the board's;
 3. otherwise waits for a pulse of its room on the channel (a pulse not older
    than the one it started from: a finished analysis publishes the same
@@ -79,11 +83,19 @@ class Waiter:
         self.event = asyncio.Event()
         self.start: Pulse | None = None
         self.heard: list[tuple[Pulse, bool]] = []  # (pulse, only a catch-up read)
+        self.stale: Pulse | None = None  # a key of a timeline a restore undid
 
     def hear(self, pulse: Pulse, *, catch_up: bool = False) -> None:
+        if catch_up and pulse == self.stale:
+            return
         self.heard.append((pulse, catch_up))
         if self.moved():
             self.event.set()
+
+    def ignore_key(self, pulse: Pulse) -> None:
+        """Not news, whenever a catch-up read it (before this waiter knew, too)."""
+        self.stale = pulse
+        self.heard = [(p, catch_up) for p, catch_up in self.heard if not catch_up or p != pulse]
 
     def moved(self) -> bool:
         start = self.start
@@ -178,6 +190,14 @@ class Hub:
             log.debug("live: no key for room %s (%s)", slug, type(error).__name__)
             return None
         return Pulse.decode(raw) if raw else None
+
+    async def forget_key(self, slug: str, pulse: Pulse) -> None:
+        """Delete the room's key if it still holds `pulse`; never raises."""
+        log.warning("live: room %s's key %s is ahead of the database: forgotten", slug, pulse)
+        try:
+            await self.client.eval(live.FORGET_SCRIPT, 1, live.room_key(slug), pulse.encode())
+        except Exception as error:
+            log.info("live: could not forget room %s's key (%s)", slug, type(error).__name__)
 
     async def _listen(self) -> None:
         delay = RECONNECT_FIRST
@@ -311,9 +331,12 @@ async def wait_for_change(
     here.add(slug, waiter)  # before reading the pulse: nothing published after it is missed
     slot = False
     try:
-        start = await here.key_pulse(slug)
-        if start is None or start.version < version or (serial or 0) > start.serial:
-            start = await _database_pulse(slug)  # no key, or its publish was lost
+        key = start = await here.key_pulse(slug)
+        if key is None or key.version != version or (serial is not None and key.serial != serial):
+            start = await _database_pulse(slug)  # no key, a lost publish, or news to confirm
+            if key is not None and start is not None and key.serial > start.serial:
+                waiter.ignore_key(key)  # of a timeline a restore undid
+                await here.forget_key(slug, key)
         if start is None or start.version != version:
             return True  # not there, or not where the board is
         if serial is not None and start.serial != serial:

@@ -1,6 +1,7 @@
 """Rate limits on what writes: creating rooms, joining them, game actions.
 
-Each kind of request is counted per client address and per session in
+Each kind of request is counted per client (an address; for IPv6 its /64,
+accounts.client.client_key) and per session in
 Django's cache (accounts.ratelimit.allow, the log-in limit's counter), so
 every web worker sees the same counts. The limits live in
 settings.MESA_RATE_LIMITS and are generous: a person taking a turn every
@@ -28,7 +29,7 @@ from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
-from accounts.ratelimit import allow_all, client_address
+from accounts.ratelimit import allow_all, client_key
 from games.lib.errors import RequestError, public_message
 from games.lib.outage import Outage
 from games.web.http_errors import error_payload, is_api
@@ -46,7 +47,7 @@ def within_limits(request: HttpRequest, kind: str, ident: str | None) -> bool:
     """Count this request of `kind` (its session named `ident`, see session_id);
     False, with nothing written, when its address or its session is at a limit."""
     limits = settings.MESA_RATE_LIMITS[kind]
-    counters = [(f"{kind}:address", client_address(request), *limits["address"])]
+    counters = [(f"{kind}:address", client_key(request), *limits["address"])]
     if ident is not None:
         counters.append((f"{kind}:session", ident, *limits["session"]))
     return allow_all(counters)

@@ -7,6 +7,7 @@ real row locks, is in test_challenges_concurrency.py.
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
 
 from games import mail, services
 from games.engine import Format, MatchRules
@@ -206,6 +207,26 @@ def test_an_invitation_mails_the_invitee_once_in_their_language(ana, beto, mailo
     assert email.to == ["beto@example.com"]
     assert email.subject == "ana challenges you to a game"
     assert "5 points" in email.body and "/mis-partidas/" in email.body
+
+
+def test_one_player_is_mailed_three_invitations_a_day_whoever_sends_them(
+    ana, beto, cris, mailoutbox, caplog
+):
+    cache.clear()
+    caplog.set_level("WARNING", logger="accounts.ratelimit")
+    invitations = [
+        services.invitation_send(author=author, invitee=beto, rules=MATCH_5)
+        for author in (ana, cris, ana, cris, ana)
+    ]
+    first = mail.send_invitation(challenge_id=invitations[0].pk)
+    # Runs again of a sent one (a re-drive, a second delivery) send and count nothing.
+    again = [mail.send_invitation(challenge_id=invitations[0].pk) for _ in range(2)]
+    sent = [mail.send_invitation(challenge_id=invitation.pk) for invitation in invitations[1:]]
+    assert (first, again, sent) == (1, [0, 0], [1, 1, 0, 0])
+    assert [email.to for email in mailoutbox] == [["beto@example.com"]] * 3
+    assert sum("invitation to b***@example.com held back" in m for m in caplog.messages) == 2
+    # The others still wait for beto in "Mis partidas".
+    assert len(lobby.invitations_for(beto)["received"]) == 5
 
 
 def test_an_invitation_is_not_in_the_lobby_but_in_both_players_lists(ana, beto):

@@ -550,6 +550,81 @@ def test_a_word_between_the_boards_answer_and_its_next_wait_is_answered_at_once(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_key_of_a_timeline_a_restore_undid_neither_ends_nor_blocks_the_waits(
+    redis_channel, room, alice, monkeypatch
+):
+    # A backup restored: Redis still holds the pulse the lost timeline published,
+    # moves and words and a serial ahead of everything the database has.
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 2.0)
+    monkeypatch.setattr(waits, "POLL_EVERY", 60.0)  # only the channel may wake a waiter
+    version = version_of(room)
+    now = pulse_of(room)
+    lost = Pulse(now.number, now.version + 3, None, (now.message or 0) + 2, now.serial + 5)
+    redis_channel.set(live.room_key(room.slug), lost.encode())
+
+    async def scenario():
+        await subscribed()
+        tag = (await asgi_get(APP, state_url(room))).headers["etag"]
+        started = time.monotonic()
+        quiet = await asgi_get(APP, state_url(room), f"wait={version}", [("if-none-match", tag)])
+        held = time.monotonic() - started
+        # A move of the restored timeline still reaches a waiting board at once.
+        waiting = asyncio.ensure_future(asgi_get(APP, state_url(room), f"wait={version}"))
+        await asyncio.sleep(0.3)
+        assert not waiting.done()
+        await sync_to_async(play)(room, alice)
+        committed = time.monotonic()
+        woken = await waiting
+        seen = time.monotonic() - committed
+        # And a board still behind it is answered at once, as ever.
+        started = time.monotonic()
+        behind = await asgi_get(APP, state_url(room), f"wait={version}")
+        return quiet, held, woken, seen, behind, time.monotonic() - started
+
+    quiet, held, woken, seen, behind, answered = async_to_sync(scenario)()
+    assert quiet.status == 304
+    assert 1.6 <= held < 10, f"answered after {held:.2f} s: the old key ended the wait"
+    assert woken.status == 200 and woken.json()["version"] == version + 1
+    assert seen < 1.0, f"the move was seen {seen:.2f} s after its commit"
+    assert behind.status == 200 and behind.json()["version"] == version + 1
+    assert answered < 1.0
+    assert Pulse.decode(redis_channel.get(live.room_key(room.slug))) == pulse_of(room)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_catch_up_that_reads_a_restored_away_key_as_a_wait_begins_wakes_nobody(
+    redis_channel, room, alice, monkeypatch
+):
+    # A hub that (re)subscribes reads the keys of its rooms: here between the
+    # waiter's own read of the key and its look at the database.
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 2.0)
+    monkeypatch.setattr(waits, "POLL_EVERY", 60.0)
+    version = version_of(room)
+    now = pulse_of(room)
+    lost = Pulse(now.number, now.version + 2, None, now.message, now.serial + 4)
+    redis_channel.set(live.room_key(room.slug), lost.encode())
+
+    async def scenario():
+        hub = await subscribed()
+        read_key = hub.key_pulse
+
+        async def key_then_catch_up(slug):
+            pulse = await read_key(slug)
+            await hub._catch_up()
+            return pulse
+
+        monkeypatch.setattr(hub, "key_pulse", key_then_catch_up)
+        tag = (await asgi_get(APP, state_url(room))).headers["etag"]
+        started = time.monotonic()
+        quiet = await asgi_get(APP, state_url(room), f"wait={version}", [("if-none-match", tag)])
+        return quiet, time.monotonic() - started
+
+    quiet, held = async_to_sync(scenario)()
+    assert quiet.status == 304
+    assert 1.6 <= held < 10, f"answered after {held:.2f} s: the catch-up's old key ended it"
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_quiet_wait_whose_publish_was_lost_is_answered_with_the_new_state(
     redis_channel, room, alice, monkeypatch
 ):

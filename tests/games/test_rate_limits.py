@@ -92,6 +92,31 @@ def test_one_address_past_its_limit_is_refused_whatever_its_cookies():
     assert create(Client(), REMOTE_ADDR="203.0.113.8").status_code == 201
 
 
+@limits(
+    create={"address": (3, 600), "session": (100, 600)},
+    action={"address": (2, 60), "session": (100, 60)},
+)
+def test_every_address_of_one_ipv6_64_is_one_client(room, alice):
+    fresh = [create(Client(), REMOTE_ADDR=f"2001:db8:5:6::{n:x}").status_code for n in range(4)]
+    assert fresh == [201, 201, 201, 429]
+    assert create(Client(), REMOTE_ADDR="2001:db8:5:7::1").status_code == 201
+    # Behind the proxy too, and for the game's actions as for the rest.
+    bind(alice, room)
+    url = action_url(room, "roll")
+    with override_settings(TRUSTED_PROXIES="127.0.0.1"):
+        statuses = [
+            post_json(
+                alice.client,
+                url,
+                {"version": 99},
+                REMOTE_ADDR="127.0.0.1",
+                HTTP_X_FORWARDED_FOR=f"2001:db8:9:9:{n}::1",
+            ).status_code
+            for n in range(3)
+        ]
+    assert statuses == [409, 409, 429]
+
+
 @limits(create={"address": (100, 600), "session": (1, 600)})
 def test_the_home_form_past_its_limit_answers_a_clear_page():
     browser = Client()
