@@ -3,8 +3,11 @@
 A roll's luck is what the dice gave before any choice was made: the roller's
 equity after the roll, played as well as the evaluator sees, minus their
 equity before it, which is the mean of the same over every roll they could
-have had (the 21 rolls, a double weighing 1/36 and any other roll 2/36; the
-opening roll is never a double, so there it is the mean of the 15 others).
+have had (the 21 rolls, a double weighing 1/36 and any other roll 2/36).
+The opening roll also decides who starts: before it, each side starts with
+each of the 15 rolls that are not doubles, so its luck is the starter's
+equity after it minus the mean of those 30 outcomes (GNU Backgammon's rule;
+about the equity after the roll itself when the score is even).
 
 Equity is the one the decisions are rated by (games.analysis.evaluate): the
 roller's, per unit of cube; cubeless by winning chance in a partida simple,
@@ -19,7 +22,7 @@ docs/ANALYSIS.md states the thresholds and the agreement with gnubg.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Final
 
 from games.bots import sage
@@ -177,19 +180,29 @@ def roll_luck(
         side = opening_starter(action.dice)
         if side is None:
             return None  # a tie: nobody moves, the table rolls again
-        state = state.apply(action)  # the starter's position and context, unchanged by the roll
-        rolls = OPENING_ROLLS
-    elif state.phase is Phase.ROLL:
-        side = action.side
-        rolls = ROLLS
-    else:
+        started = state.apply(action)  # the starter's position and context
+        mine = _equities(started, side, OPENING_ROLLS, level)
+        # Before the opening roll either side may start, with any of the 15 rolls,
+        # each one 2 ways in 30: who starts is part of the luck (as gnubg counts it).
+        theirs = _equities(replace(started, turn=1 - side), 1 - side, OPENING_ROLLS, level)
+        before = (sum(mine.values()) - sum(theirs.values())) / (2 * len(OPENING_ROLLS))
+        scale, middle = _units(started, side)
+        return RollLuck(index, side, dice, before, mine[dice], scale, middle)
+    if state.phase is not Phase.ROLL:
         return None
-    position, context = state.position_for(side), context_for(state, side)
-    equity = {roll: sage.best_equity(position, roll, level, context) for roll in rolls}
-    weight = {roll: 1 if roll[0] == roll[1] else 2 for roll in rolls}
-    before = sum(equity[r] * weight[r] for r in rolls) / sum(weight.values())
+    side = action.side
+    equity = _equities(state, side, ROLLS, level)
+    before = sum(equity[r] * (1 if r[0] == r[1] else 2) for r in ROLLS) / 36
     scale, middle = _units(state, side)
     return RollLuck(index, side, dice, before, equity[dice], scale, middle)
+
+
+def _equities(
+    state: MatchState, side: int, rolls: Iterable[tuple[int, int]], level: str
+) -> dict[tuple[int, int], float]:
+    """``side``'s equity after each of ``rolls`` played well, ``side`` on roll in ``state``."""
+    position, context = state.position_for(side), context_for(state, side)
+    return {roll: sage.best_equity(position, roll, level, context) for roll in rolls}
 
 
 def _units(state: MatchState, side: int) -> tuple[float, float]:

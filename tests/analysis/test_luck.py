@@ -86,15 +86,23 @@ def test_a_rolls_equity_is_the_best_plays_among_the_engines_legal_plays():
         assert found.after == pytest.approx(ranked[0].equity, abs=1e-6)
 
 
-def test_the_opening_roll_belongs_to_who_starts_and_is_measured_against_non_doubles():
-    state = MatchState.new(SINGLE)
+def test_the_opening_roll_belongs_to_who_starts_and_is_zero_on_average_over_both_starters():
+    # At 2-0 in a match to 5 the two sides' chances differ: the mean is not simply 0.
+    state = replace(MatchState.new(MATCH_TO_5), score=(2, 0), game_number=2)
     assert roll_luck(state, Action(ActionKind.ROLL, 0, (4, 4))) is None  # a tie: rolled again
-    total = 0.0
+    total = 0.0  # side 0's luck over the 30 ways the opening can go
     for high, low in OPENING_ROLLS:
-        found = roll_luck(state, Action(ActionKind.ROLL, 0, (low, high)))  # side 1's die higher
-        assert found is not None and found.side == 1
-        total += found.luck
+        zero = roll_luck(state, Action(ActionKind.ROLL, 0, (high, low)))
+        one = roll_luck(state, Action(ActionKind.ROLL, 0, (low, high)))  # side 1's die higher
+        assert zero is not None and one is not None and (zero.side, one.side) == (0, 1)
+        total += zero.luck - one.luck
     assert total == pytest.approx(0, abs=1e-9)
+
+
+def test_in_an_even_game_the_opening_rolls_luck_is_the_equity_it_gives():
+    found = roll_luck(MatchState.new(SINGLE), Action(ActionKind.ROLL, 0, (3, 1)))
+    assert found is not None and found.side == 0
+    assert found.before == pytest.approx(0, abs=1e-9) and found.luck == found.after > 0
 
 
 @pytest.mark.parametrize("rules", [SINGLE, MATCH_TO_5, SESSION], ids=["single", "match", "session"])
