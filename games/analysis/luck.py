@@ -133,6 +133,7 @@ class GameLuck:
     unit: str  # "points" or "mwc"
     rolls: list[RollLuck] = field(default_factory=list)
     result: tuple[float, float] | None = None
+    end: float | None = None  # side 0's standing once the game is over (points won, or MWC)
 
     def summaries(self) -> tuple[LuckSummary, LuckSummary]:
         sides = (LuckSummary(), LuckSummary())
@@ -166,6 +167,7 @@ def game_luck(
         after = state.apply(action)
         if index in keep and start is not None and len(after.games) > len(state.games):
             found.result = _result(start, after)
+            found.end = _mwc(after, 0) if found.unit == "mwc" else found.result[0]
         state = after
     return found
 

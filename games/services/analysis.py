@@ -155,6 +155,7 @@ def _luck_json(luck: analysis.GameLuck, turns: list[Turn]) -> dict[str, object]:
             for roll in luck.rolls
         ],
         "sides": [sides[0].to_json(sides[1]), sides[1].to_json(sides[0])],
+        "end": None if luck.end is None else round(luck.end, 5),
     }
 
 
