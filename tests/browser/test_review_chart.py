@@ -107,7 +107,9 @@ def test_the_table_behind_the_chart_has_a_row_and_a_button_per_roll(
     expect(rows.nth(2).locator("td").nth(2)).to_have_text(third["dice"])
     rows.nth(2).get_by_role("button").click()
     # The play made with that roll.
-    wanted = next(i for i, s in enumerate(steps) if s["turn"] > third["turn"] and s["kind"] == "play")
+    wanted = next(
+        i for i, s in enumerate(steps) if s["turn"] > third["turn"] and s["kind"] == "play"
+    )
     expect(page.locator("#review-step")).to_have_text(f"Decisión {wanted + 1} de {len(steps)}")
 
 
