@@ -114,9 +114,9 @@ def test_the_table_behind_the_chart_has_a_row_and_a_button_per_roll(
 
 
 def test_on_a_phone_the_chart_fits_the_screen_and_is_drawn_at_its_width(
-    analysed_room, live_server, open_page, artifacts
+    marked_room, live_server, open_page, artifacts
 ):
-    page, chart, _ = opened(open_page, live_server, analysed_room, viewport=PHONE)
+    page, chart, _ = opened(open_page, live_server, marked_room, viewport=PHONE)
     svg = page.locator("#luck-svg")
     svg.scroll_into_view_if_needed()
     box = svg.bounding_box()
@@ -129,7 +129,7 @@ def test_on_a_phone_the_chart_fits_the_screen_and_is_drawn_at_its_width(
     page.locator("#luck").screenshot(path=artifacts / "review-chart-phone.png")
 
 
-def test_the_chart_on_a_desktop_screenshot(analysed_room, live_server, open_page, artifacts):
-    page, _, _ = opened(open_page, live_server, analysed_room)
+def test_the_chart_on_a_desktop_screenshot(marked_room, live_server, open_page, artifacts):
+    page, _, _ = opened(open_page, live_server, marked_room)
     page.locator("#luck").screenshot(path=artifacts / "review-chart-desktop.png")
     page.screenshot(path=artifacts / "review-desktop.png", full_page=True)
