@@ -110,3 +110,16 @@ def test_a_matchs_luck_is_summed_over_its_analysed_games(db, clock, dice):
         )
         # The match's result in MWC: from an even start to won (+0.5) or lost (−0.5).
         assert abs(totals[side]["result"]) == pytest.approx(0.5, abs=1e-3)
+
+
+def test_figures_carry_their_sign_as_the_pages_language_writes_numbers():
+    from django.utils import translation
+
+    from games.templatetags.analysis import signed
+
+    with translation.override("es"):
+        assert [signed(0.3271), signed(-1.5, 1), signed(0.00001), signed(None)] == [
+            "+0,327", "−1,5", "0,000", "—",
+        ]  # fmt: skip
+    with translation.override("en"):
+        assert signed(-0.0412, 2) == "−0.04"
