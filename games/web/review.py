@@ -34,6 +34,7 @@ STRINGS = {
     # The chart of the game (static/js/review/luck.js), on hovering a mark.
     "chart_roll": _("{name} sacó {dice}: suerte {luck} ({mark})"),
     "chart_error": _("{name}: {mark}"),
+    "roll_luck": _("Suerte de la tirada {dice}: {luck}"),
 }
 REFRESH_SECONDS = 5  # while the analysis runs, the page reloads itself this often
 

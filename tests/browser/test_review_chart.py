@@ -94,6 +94,11 @@ def test_a_click_on_an_error_shows_that_decision_and_the_cursor_follows(
     expect(page.locator("#review-step")).to_have_text(f"Decisión {wanted + 1} de {len(steps)}")
     expect(page.locator("#decision-list li.current")).to_have_attribute("data-index", str(wanted))
     assert page.locator("#luck-svg .chart-cursor").get_attribute("x1") != before
+    # Under the play's detail, the luck of the roll it was made with.
+    roll = max((p for p in chart["points"] if p["turn"] < error["turn"]), key=lambda p: p["turn"])
+    expect(page.locator("#review-detail .roll-luck")).to_contain_text(
+        f"Suerte de la tirada {roll['dice']}: "
+    )
 
 
 def test_the_table_behind_the_chart_has_a_row_and_a_button_per_roll(

@@ -36,6 +36,21 @@ function draw() {
   if (svg) spots = drawChart(svg, chart, label, rollText, errorText, cursor);
 }
 
+/**
+ * Under the detail of a play (main.js writes it): the luck of the roll it was made with.
+ * @param {{turn: number, kind: string}} step
+ */
+function rollLine(step) {
+  const roll = chart.points[rollBefore(chart, step.turn)];
+  const box = document.getElementById("review-detail");
+  if (!roll || !box || roll.turn >= step.turn) return;
+  const line = document.createElement("p");
+  line.className = "roll-luck";
+  const text = fill(t.roll_luck, { dice: roll.dice, luck: signed(roll.luck) });
+  line.textContent = roll.mark_text ? `${text} (${roll.mark_text})` : text;
+  box.append(line);
+}
+
 /** @param {number} index */
 function go(index) {
   if (index >= 0) document.dispatchEvent(new CustomEvent("review:go", { detail: index }));
@@ -69,8 +84,10 @@ if (svg && chart.points.length) {
   }
   document.addEventListener("review:shown", (event) => {
     const index = /** @type {CustomEvent<number>} */ (event).detail;
-    if (steps[index]) cursor = rollBefore(chart, steps[index].turn);
+    const step = steps[index];
+    if (step) cursor = rollBefore(chart, step.turn);
     draw();
+    if (step && step.kind === "play") rollLine(step);
   });
   new ResizeObserver(() => draw()).observe(svg);
   draw();
