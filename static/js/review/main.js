@@ -120,6 +120,7 @@ function show(index) {
   for (const item of document.querySelectorAll("#decision-list li")) {
     item.classList.toggle("current", Number(item.dataset.index) === current);
   }
+  document.dispatchEvent(new CustomEvent("review:shown", { detail: current }));
 }
 
 const moves = { first: () => 0, prev: () => current - 1, next: () => current + 1, last: () => steps.length - 1 };
@@ -141,5 +142,7 @@ if (steps.length) {
   for (const item of document.querySelectorAll("#decision-list li")) {
     item.addEventListener("click", () => show(Number(item.dataset.index)));
   }
+  // The chart of the game (luck.js) asks for a moment of it.
+  document.addEventListener("review:go", (event) => show(event.detail));
   show(0);
 }
