@@ -24,7 +24,6 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from http.cookies import SimpleCookie
 from pathlib import Path
 
 import pytest
@@ -36,6 +35,7 @@ from games.engine import MatchRules
 from tests.helpers import database_url_for_the_worker, first_legal_play, missing, version_of
 from tests.test_deploy import ROOT, production_env
 
+from .browser import Browser
 from .conftest import GUNICORN, HOST, NGINX, free_ports, render
 
 UVICORN = Path(sys.executable).with_name("uvicorn")
@@ -62,40 +62,6 @@ class Node:
 
     def log(self, process: str) -> str:
         return (self.folder / f"{process}.log").read_text(errors="replace")
-
-
-class Browser:
-    """One person's cookies, on whichever node they ask."""
-
-    def __init__(self) -> None:
-        self.cookies = SimpleCookie()
-
-    def request(self, node: Node, method, path, *, headers=None, body=None, timeout=20):
-        sent = {**(headers or {})}
-        if self.cookies:
-            sent["Cookie"] = "; ".join(f"{k}={m.value}" for k, m in self.cookies.items())
-        status, answer, content = node.request(
-            method, path, headers=sent, body=body, timeout=timeout
-        )
-        for name, value in answer.items():
-            if name.lower() == "set-cookie":
-                self.cookies.load(value)
-        return status, answer, content
-
-    def sit(self, node: Node, slug: str, token: str) -> None:
-        status, _headers, _body = self.request(node, "GET", f"/mesa/{slug}/asiento/{token}/")
-        assert status == 302, status
-        self.request(node, "GET", "/")  # the CSRF cookie
-
-    def post(self, node: Node, path: str, body: dict):
-        token = self.cookies["csrftoken"].value
-        headers = {
-            "Content-Type": "application/json",
-            "X-CSRFToken": token,
-            "Origin": f"https://{HOST}",
-            "Referer": f"https://{HOST}/",
-        }
-        return self.request(node, "POST", path, headers=headers, body=json.dumps(body))
 
 
 def _certificate(folder: Path) -> None:
