@@ -5,15 +5,16 @@ The units of deploy/systemd/ are read by tests/deploy/systemd.py (the unit,
 the operator's drop-ins, specifiers, Environment= and EnvironmentFile=) and
 their ExecStart= runs as expanded, unchanged. The paths the units name are
 the machine's: each process runs in a mount namespace of its own (unshare,
-as systemd gives services one) where /srv holds the checkout as /srv/mesa,
-/run the runtime folders systemd would create (RuntimeDirectory=), and
-/var/lib the state folders (StateDirectory=); the files under /etc that the
+as systemd gives services one) where /srv/mesa is the checkout, /run holds
+the runtime folders systemd would create (RuntimeDirectory=) and /var/lib
+the state folders (StateDirectory=), with ProtectSystem=strict,
+ProtectHome=yes and PrivateTmp=yes applied; the files under /etc that the
 units read come from `files`. A Type=notify service is ready when its main
 process says READY=1 on $NOTIFY_SOCKET, as NotifyAccess=main wants.
 
-What is not applied: User=/Group= (the processes run as the test's user),
-ProtectSystem=, ProtectHome=, PrivateTmp=, NoNewPrivileges= and the limits,
-Restart= (a process that exits is a failure of the test instead).
+What is not applied: User=/Group= (the processes run as the test's user,
+with its HOME), NoNewPrivileges= and the limits, Restart= (a process that
+exits is a failure of the test instead).
 """
 
 from __future__ import annotations
@@ -35,6 +36,56 @@ from . import systemd
 ROOT = Path(__file__).resolve().parent.parent.parent
 UNITS = ROOT / "deploy" / "systemd"
 UNSHARE = shutil.which("unshare") or "/usr/bin/unshare"
+
+
+def q(path: object) -> str:
+    return shlex.quote(str(path))
+
+
+def _sandbox(unit: systemd.Unit, writable: list[str], stage: Path) -> list[str]:
+    """ProtectSystem=strict, ProtectHome=yes, PrivateTmp=yes and BindReadOnlyPaths=
+    as systemd.exec(5) describes them: every mount read-only but /dev, /proc and
+    /sys, the unit's own folders and ReadWritePaths= writable again; /home, /root
+    and /run/user empty and read-only; /tmp and /var/tmp fresh and private; the
+    read-only binds on top of all that."""
+    lines = []
+    binds = [
+        word.removeprefix("-").split(":")
+        for value in unit.values("Service", "BindReadOnlyPaths")
+        for word in systemd.split_words(value)
+    ]
+    staged = []
+    for number, (source, *target) in enumerate(binds):
+        # Held on a side path first: ProtectHome= and PrivateTmp= hide the source.
+        (stage / str(number)).mkdir(parents=True, exist_ok=True)
+        lines.append(f"mount --bind {q(source)} {q(stage / str(number))}")
+        staged.append((stage / str(number), target[0] if target else source))
+    if unit.value("Service", "ProtectSystem") == "strict":
+        lines.append(
+            "for m in $(awk '{print $5}' /proc/self/mountinfo | sort -u); do"
+            ' case "$m" in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*) ;;'
+            ' *) mount -o remount,bind,ro "$m" || exit 1;; esac; done'
+        )
+        for path in writable:
+            lines.append(f"mount --bind {q(path)} {q(path)}")
+            lines.append(f"mount -o remount,bind,rw {q(path)}")
+    hidden = []
+    if unit.value("Service", "ProtectHome") == "yes":
+        for path in ("/home", "/root", "/run/user"):
+            lines.append(f"{{ [ ! -d {path} ] || mount -t tmpfs -o mode=000 tmpfs {path}; }}")
+            hidden.append(path)
+    for source, target in staged:
+        lines.append(f"mkdir -p {q(target)}")
+        lines.append(f"mount --bind {q(source)} {q(target)}")
+        lines.append(f"mount -o remount,bind,ro {q(target)}")
+    if unit.value("Service", "PrivateTmp") == "yes":
+        lines += [
+            "mount -t tmpfs -o mode=1777 tmpfs /tmp",
+            "mount -t tmpfs -o mode=1777 tmpfs /var/tmp",
+        ]
+    for path in hidden:
+        lines.append(f"{{ [ ! -d {path} ] || mount -o remount,bind,ro {path}; }}")
+    return lines
 
 
 @dataclass
@@ -98,15 +149,15 @@ class Machine:
     services: dict[str, Service] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("srv", "run", "var-lib", "system", "notify", "logs"):
+        for name in ("srv", "run", "var-lib", "system", "logs"):
             (self.folder / name).mkdir(parents=True, exist_ok=True)
-        link = self.folder / "srv" / "mesa"
-        if not link.exists():
-            link.symlink_to(ROOT)  # the checkout where docs/DEPLOY.md puts it
+        (self.folder / "srv" / "mesa").mkdir(exist_ok=True)  # the checkout is mounted here
 
     def path(self, on_machine: str) -> Path:
         """Where a path of the machine is in this folder (for the test's own reads)."""
-        for prefix, here in (("/run/", "run"), ("/var/lib/", "var-lib"), ("/srv/", "srv")):
+        if on_machine.startswith("/srv/mesa/"):
+            return ROOT / on_machine.removeprefix("/srv/mesa/")
+        for prefix, here in (("/run/", "run"), ("/var/lib/", "var-lib")):
             if on_machine.startswith(prefix):
                 return self.folder / here / on_machine[len(prefix) :]
         return self.files.get(on_machine, Path(on_machine))
@@ -127,7 +178,9 @@ class Machine:
             UNITS / name, installed_as=f"/etc/systemd/system/{name}", drop_ins=drop_ins
         )
 
-    def _layout(self, unit: systemd.Unit, notify: Path | None) -> tuple[dict[str, str], str]:
+    def _layout(
+        self, unit: systemd.Unit, notify: Path | None, *, sandbox: bool = True
+    ) -> tuple[dict[str, str], str]:
         """The unit's environment, and the shell lines that set up its namespace."""
         user = pwd.getpwuid(os.getuid()).pw_name  # User= is not applied here
         base = {"PATH": systemd.DEFAULT_PATH, **systemd.user_environment(user)}
@@ -144,21 +197,34 @@ class Machine:
                 root = "/run" if here == "run" else "/var/lib"
                 base[variable] = ":".join(f"{root}/{n}" for n in names)
         if notify is not None:
-            base["NOTIFY_SOCKET"] = str(notify)
+            base["NOTIFY_SOCKET"] = f"/run/systemd/{notify.name}"
         environment = systemd.environment(unit, self.manager, read=self.read, base=base)
         workdir = systemd.working_directory(unit, self.manager)
         cwd = workdir.path or ("~" if workdir.home else "/")
-        mounts = [
-            f"mount --bind {shlex.quote(str(self.folder / 'srv'))} /srv",
-            f"mount --bind {shlex.quote(str(self.folder / 'run'))} /run",
+        lines = [
+            f"mount --bind {q(self.folder / 'srv')} /srv",
+            f"mount --bind {q(ROOT)} /srv/mesa",
+            f"mount --bind {q(self.folder / 'run')} /run",
+        ]
+        writable = [
+            f"/run/{name}" for name in systemd.directories(unit, self.manager, "RuntimeDirectory")
         ]
         if unit.values("Service", "StateDirectory"):
-            mounts.append(f"mount --bind {shlex.quote(str(self.folder / 'var-lib'))} /var/lib")
-        cd = f"cd {shlex.quote(cwd)}" if cwd != "~" else 'cd "$HOME"'
+            lines.append(f"mount --bind {q(self.folder / 'var-lib')} /var/lib")
+            writable += [
+                f"/var/lib/{name}"
+                for name in systemd.directories(unit, self.manager, "StateDirectory")
+            ]
+        writable += [
+            w for v in unit.values("Service", "ReadWritePaths") for w in systemd.split_words(v)
+        ]
+        if sandbox:
+            lines += _sandbox(unit, writable, self.folder / "stage" / unit.name)
+        cd = f"cd {q(cwd)}" if cwd != "~" else 'cd "$HOME"'
         if workdir.optional:
-            cd += " 2>/dev/null || true"
+            cd = f"{{ {cd} 2>/dev/null || true; }}"
         umask = unit.value("Service", "UMask", "0022")
-        return environment, " && ".join([*mounts, cd, f"umask {umask}", 'exec "$@"'])
+        return environment, " && ".join([*lines, cd, f"umask {umask}", 'exec "$@"'])
 
     def _spawn(self, argv: list[str], environment: dict[str, str], script: str, log: Path):
         with log.open("w") as out:
@@ -179,7 +245,9 @@ class Machine:
         notify = None
         sock: socket.socket | None = None
         if unit.value("Service", "Type", "simple") == "notify":
-            notify = self.folder / "notify" / f"{name}.sock"
+            # Where systemd's own is, /run/systemd: visible through PrivateTmp=.
+            (self.folder / "run" / "systemd").mkdir(exist_ok=True)
+            notify = self.folder / "run" / "systemd" / f"notify.{name}"
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
             sock.bind(str(notify))
@@ -192,10 +260,10 @@ class Machine:
         return service
 
     def run(self, name: str, argv: list[str], seconds: float = 120) -> str:
-        """A one-off command with a unit's environment and folders (as `mesa-manage` runs
-        manage.py with the site's settings); its output, or an error when it fails."""
+        """A one-off command with a unit's environment and folders, outside its sandbox
+        (as `mesa-manage` runs manage.py as the site's user): its output, or an error."""
         unit = self.unit(name)
-        environment, script = self._layout(unit, None)
+        environment, script = self._layout(unit, None, sandbox=False)
         log = self.folder / "logs" / f"{name}-{argv[-1].strip('-')}.log"
         process = self._spawn(argv, environment, script, log)
         if process.wait(timeout=seconds) != 0:

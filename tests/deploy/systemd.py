@@ -596,7 +596,7 @@ def environment(
     `read(path)` gives a file's text on the machine, None when it does not exist.
     """
     table = manager.specifiers(unit)
-    result = dict(base or {"PATH": DEFAULT_PATH})
+    result = dict(base) if base is not None else {"PATH": DEFAULT_PATH}
     for value in unit.values("Service", "Environment"):
         for word in split_words(value):
             assignment = resolve_specifiers(word, table)

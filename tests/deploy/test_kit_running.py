@@ -20,9 +20,11 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import shutil
 import ssl
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -85,11 +87,18 @@ class Site:
             conn.close()
 
     def running(self) -> None:
-        """No unit stopped (under Restart=always an exit is a crash loop)."""
+        """No unit stopped (under Restart=always an exit is a crash loop), and none
+        logged an error or a traceback (an operator's journal stays quiet)."""
         for service in self.machine.services.values():
             assert service.process.poll() is None, (
                 f"{service.name} exited ({service.process.returncode}):\n{service.output()[-3000:]}"
             )
+            errors = [
+                line
+                for line in service.output().splitlines()
+                if re.search(r"\[ERROR\]|ERROR/|CRITICAL|Traceback", line)
+            ]
+            assert not errors, f"{service.name}: " + "\n".join(errors)
 
 
 def _certificate(folder: Path) -> None:
@@ -150,6 +159,15 @@ http {{
     return https_port, folder / "nginx.conf"
 
 
+def _python_in_a_home() -> set[Path]:
+    found = set()
+    for path in (ROOT / ".venv", Path(sys.base_prefix)):
+        real = path.resolve()
+        if real.parts[1:2] in (("root",), ("home",)):
+            found.add(real)
+    return found
+
+
 def _wait_until_up(site: Site, seconds: float = 90) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -200,6 +218,11 @@ def kit(django_db_setup, django_db_blocker, tmp_path_factory):
         files={"/etc/mesa/mesa.env": EXAMPLE, "/etc/mesa/kit-test.env": folder / "kit-test.env"},
     )
     override = "[Service]\nEnvironmentFile=/etc/mesa/kit-test.env\n"
+    # ProtectHome=yes hides /root and /home: a Python installed there (pyenv on
+    # this machine; Debian's is /usr/bin/python3) comes back read-only, as an
+    # operator with such a Python would bind it.
+    for path in _python_in_a_home():
+        override += f"BindReadOnlyPaths={path}\n"
     for name in SERVICES:
         machine.drop_in(name, "kit-test.conf", override)
     site = None
