@@ -25,6 +25,7 @@ import shutil
 import ssl
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -321,12 +322,31 @@ def test_a_move_between_two_people_and_es_tu_turno_by_mail(kit):
     match = current_match(room)
     mover = alice if match.turn_seat.number == 1 else bob
     waiting = room.seats.exclude(pk=match.turn_seat_id).get()
-    version = _play_on_turn(kit, mover, slug)
-
-    # The other one sees it through nginx...
     other = bob if mover is alice else alice
-    status, _headers, body = other.request(kit, "GET", f"/api/rooms/{slug}/")
+    # The other one's board waits for the move (?wait=, nginx sends it to mesa-live)...
+    status, headers, body = other.request(kit, "GET", f"/api/rooms/{slug}/")
+    assert status == 200
+    answer: dict = {}
+
+    def wait() -> None:
+        answer["reply"] = other.request(
+            kit,
+            "GET",
+            f"/api/rooms/{slug}/?wait={json.loads(body)['version']}",
+            headers={"If-None-Match": headers["ETag"], "Accept": "application/json"},
+            timeout=60,
+        )
+
+    board = threading.Thread(target=wait)
+    board.start()
+    time.sleep(1.0)
+    assert not answer, "the wait was answered before the move"
+    version = _play_on_turn(kit, mover, slug)
+    board.join(timeout=40)
+    status, _headers, body = answer["reply"]
     assert status == 200 and json.loads(body)["version"] == version
+    # ...held by uvicorn, not by gunicorn's fallback.
+    assert "?wait=" not in kit.machine.services["mesa-web.service"].output()
     # ...and, having left the board an hour ago, gets "Es tu turno" after its pause.
     Seat.objects.filter(pk=waiting.pk).update(last_seen_at=timezone.now() - timedelta(hours=1))
     address = waiting.email
