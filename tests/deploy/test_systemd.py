@@ -3,12 +3,18 @@ systemd.syntax(7), systemd.unit(5), systemd.service(5) and systemd.exec(5)."""
 
 from __future__ import annotations
 
+import shutil
 import socket
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import missing
+
 from . import systemd
+
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 MANAGER = systemd.Manager(hostname="mesa-1.example.com")
 
@@ -222,3 +228,51 @@ def test_working_directory_and_runtime_folders():
 
 def test_the_host_name_is_this_machines_by_default():
     assert systemd.Manager().hostname == socket.gethostname()
+
+
+# -- systemd itself, where it is installed: `systemd-analyze verify` loads a unit
+# as the manager does (no manager needs to run) and says what it refuses.
+
+SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
+
+
+def systemd_verify(paths: list[Path], tmp_path: Path) -> subprocess.CompletedProcess:
+    """`systemd-analyze verify` in a namespace where /srv/mesa is this checkout
+    (verify checks that each ExecStart= program exists)."""
+    if not SYSTEMD_ANALYZE:
+        missing("systemd-analyze is not installed (Debian's systemd package)")
+    (tmp_path / "srv" / "mesa").mkdir(parents=True, exist_ok=True)
+    script = f'mount --bind {tmp_path / "srv"} /srv && mount --bind {ROOT} /srv/mesa && exec "$@"'
+    command = [SYSTEMD_ANALYZE, "verify", "--man=no", *map(str, paths)]
+    result = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh"] + command,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if "unshare" in result.stderr and result.returncode != 0 and not result.stdout:
+        missing(f"no mount namespace here: {result.stderr}")
+    return result
+
+
+def test_systemd_loads_every_shipped_unit(tmp_path):
+    paths = sorted((ROOT / "deploy" / "systemd").glob("mesa*"))
+    result = systemd_verify(paths, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "bad-setting" not in result.stderr and "Failed" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize(
+    "word", ["bots@%%h", "bots@%%H", "bots@%H", "bots@%Z", "bots@%%Z", "100%", "%n-%i-%%"]
+)
+def test_the_reader_refuses_a_command_line_exactly_when_systemd_does(tmp_path, word):
+    path = tmp_path / "mesa-probe.service"
+    path.write_text(f"[Service]\nExecStart=/bin/echo {word}\n")
+    refused_by_systemd = systemd_verify([path], tmp_path).returncode != 0
+    loaded = systemd.load_unit(path)
+    try:
+        systemd.exec_start(loaded, MANAGER)
+        refused_here = False
+    except systemd.UnitError:
+        refused_here = True
+    assert refused_here == refused_by_systemd
