@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import ssl
 import subprocess
 import sys
@@ -160,6 +161,15 @@ http {{
     return https_port, folder / "nginx.conf"
 
 
+def _listening(path: Path) -> bool:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
 def _python_in_a_home() -> set[Path]:
     found = set()
     for path in (ROOT / ".venv", Path(sys.base_prefix)):
@@ -250,6 +260,10 @@ def kit(django_db_setup, django_db_blocker, tmp_path_factory):
         )
         site = Site(folder, https_port, machine, inbox, nginx)
         _wait_until_up(site)
+        # Type=exec: started once exec'd; the held waits need uvicorn listening too.
+        live = started["mesa-live.service"]
+        uvicorn_socket = machine.path(live.argv[live.argv.index("--uds") + 1])
+        _until(lambda: _listening(uvicorn_socket), 60, site, "mesa-live listening")
         yield site
         site.running()
     finally:
