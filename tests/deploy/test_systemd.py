@@ -3,6 +3,7 @@ systemd.syntax(7), systemd.unit(5), systemd.service(5) and systemd.exec(5)."""
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import socket
 import subprocess
@@ -276,3 +277,38 @@ def test_the_reader_refuses_a_command_line_exactly_when_systemd_does(tmp_path, w
     except systemd.UnitError:
         refused_here = True
     assert refused_here == refused_by_systemd
+
+
+# systemd's environment.d generator runs alone and reads each file with
+# env-file.c, the parser of EnvironmentFile=; it prints what it read, quoted for
+# sh. It also expands $VAR in values, which EnvironmentFile= does not: the
+# sample it reads has no "$".
+GENERATOR = "systemd/user-environment-generators/30-systemd-environment-d-generator"
+
+
+def generated(config: Path) -> dict[str, str]:
+    found = [
+        Path(lib) / GENERATOR for lib in ("/usr/lib", "/lib") if (Path(lib) / GENERATOR).exists()
+    ]
+    if not found:
+        missing("systemd is not installed (its environment.d generator)")
+    run = subprocess.run(
+        [str(found[0])], env={"XDG_CONFIG_HOME": str(config)}, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    return dict(word.split("=", 1) for word in shlex.split(run.stdout))
+
+
+def test_the_environment_file_reader_agrees_with_systemds_own_parser(tmp_path):
+    sample = ENV_FILE.replace("\\$c ", "")
+    assert "$" not in sample
+    (tmp_path / "with" / "environment.d").mkdir(parents=True)
+    (tmp_path / "with" / "environment.d" / "mesa.conf").write_text(sample)
+    machine = generated(tmp_path / "without")  # what this machine's own files give
+    read = {k: v for k, v in generated(tmp_path / "with").items() if machine.get(k) != v}
+    ours = systemd.parse_environment_file(sample)
+    # A bare "EMPTY=" is the one difference: the generator (merge_env_file) drops an
+    # assignment without a value, EnvironmentFile= (load_env_file) sets it empty.
+    assert ours.pop("EMPTY") == ""
+    assert read == ours
+    assert read["FROM"] == "Mesa <mesa@mesa.example.com>"
