@@ -270,6 +270,20 @@ class Machine:
             raise RuntimeError(f"{argv} failed:\n{log.read_text(errors='replace')[-3000:]}")
         return log.read_text(errors="replace")
 
+    def reload(self, name: str, seconds: float = 30) -> None:
+        """systemctl reload <name>: each ExecReload= with $MAINPID, in the unit's namespace."""
+        service = self.services[name]
+        unit = self.unit(name)
+        commands = systemd.exec_reload(unit, self.manager)
+        assert commands, f"{name} has no ExecReload="
+        environment = {**service.environment, "MAINPID": str(service.process.pid)}
+        _environment, script = self._layout(unit, None)
+        for number, command in enumerate(commands):
+            log = self.folder / "logs" / f"{name}-reload-{number}.log"
+            process = self._spawn(command.expanded(environment), environment, script, log)
+            if process.wait(timeout=seconds) != 0 and not command.ignore_failure:
+                raise RuntimeError(f"{name}: ExecReload= failed: {log.read_text()[-2000:]}")
+
     def stop_all(self) -> None:
         """systemctl stop mesa.target: every unit told at once, each waited for."""
         for service in self.services.values():

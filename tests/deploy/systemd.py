@@ -424,6 +424,13 @@ def exec_start(unit: Unit, manager: Manager) -> list[Command]:
     return commands
 
 
+def exec_reload(unit: Unit, manager: Manager) -> list[Command]:
+    """The unit's ExecReload= commands, run in order by `systemctl reload`
+    ($MAINPID in their environment: the main process)."""
+    table = manager.specifiers(unit)
+    return [c for value in unit.values("Service", "ExecReload") for c in parse_exec(value, table)]
+
+
 # -- the environment -------------------------------------------------------------------
 
 

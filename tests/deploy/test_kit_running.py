@@ -425,3 +425,17 @@ def test_a_finished_game_is_analysed_by_the_analysis_worker(kit):
         "the game's analysis",
     )
     kit.running()
+
+
+def test_systemctl_reload_restarts_the_web_workers_and_the_site_answers(kit):
+    """ExecReload=/bin/kill -HUP $MAINPID: gunicorn's master replaces its workers."""
+    web = kit.machine.services["mesa-web.service"]
+    kit.machine.reload("mesa-web.service")
+    _until(lambda: "Handling signal: hup" in web.output(), 30, kit, "gunicorn's HUP")
+    _until(
+        lambda: kit.request("GET", "/healthz", timeout=5)[0] == 200,
+        30,
+        kit,
+        "the site after reload",
+    )
+    kit.running()
