@@ -50,7 +50,7 @@ from tests.helpers import (
 )
 
 from .browser import Browser
-from .conftest import HOST, NGINX, free_ports, render
+from .conftest import HOST, NGINX, certificate, free_ports, render, write_nginx_conf
 from .machine import Machine, Service
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -103,19 +103,6 @@ class Site:
             assert not errors, f"{service.name}: " + "\n".join(errors)
 
 
-def _certificate(folder: Path) -> None:
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-            "-nodes", "-days", "2", "-subj", f"/CN={HOST}",
-            "-addext", f"subjectAltName=DNS:{HOST},IP:127.0.0.1",
-            "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem"),
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-
-
 def _nginx(folder: Path, machine: Machine, web: Service, live: Service) -> tuple[int, Path]:
     """The template rendered as docs/DEPLOY.md renders it, with the sockets the units bind."""
     bind = web.environment["GUNICORN_BIND"]
@@ -133,32 +120,10 @@ def _nginx(folder: Path, machine: Machine, web: Service, live: Service) -> tuple
         "MESA_STATIC_ROOT": str(machine.path("/srv/mesa/staticfiles")),
         "MESA_LOG_DIR": str(folder / "logs"),
     }
-    (folder / "logs").mkdir(exist_ok=True)
-    temp = folder / "temp"
-    temp.mkdir(exist_ok=True)
     (folder / "mesa.conf").write_text(
         render((ROOT / "deploy" / "nginx" / "mesa.conf.template").read_text(), values)
     )
-    user = "user root;" if os.geteuid() == 0 else ""
-    (folder / "nginx.conf").write_text(
-        f"""{user}
-worker_processes 1;
-pid {folder}/nginx.pid;
-error_log {folder}/logs/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    include /etc/nginx/mime.types;
-    client_body_temp_path {temp}/body;
-    proxy_temp_path {temp}/proxy;
-    fastcgi_temp_path {temp}/fastcgi;
-    uwsgi_temp_path {temp}/uwsgi;
-    scgi_temp_path {temp}/scgi;
-    access_log off;
-    include {folder}/mesa.conf;
-}}
-"""
-    )
-    return https_port, folder / "nginx.conf"
+    return https_port, write_nginx_conf(folder)
 
 
 def _listening(path: Path) -> bool:
@@ -214,7 +179,7 @@ def kit(django_db_setup, django_db_blocker, tmp_path_factory):
     smtp = Controller(inbox, hostname="127.0.0.1", port=free_port())
     smtp.start()
     folder = tmp_path_factory.mktemp("kit")
-    _certificate(folder)
+    certificate(folder)
     with django_db_blocker.unblock():
         database = database_url_for_the_worker()
     # The operator's own values for this machine, beside the shipped file.
