@@ -96,6 +96,7 @@ class Service:
     process: subprocess.Popen
     log: Path
     notify: socket.socket | None = None
+    kill_signal: signal.Signals = signal.SIGTERM  # KillSignal=
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
@@ -123,9 +124,10 @@ class Service:
         raise RuntimeError(f"{self.name}: no READY=1 from its main process in {seconds} s")
 
     def stop(self, seconds: float = 40) -> None:
-        """KillMode=mixed: the stop signal to the main process, SIGKILL to what is left."""
+        """KillMode=mixed: KillSignal= to the main process, SIGKILL to what is left
+        (after `seconds`, shorter than the units' TimeoutStopSec=)."""
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.process.send_signal(self.kill_signal)
             try:
                 self.process.wait(timeout=seconds)
             except subprocess.TimeoutExpired:
@@ -255,7 +257,8 @@ class Machine:
         argv = command.expanded(environment)
         log = self.folder / "logs" / f"{name}.log"
         process = self._spawn(argv, environment, script, log)
-        service = Service(name, argv, environment, process, log, notify=sock)
+        kill_signal = signal.Signals[unit.value("Service", "KillSignal", "SIGTERM") or "SIGTERM"]
+        service = Service(name, argv, environment, process, log, sock, kill_signal)
         self.services[name] = service
         return service
 
@@ -264,7 +267,7 @@ class Machine:
         (as `mesa-manage` runs manage.py as the site's user): its output, or an error."""
         unit = self.unit(name)
         environment, script = self._layout(unit, None, sandbox=False)
-        log = self.folder / "logs" / f"{name}-{argv[-1].strip('-')}.log"
+        log = self.folder / "logs" / f"{name}-{argv[2] if len(argv) > 2 else 'run'}.log"
         process = self._spawn(argv, environment, script, log)
         if process.wait(timeout=seconds) != 0:
             raise RuntimeError(f"{argv} failed:\n{log.read_text(errors='replace')[-3000:]}")
@@ -288,6 +291,6 @@ class Machine:
         """systemctl stop mesa.target: every unit told at once, each waited for."""
         for service in self.services.values():
             if service.process.poll() is None:
-                service.process.send_signal(signal.SIGTERM)
+                service.process.send_signal(service.kill_signal)
         for service in self.services.values():
             service.stop()
