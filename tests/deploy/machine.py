@@ -97,6 +97,8 @@ class Service:
     log: Path
     notify: socket.socket | None = None
     kill_signal: signal.Signals = signal.SIGTERM  # KillSignal=
+    kill_mode: str = "control-group"  # KillMode=: who gets it (the process group here)
+    signalled: bool = False
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
@@ -123,11 +125,22 @@ class Service:
                 return
         raise RuntimeError(f"{self.name}: no READY=1 from its main process in {seconds} s")
 
-    def stop(self, seconds: float = 40) -> None:
-        """KillMode=mixed: KillSignal= to the main process, SIGKILL to what is left
-        (after `seconds`, shorter than the units' TimeoutStopSec=)."""
-        if self.process.poll() is None:
+    def signal(self) -> None:
+        """KillSignal= to the main process (KillMode=mixed or process) or to every
+        process of the unit (control-group, the default; its process group here)."""
+        if self.process.poll() is not None or self.signalled:
+            return
+        self.signalled = True
+        if self.kill_mode == "control-group":
+            os.killpg(self.process.pid, self.kill_signal)
+        else:
             self.process.send_signal(self.kill_signal)
+
+    def stop(self, seconds: float = 40) -> None:
+        """systemctl stop: KillSignal= as KillMode= says, SIGKILL for what is left
+        after `seconds` (shorter than the units' TimeoutStopSec=)."""
+        self.signal()
+        if self.process.poll() is None:
             try:
                 self.process.wait(timeout=seconds)
             except subprocess.TimeoutExpired:
@@ -258,7 +271,8 @@ class Machine:
         log = self.folder / "logs" / f"{name}.log"
         process = self._spawn(argv, environment, script, log)
         kill_signal = signal.Signals[unit.value("Service", "KillSignal", "SIGTERM") or "SIGTERM"]
-        service = Service(name, argv, environment, process, log, sock, kill_signal)
+        kill_mode = unit.value("Service", "KillMode", "control-group") or "control-group"
+        service = Service(name, argv, environment, process, log, sock, kill_signal, kill_mode)
         self.services[name] = service
         return service
 
@@ -287,10 +301,15 @@ class Machine:
             if process.wait(timeout=seconds) != 0 and not command.ignore_failure:
                 raise RuntimeError(f"{name}: ExecReload= failed: {log.read_text()[-2000:]}")
 
+    def stop(self, name: str, seconds: float = 40) -> Service:
+        """systemctl stop <name>: the unit leaves the running ones."""
+        service = self.services.pop(name)
+        service.stop(seconds)
+        return service
+
     def stop_all(self) -> None:
         """systemctl stop mesa.target: every unit told at once, each waited for."""
         for service in self.services.values():
-            if service.process.poll() is None:
-                service.process.send_signal(service.kill_signal)
+            service.signal()
         for service in self.services.values():
             service.stop()

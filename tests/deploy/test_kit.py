@@ -199,3 +199,22 @@ def test_nginx_closes_idle_upstream_connections_before_gunicorn_and_uvicorn_do()
         uvicorn_keeps.add(int(found[1]))
     assert nginx_keeps("mesa_app") < gunicorn_keepalive
     assert nginx_keeps("mesa_live") < min(uvicorn_keeps | {gunicorn_keepalive})
+
+
+def test_a_stopped_worker_lets_its_running_task_finish():
+    """The worker units promise a warm shutdown. systemd.kill(5): with KillMode=
+    control-group (the default) KillSignal= reaches every process of the unit at
+    once; with mixed only the main process (SIGKILL for the rest after
+    TimeoutStopSec=). Celery's prefork children reset SIGTERM to its default
+    (celery.concurrency.prefork), so a SIGTERM of their own kills the task they run."""
+    from celery.concurrency import prefork
+
+    for name, argv in command_lines().items():
+        if Path(argv[0]).name != "celery" or celery_parses(argv)[0] != "worker":
+            continue
+        unit = systemd.load_unit(DEPLOY / "systemd" / name)
+        mode = unit.value("Service", "KillMode", "control-group")
+        kill = unit.value("Service", "KillSignal", "SIGTERM")
+        children_get_it = mode == "control-group"
+        it_kills_a_child = kill in prefork.WORKER_SIGRESET and kill not in prefork.WORKER_SIGIGNORE
+        assert not (children_get_it and it_kills_a_child), f"{name}: KillMode={mode}"

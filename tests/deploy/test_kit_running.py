@@ -404,3 +404,35 @@ def test_systemctl_reload_restarts_the_web_workers_and_the_site_answers(kit):
         "the site after reload",
     )
     kit.running()
+
+
+def test_a_stopped_worker_finishes_the_analysis_it_is_running(kit):
+    """The worker units' warm shutdown: `systemctl stop` while an analysis runs,
+    and it is done, not left running. Last here: mesa-worker-analysis stays down."""
+    alice, bob = Browser(), Browser()
+    slug = _open_room(kit, alice, {"rules": {"format": "single"}, "nickname": "alice"})
+    bob.request(kit, "GET", "/")
+    status, _headers, body = bob.post(kit, f"/api/rooms/{slug}/join", {"nickname": "bob"})
+    assert status == 200, body[:500]
+    room = _room(slug)
+    browsers = {1: alice, 2: bob}
+    for _ in range(60):  # a long game: a long analysis
+        seat = current_match(room).turn_seat
+        if seat is None:
+            break  # it ended by itself
+        _play_on_turn(kit, browsers[seat.number], slug)
+    else:
+        status, _headers, body = alice.post(
+            kit, f"/api/rooms/{slug}/actions/forfeit", {"version": current_match(room).version}
+        )
+        assert status == 200, body[:500]
+    game = Game.objects.get(match=current_match(room))
+    analysis = GameAnalysis.objects.filter(game=game)
+    deadline = time.monotonic() + 60
+    while not analysis.filter(status=GameAnalysis.Status.RUNNING).exists():
+        assert not analysis.filter(status=GameAnalysis.Status.DONE).exists(), "too short to stop"
+        assert time.monotonic() < deadline, "the analysis did not start"
+        time.sleep(0.05)
+    worker = kit.machine.stop("mesa-worker-analysis.service", seconds=120)
+    assert worker.process.returncode is not None
+    assert analysis.get().status == GameAnalysis.Status.DONE, worker.output()[-3000:]
