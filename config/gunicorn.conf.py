@@ -39,6 +39,11 @@ accesslog = "-"
 logger_class = "config.gunicorn_log.AccessLogger"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 capture_output = True
+# gunicorn >= 25.1 opens a control socket for gunicornc in $HOME/.gunicorn by
+# default: under the units' ProtectSystem=strict the site user's home is
+# read-only (an error at every start), and every gunicorn of one user would
+# share that one path. The kit reloads and stops through signals (systemctl).
+control_socket_disable = True
 
 
 def on_starting(server: object) -> None:

@@ -50,6 +50,49 @@ def render(template: str, values: dict[str, str]) -> str:
     return template
 
 
+def certificate(folder: Path) -> None:
+    """A throwaway certificate for HOST and 127.0.0.1: cert.pem and key.pem in `folder`."""
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+            "-nodes", "-days", "2", "-subj", f"/CN={HOST}",
+            "-addext", f"subjectAltName=DNS:{HOST},IP:127.0.0.1",
+            "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem"),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+
+
+def write_nginx_conf(folder: Path) -> Path:
+    """nginx.conf in `folder` around the site rendered into folder/mesa.conf: its pid,
+    error log (folder/logs) and temporary files (folder/temp) in `folder` too."""
+    temp = folder / "temp"
+    temp.mkdir(exist_ok=True)
+    (folder / "logs").mkdir(exist_ok=True)
+    user = f"user {getpass.getuser()};" if os.geteuid() == 0 else ""
+    (folder / "nginx.conf").write_text(
+        f"""{user}
+worker_processes 1;
+pid {folder}/nginx.pid;
+error_log {folder}/logs/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    client_body_temp_path {temp}/body;
+    proxy_temp_path {temp}/proxy;
+    fastcgi_temp_path {temp}/fastcgi;
+    uwsgi_temp_path {temp}/uwsgi;
+    scgi_temp_path {temp}/scgi;
+    access_log off;
+    include {folder}/mesa.conf;
+}}
+"""
+    )
+    return folder / "nginx.conf"
+
+
 @dataclass
 class Front:
     folder: Path
@@ -113,16 +156,7 @@ def front(tmp_path_factory):
     static_root = folder / "static"
     static_root.mkdir()
     http_port, https_port = free_ports(2)
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-            "-nodes", "-days", "2", "-subj", f"/CN={HOST}",
-            "-addext", f"subjectAltName=DNS:{HOST},IP:127.0.0.1",
-            "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem"),
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
+    certificate(folder)
 
     env = production_env(
         DJANGO_SETTINGS_MODULE="tests.deploy.settings",
@@ -163,28 +197,7 @@ def front(tmp_path_factory):
     }
     site = render((ROOT / "deploy" / "nginx" / "mesa.conf.template").read_text(), values)
     (folder / "mesa.conf").write_text(site)
-    temp = folder / "temp"
-    temp.mkdir()
-    user = f"user {getpass.getuser()};" if os.geteuid() == 0 else ""
-    (folder / "nginx.conf").write_text(
-        f"""{user}
-worker_processes 1;
-pid {folder}/nginx.pid;
-error_log {folder}/logs/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    include /etc/nginx/mime.types;
-    default_type application/octet-stream;
-    client_body_temp_path {temp}/body;
-    proxy_temp_path {temp}/proxy;
-    fastcgi_temp_path {temp}/fastcgi;
-    uwsgi_temp_path {temp}/uwsgi;
-    scgi_temp_path {temp}/scgi;
-    access_log off;
-    include {folder}/mesa.conf;
-}}
-"""
-    )
+    write_nginx_conf(folder)
     test = subprocess.run(
         [NGINX, "-t", "-p", str(folder), "-c", str(folder / "nginx.conf")],
         capture_output=True,

@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import warnings
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 
-from tests.test_celery_config import consumed
+from . import systemd
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 DEPLOY = ROOT / "deploy"
 EVERY_QUEUE = set(settings.CELERY_QUEUE_NAMES.split(","))
+# docs/DEPLOY.md: `install ... deploy/mesa.env.example /etc/mesa/mesa.env`.
+INSTALLED = {"/etc/mesa/mesa.env": DEPLOY / "mesa.env.example"}
 
 
 def units() -> dict[str, str]:
@@ -32,12 +37,61 @@ def compose_commands() -> dict[str, list[str]]:
     return commands
 
 
+def command_lines() -> dict[str, list[str]]:
+    """Each unit's ExecStart= as systemd hands it to the process on this machine:
+    the shipped file read by systemd's rules, with the example env file installed."""
+    manager = systemd.Manager(hostname=socket.gethostname())
+
+    def read(path: str) -> str | None:
+        return INSTALLED[path].read_text() if path in INSTALLED else None
+
+    found = {}
+    for path in sorted((DEPLOY / "systemd").glob("*.service")):
+        unit = systemd.load_unit(path, installed_as=f"/etc/systemd/system/{path.name}")
+        [command] = systemd.exec_start(unit, manager)
+        found[path.name] = command.expanded(systemd.environment(unit, manager, read=read))
+    return found
+
+
+def celery_parses(argv: list[str]) -> tuple[str, dict[str, Any]]:
+    """`celery ...` read by Celery's own command line (click), its options converted
+    as at a worker's start (the node name by celery.utils.nodenames' host_format)."""
+    from celery.app.utils import find_app
+    from celery.bin.base import CLIContext
+    from celery.bin.celery import celery
+
+    group = celery.make_context("celery", argv[1:])
+    app = find_app(group.params["app"])  # as the group's own callback loads -A
+    group.obj = CLIContext(app=app, no_color=True, workdir=None, quiet=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # click 8.2's protected_args
+        name, command, rest = celery.resolve_command(group, [*group.protected_args, *group.args])
+    assert command is not None and name is not None
+    return name, command.make_context(name, rest, parent=group).params
+
+
 def test_the_systemd_units_start_a_worker_for_every_queue_and_one_beat():
-    text = "\n".join(units().values())
-    workers = consumed(text)
+    workers, nodes, beats = [], [], []
+    for name, argv in command_lines().items():
+        if Path(argv[0]).name != "celery":
+            continue
+        subcommand, options = celery_parses(argv)
+        if subcommand == "worker":
+            workers.append(set(options["queues"]))
+            nodes.append(options["hostname"])
+        elif subcommand == "beat":
+            beats.append(name)
     assert set().union(*workers) == EVERY_QUEUE
     assert {"mail"} in workers
-    assert len(re.findall(r"celery -A config beat", text)) == 1
+    assert beats == ["mesa-beat.service"]
+    # Each worker a node of its own on this host (bots@<host>...), as Celery names them.
+    host = socket.gethostname()
+    assert len(set(nodes)) == len(nodes)
+    assert all(node.endswith(f"@{host}") and "%" not in node for node in nodes), nodes
+    target = (DEPLOY / "systemd" / "mesa.target").read_text()
+    for name in units():
+        assert name in target, name
+        assert "Restart=always" in units()[name], name
     target = (DEPLOY / "systemd" / "mesa.target").read_text()
     for name in units():
         assert name in target, name
@@ -145,3 +199,22 @@ def test_nginx_closes_idle_upstream_connections_before_gunicorn_and_uvicorn_do()
         uvicorn_keeps.add(int(found[1]))
     assert nginx_keeps("mesa_app") < gunicorn_keepalive
     assert nginx_keeps("mesa_live") < min(uvicorn_keeps | {gunicorn_keepalive})
+
+
+def test_a_stopped_worker_lets_its_running_task_finish():
+    """The worker units promise a warm shutdown. systemd.kill(5): with KillMode=
+    control-group (the default) KillSignal= reaches every process of the unit at
+    once; with mixed only the main process (SIGKILL for the rest after
+    TimeoutStopSec=). Celery's prefork children reset SIGTERM to its default
+    (celery.concurrency.prefork), so a SIGTERM of their own kills the task they run."""
+    from celery.concurrency import prefork
+
+    for name, argv in command_lines().items():
+        if Path(argv[0]).name != "celery" or celery_parses(argv)[0] != "worker":
+            continue
+        unit = systemd.load_unit(DEPLOY / "systemd" / name)
+        mode = unit.value("Service", "KillMode", "control-group")
+        kill = unit.value("Service", "KillSignal", "SIGTERM")
+        children_get_it = mode == "control-group"
+        it_kills_a_child = kill in prefork.WORKER_SIGRESET and kill not in prefork.WORKER_SIGIGNORE
+        assert not (children_get_it and it_kills_a_child), f"{name}: KillMode={mode}"

@@ -11,7 +11,6 @@ channel of their own. Ports come from MESA_NGINX_PORT_BASE, as for the front.
 
 from __future__ import annotations
 
-import getpass
 import http.client
 import json
 import os
@@ -24,7 +23,6 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from http.cookies import SimpleCookie
 from pathlib import Path
 
 import pytest
@@ -36,7 +34,8 @@ from games.engine import MatchRules
 from tests.helpers import database_url_for_the_worker, first_legal_play, missing, version_of
 from tests.test_deploy import ROOT, production_env
 
-from .conftest import GUNICORN, HOST, NGINX, free_ports, render
+from .browser import Browser
+from .conftest import GUNICORN, HOST, NGINX, certificate, free_ports, render, write_nginx_conf
 
 UVICORN = Path(sys.executable).with_name("uvicorn")
 
@@ -64,57 +63,9 @@ class Node:
         return (self.folder / f"{process}.log").read_text(errors="replace")
 
 
-class Browser:
-    """One person's cookies, on whichever node they ask."""
-
-    def __init__(self) -> None:
-        self.cookies = SimpleCookie()
-
-    def request(self, node: Node, method, path, *, headers=None, body=None, timeout=20):
-        sent = {**(headers or {})}
-        if self.cookies:
-            sent["Cookie"] = "; ".join(f"{k}={m.value}" for k, m in self.cookies.items())
-        status, answer, content = node.request(
-            method, path, headers=sent, body=body, timeout=timeout
-        )
-        for name, value in answer.items():
-            if name.lower() == "set-cookie":
-                self.cookies.load(value)
-        return status, answer, content
-
-    def sit(self, node: Node, slug: str, token: str) -> None:
-        status, _headers, _body = self.request(node, "GET", f"/mesa/{slug}/asiento/{token}/")
-        assert status == 302, status
-        self.request(node, "GET", "/")  # the CSRF cookie
-
-    def post(self, node: Node, path: str, body: dict):
-        token = self.cookies["csrftoken"].value
-        headers = {
-            "Content-Type": "application/json",
-            "X-CSRFToken": token,
-            "Origin": f"https://{HOST}",
-            "Referer": f"https://{HOST}/",
-        }
-        return self.request(node, "POST", path, headers=headers, body=json.dumps(body))
-
-
-def _certificate(folder: Path) -> None:
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-            "-nodes", "-days", "2", "-subj", f"/CN={HOST}",
-            "-addext", f"subjectAltName=DNS:{HOST},IP:127.0.0.1",
-            "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem"),
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-
-
 def _start_node(name: str, root: Path, ports: tuple[int, int], env: dict[str, str]) -> Node:
     folder = root / name
     (folder / "logs").mkdir(parents=True)
-    (folder / "temp").mkdir()
     http_port, https_port = ports
     values = {
         "MESA_SERVER_NAME": HOST,
@@ -129,26 +80,7 @@ def _start_node(name: str, root: Path, ports: tuple[int, int], env: dict[str, st
     }
     template = (ROOT / "deploy" / "nginx" / "mesa.conf.template").read_text()
     (folder / "mesa.conf").write_text(render(template, values))
-    temp = folder / "temp"
-    user = f"user {getpass.getuser()};" if os.geteuid() == 0 else ""
-    (folder / "nginx.conf").write_text(
-        f"""{user}
-worker_processes 1;
-pid {folder}/nginx.pid;
-error_log {folder}/logs/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    include /etc/nginx/mime.types;
-    client_body_temp_path {temp}/body;
-    proxy_temp_path {temp}/proxy;
-    fastcgi_temp_path {temp}/fastcgi;
-    uwsgi_temp_path {temp}/uwsgi;
-    scgi_temp_path {temp}/scgi;
-    access_log off;
-    include {folder}/mesa.conf;
-}}
-"""
-    )
+    write_nginx_conf(folder)
     node_env = {
         **env,
         "GUNICORN_BIND": f"unix:{folder / 'gunicorn.sock'}",
@@ -223,7 +155,7 @@ def nodes(django_db_setup, django_db_blocker, tmp_path_factory):
         missing(f"Redis does not answer at {redis_url} ({error}); .ci/run starts it")
     channel = f"mesa:live:test:{uuid.uuid4().hex[:8]}"
     root = tmp_path_factory.mktemp("nodes")
-    _certificate(root)
+    certificate(root)
     with django_db_blocker.unblock():
         database = database_url_for_the_worker()
     env = production_env(
