@@ -67,6 +67,7 @@ typecheck: $(STAMP)
 # queue, so a slow mail server never holds up a bot (settings.CELERY_TASK_ROUTES).
 # runserver stays in the foreground; when it stops (Ctrl-C) the trap stops the
 # workers too, and waits for them to finish their current task.
+RUN_ADDR ?= 127.0.0.1:8000
 run: export DEBUG ?= true
 run: $(STAMP)
 	$(BIN)/python manage.py createcachetable  # before migrate, whose checks want it (config/checks.py)
@@ -78,7 +79,7 @@ run: $(STAMP)
 		--without-gossip --without-mingle --loglevel=INFO & mail=$$!; \
 	$(BIN)/celery -A config worker -n analysis@%h -Q analysis --concurrency=1 \
 		--without-gossip --without-mingle --loglevel=INFO & analysis=$$!; \
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(BIN)/python manage.py runserver $(RUN_ADDR)
 
 # The fault scenarios against real processes on 127.0.0.1 (a PostgreSQL and a
 # Redis of its own, gunicorn, workers, two beats, an SMTP server it hangs and
