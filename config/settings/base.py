@@ -259,6 +259,11 @@ SESSION_COOKIE_AGE = 60 * 60 * 24 * 365  # correspondence games last for days
 # separate worker process reads (folders under CELERY_BROKER_DIR, created by
 # config/celery.py when the app is configured).
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+# kombu's filesystem transport lets a worker read a message while it is being
+# written, and die of it: config.broker writes whole files and claims by rename.
+CELERY_BROKER_TRANSPORT: str | None = (
+    "config.broker:Transport" if CELERY_BROKER_URL.startswith("filesystem://") else None
+)
 _CELERY_BROKER_DIR = Path(env.str("CELERY_BROKER_DIR", default=str(BASE_DIR / ".celery")))
 # Redis hands an unacknowledged message to another worker after the
 # visibility timeout, so it bounds how late work comes back after a worker is
@@ -274,6 +279,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = (
         "data_folder_in": str(_CELERY_BROKER_DIR / "queue"),
         "data_folder_out": str(_CELERY_BROKER_DIR / "queue"),
         "control_folder": str(_CELERY_BROKER_DIR / "control"),
+        "claimed_folder": str(_CELERY_BROKER_DIR / "claimed"),
     }
     if CELERY_BROKER_URL.startswith("filesystem://")
     else {

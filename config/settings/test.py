@@ -43,6 +43,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
 # still wins, as Celery reads that variable itself.
 if not env.str("CELERY_BROKER_URL", default=""):  # noqa: F405
     CELERY_BROKER_URL = "memory://"
+    CELERY_BROKER_TRANSPORT = None  # the URL's own (base names the embedded one)
     CELERY_BROKER_TRANSPORT_OPTIONS = {}
 
 # The suite plays thousands of actions from one address and one session: the
