@@ -108,6 +108,22 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# SQLite (make run, a small club): one writer at a time, and every writer waits
+# its turn instead of failing. A transaction that reads and then writes must
+# take the write lock at BEGIN (IMMEDIATE): one that upgrades later is refused
+# at once ("database is locked") when another wrote meanwhile, whatever the
+# timeout. select_for_update is a no-op here; the IMMEDIATE transaction is the
+# lock. WAL lets readers go on while one writes; synchronous=FULL syncs each
+# commit, so an acknowledged move survives a power cut, not only a crash.
+# The timeout bounds the wait for the lock, far above a transaction's length.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL",
+        }
+    )
 # Connection pooling (issue 19, docs/DEPLOY.md "PostgreSQL connections"):
 # DB_POOL_MAX > 0 gives each process Django's psycopg pool of at most that many
 # connections (CONN_MAX_AGE must then be 0: the pool keeps them). The deploy
