@@ -23,7 +23,7 @@ import sys
 import time
 from types import FrameType
 
-STOP_GRACE_SECONDS = 6.0
+STOP_GRACE_SECONDS = 10.0
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
@@ -46,6 +46,8 @@ def stop_all(processes: list[subprocess.Popen[bytes]], grace: float) -> None:
         except subprocess.TimeoutExpired:
             pass
     for process in processes:
+        if process.poll() is None:
+            print(f"{process.args[:3]} still running: killed", file=sys.stderr, flush=True)
         try:
             # The whole group: a worker's pool, runserver's serving process.
             os.killpg(process.pid, signal.SIGKILL)

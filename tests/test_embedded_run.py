@@ -60,18 +60,20 @@ def children_of(pid: int) -> list[int]:
 
 
 def wait_for_children(pid: int, count: int) -> list[int]:
+    """The launcher's children, once each leads its own group (set between fork and exec)."""
     deadline = time.monotonic() + 20
-    while len(found := children_of(pid)) < count:
+    while True:
+        found = children_of(pid)
+        if len(found) == count and all(os.getpgid(child) == child for child in found):
+            return found
         assert time.monotonic() < deadline, found
         time.sleep(0.1)
-    return found
 
 
 def test_sigterm_to_the_group_stops_each_process_and_kills_what_stays():
     run = start("sleep 300", STUBBORN)
-    children = wait_for_children(run.pid, 2)
     # Each command leads a group of its own: the group's signal skips it.
-    assert all(os.getpgid(pid) == pid for pid in children)
+    children = wait_for_children(run.pid, 2)
     time.sleep(1)  # the stubborn one has started its own child
 
     signalled = time.monotonic()

@@ -41,7 +41,7 @@ PLAY_SECONDS = 60
 LINK_ROOMS = 4
 BOTS = ("domador", "chofer", "carcelero", "chofer")
 STARTUP_SECONDS = 120  # a fresh database is migrated first
-STOP_SECONDS = 10
+STOP_SECONDS = 15  # the launcher kills what is left after 10
 ENGINE_KINDS = {"roll", "double", "take", "drop", "play"}
 
 
