@@ -27,27 +27,33 @@ STOP_GRACE_SECONDS = 10.0
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-class Stop(Exception):
-    pass
+signalled: list[str] = []  # the stop signals received, by name
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
-    raise Stop(signal.Signals(signum).name)
+    signalled.append(signal.Signals(signum).name)
 
 
-def stop_all(processes: list[subprocess.Popen[bytes]], grace: float) -> None:
-    for process in processes:
+def label(command: str) -> str:
+    """A worker's node name (-n), else the command's first words."""
+    words = shlex.split(command)
+    named = [after for before, after in zip(words, words[1:], strict=False) if before == "-n"]
+    return named[0] if named else " ".join(words[:3])
+
+
+def stop_all(processes: list[tuple[str, subprocess.Popen[bytes]]], grace: float) -> None:
+    for _, process in processes:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
     deadline = time.monotonic() + grace
-    for process in processes:
+    for _, process in processes:
         try:
             process.wait(max(deadline - time.monotonic(), 0))
         except subprocess.TimeoutExpired:
             pass
-    for process in processes:
+    for name, process in processes:
         if process.poll() is None:
-            print(f"{process.args[:3]} still running: killed", file=sys.stderr, flush=True)
+            print(f"{name} still running after {grace:.0f} s: killed", file=sys.stderr, flush=True)
         try:
             # The whole group: a worker's pool, runserver's serving process.
             os.killpg(process.pid, signal.SIGKILL)
@@ -59,26 +65,27 @@ def stop_all(processes: list[subprocess.Popen[bytes]], grace: float) -> None:
 def main(commands: list[str]) -> int:
     for signum in STOP_SIGNALS:
         signal.signal(signum, _stop)
-    processes: list[subprocess.Popen[bytes]] = []
+    processes: list[tuple[str, subprocess.Popen[bytes]]] = []
+    for command in commands:
+        if signalled:
+            break
+        process = subprocess.Popen(shlex.split(command), process_group=0)
+        processes.append((label(command), process))
     why = ""
-    try:
-        for command in commands:
-            processes.append(subprocess.Popen(shlex.split(command), process_group=0))
-        while not why:
-            for process, command in zip(processes, commands, strict=True):
-                if process.poll() is not None:
-                    why = f"{shlex.split(command)[:3]} ended ({process.returncode})"
-                    break
-            else:
-                time.sleep(0.2)
-    except Stop as signalled:
-        why = str(signalled)
-    # A second Ctrl-C while stopping changes nothing: the grace is short.
+    while not why:
+        ended = [(name, p.returncode) for name, p in processes if p.poll() is not None]
+        if signalled:
+            why = signalled[0]
+        elif ended:
+            why = "{} ended with {}".format(*ended[0])
+        else:
+            time.sleep(0.2)
+    # A second Ctrl-C while they stop changes nothing: the grace is short.
     for signum in STOP_SIGNALS:
         signal.signal(signum, signal.SIG_IGN)
     print(f"Stopping ({why})...", file=sys.stderr, flush=True)
     stop_all(processes, STOP_GRACE_SECONDS)
-    return 0 if why in {"SIGINT", "SIGTERM", "SIGHUP"} else 1
+    return 0 if signalled else 1
 
 
 if __name__ == "__main__":
