@@ -311,13 +311,19 @@ def test_make_run_serves_twelve_players_and_its_sweeps_and_stops_on_sigterm(tmp_
             f"({len(failed) / max(len(actions), 1):.1%}), "
             f"action p95 {p95:.2f} s, max {latency:.2f} s, "
             f"statuses {dict(statuses)}, load {load:.2f}; "
-            f"{sweeps_output.decode().strip()}; locked in the log: "
+            f"{sweeps_output.decode().strip().splitlines()[-1:]}; locked in the log: "
             f"{output.count('database is locked')}; stored != acknowledged: {mismatched}"
         )
         print(summary)
 
         assert sweeper.returncode == 0, sweeps_output.decode()
         assert kinds["play"] > 100 and kinds["roll"] > 10, summary
+        # The bots' worker answered each human against the computer, over and over.
+        against_bots = players[2 * LINK_ROOMS :]
+        assert all(
+            sum(a.kind == "play" and a.status == 200 for a in human.actions) >= 5
+            for human in against_bots
+        ), summary
         assert not failed, summary
         assert statuses[599] == 0, summary
         assert not mismatched, f"stored != acknowledged (stored, acknowledged): {mismatched}"
