@@ -60,25 +60,27 @@ typecheck: $(STAMP)
 	DJANGO_SETTINGS_MODULE=config.settings.test MYPYPATH=typings $(BIN)/python -m mypy.stubtest \
 		--ignore-missing-stub bgsage bgbot_cpp environ whitenoise.storage pywebpush
 
-# The site on 127.0.0.1:8000 with two Celery workers and beat beside it, on
-# the embedded defaults (SQLite, filesystem broker, email on the console), with
-# DEBUG on unless set, so static files are served without collectstatic.
-# One worker (with beat) reads the bots and sweeps queues, the other the mail
-# queue, so a slow mail server never holds up a bot (settings.CELERY_TASK_ROUTES).
-# runserver stays in the foreground; when it stops (Ctrl-C) the trap stops the
-# workers too, and waits for them to finish their current task.
+# The site on RUN_ADDR (127.0.0.1:8000) with three Celery workers and beat beside
+# it, on the embedded defaults (SQLite, filesystem broker, email on the console),
+# with DEBUG on unless set, so static files are served without collectstatic.
+# One worker (with beat) reads the bots and sweeps queues, one the mail queue, one
+# the analysis, so a slow mail server or a long analysis never holds up a bot
+# (settings.CELERY_TASK_ROUTES). config/embedded.py runs the four, each in a
+# process group of its own: Ctrl-C or SIGTERM stops them all within seconds,
+# and when one of them stops by itself the others stop too.
+RUN_ADDR ?= 127.0.0.1:8000
 run: export DEBUG ?= true
 run: $(STAMP)
 	$(BIN)/python manage.py createcachetable  # before migrate, whose checks want it (config/checks.py)
 	$(BIN)/python manage.py migrate --noinput
-	@trap 'kill $$bots $$mail $$analysis 2>/dev/null; wait $$bots $$mail $$analysis' EXIT INT TERM; \
-	$(BIN)/celery -A config worker --beat -n bots@%h -Q bots,sweeps --concurrency=2 \
-		--without-gossip --without-mingle --loglevel=INFO & bots=$$!; \
-	$(BIN)/celery -A config worker -n mail@%h -Q mail --concurrency=1 \
-		--without-gossip --without-mingle --loglevel=INFO & mail=$$!; \
-	$(BIN)/celery -A config worker -n analysis@%h -Q analysis --concurrency=1 \
-		--without-gossip --without-mingle --loglevel=INFO & analysis=$$!; \
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+	exec $(BIN)/python -m config.embedded \
+		"$(BIN)/celery -A config worker --beat -n bots@%h -Q bots,sweeps --concurrency=2 \
+			--without-gossip --without-mingle --loglevel=INFO" \
+		"$(BIN)/celery -A config worker -n mail@%h -Q mail --concurrency=1 \
+			--without-gossip --without-mingle --loglevel=INFO" \
+		"$(BIN)/celery -A config worker -n analysis@%h -Q analysis --concurrency=1 \
+			--without-gossip --without-mingle --loglevel=INFO" \
+		"$(BIN)/python manage.py runserver $(RUN_ADDR)"
 
 # The fault scenarios against real processes on 127.0.0.1 (a PostgreSQL and a
 # Redis of its own, gunicorn, workers, two beats, an SMTP server it hangs and

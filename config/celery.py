@@ -28,6 +28,12 @@ def _create_filesystem_broker_folders(sender: Celery, **kwargs: object) -> None:
     if not str(sender.conf.broker_url or "").startswith("filesystem://"):
         return
     options = sender.conf.broker_transport_options or {}
-    for key in ("data_folder_in", "data_folder_out", "control_folder", "processed_folder"):
+    for key in (
+        "data_folder_in",
+        "data_folder_out",
+        "control_folder",
+        "processed_folder",
+        "claimed_folder",
+    ):
         if options.get(key):
             Path(options[key]).mkdir(parents=True, exist_ok=True)

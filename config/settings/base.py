@@ -119,6 +119,22 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# SQLite (make run, a small club): one writer at a time, and every writer waits
+# its turn instead of failing. A transaction that reads and then writes must
+# take the write lock at BEGIN (IMMEDIATE): one that upgrades later is refused
+# at once ("database is locked") when another wrote meanwhile, whatever the
+# timeout. select_for_update is a no-op here; the IMMEDIATE transaction is the
+# lock. WAL lets readers go on while one writes; synchronous=FULL syncs each
+# commit, so an acknowledged move survives a power cut, not only a crash.
+# The timeout bounds the wait for the lock, far above a transaction's length.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL",
+        }
+    )
 # Connection pooling (issue 19, docs/DEPLOY.md "PostgreSQL connections"):
 # DB_POOL_MAX > 0 gives each process Django's psycopg pool of at most that many
 # connections (CONN_MAX_AGE must then be 0: the pool keeps them). The deploy
@@ -270,6 +286,11 @@ SESSION_COOKIE_AGE = 60 * 60 * 24 * 365  # correspondence games last for days
 # separate worker process reads (folders under CELERY_BROKER_DIR, created by
 # config/celery.py when the app is configured).
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+# kombu's filesystem transport lets a worker read a message while it is being
+# written, and die of it: config.broker writes whole files and claims by rename.
+CELERY_BROKER_TRANSPORT: str | None = (
+    "config.broker:Transport" if CELERY_BROKER_URL.startswith("filesystem://") else None
+)
 _CELERY_BROKER_DIR = Path(env.str("CELERY_BROKER_DIR", default=str(BASE_DIR / ".celery")))
 # Redis hands an unacknowledged message to another worker after the
 # visibility timeout, so it bounds how late work comes back after a worker is
@@ -285,6 +306,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = (
         "data_folder_in": str(_CELERY_BROKER_DIR / "queue"),
         "data_folder_out": str(_CELERY_BROKER_DIR / "queue"),
         "control_folder": str(_CELERY_BROKER_DIR / "control"),
+        "claimed_folder": str(_CELERY_BROKER_DIR / "claimed"),
+        # How often an idle worker looks in the folder (kombu's default: every
+        # second): a bot's turn starts sooner, and a worker notices a stop sooner.
+        "polling_interval": 0.1,
     }
     if CELERY_BROKER_URL.startswith("filesystem://")
     else {

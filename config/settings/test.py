@@ -27,15 +27,15 @@ WHITENOISE_AUTOREFRESH = True
 # The browser tests' live server answers from several threads at once. An
 # in-memory SQLite test database (shared cache) refuses a write while another
 # thread reads ("database table is locked") instead of waiting, so SQLite runs
-# get a file database, one per test process, whose writers take the lock at
-# BEGIN and wait for it. PostgreSQL runs are untouched.
+# get a file database, one per test process, with the base settings' SQLite
+# options (writers take the lock at BEGIN and wait for it). PostgreSQL runs
+# are untouched.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
     import tempfile
 
     DATABASES["default"]["TEST"] = {  # noqa: F405
         "NAME": os.path.join(tempfile.gettempdir(), f"mesa-test-{os.getpid()}.sqlite3")
     }
-    DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"  # noqa: F405
 
 # Celery (ACCOUNTS): tasks that tests schedule go to an in-memory broker that
 # ends with the test process, never to the folder a `make run` worker reads
@@ -43,6 +43,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
 # still wins, as Celery reads that variable itself.
 if not env.str("CELERY_BROKER_URL", default=""):  # noqa: F405
     CELERY_BROKER_URL = "memory://"
+    CELERY_BROKER_TRANSPORT = None  # the URL's own (base names the embedded one)
     CELERY_BROKER_TRANSPORT_OPTIONS = {}
 
 # The suite plays thousands of actions from one address and one session: the
