@@ -97,6 +97,13 @@ class TurnClock:
         """The waiting player may close the game by absence now."""
         return self.due_at is not None and now >= self.due_at
 
+    def may_keep_waiting(self, now: datetime) -> bool:
+        """The waiting player may choose to keep waiting: once a turn, and only
+        from the deadline on, when the choice has something to stop (the
+        sweep's closure). Before it the board offers nothing, and neither does
+        the API: a choice made then would only move the match's version."""
+        return self.claimable(now) and not self.waived
+
     def closes(self, now: datetime) -> bool:
         """The absence sweep closes the game now."""
         return self.closes_at is not None and now >= self.closes_at

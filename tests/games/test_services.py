@@ -503,6 +503,9 @@ class TestAbsence:
             services.game_claim_absence(seat=bob.seat, version=match.version)
 
     def test_keeping_waiting_marks_this_turn_only(self, room, alice, bob, clock):
+        with pytest.raises(IllegalMoveError):  # nothing to choose before the deadline
+            services.absence_keep_waiting(seat=bob.seat, version=1)
+        clock.tick(timedelta(hours=48))
         match = services.absence_keep_waiting(seat=bob.seat, version=1)
         assert match.absence_waived_for == match.turn_started_at == START
         assert match.version == 2
