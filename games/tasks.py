@@ -15,6 +15,7 @@ the sweeps on "sweeps", so a hung mail server never holds up a bot.
 
 import logging
 import smtplib
+from datetime import datetime
 from typing import Any, TypedDict
 
 from billiard.einfo import ExceptionInfo
@@ -195,17 +196,30 @@ class AfterAPause(MailTask):
         return super().apply_async(args, kwargs, **options)
 
 
+def _moment(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+def _owed_for(match_id: int, version: int, started: str | None) -> tuple[object, ...]:
+    """A turn message's arguments as it got them, to owe it again."""
+    return (match_id, version) if started is None else (match_id, version, started)
+
+
 @shared_task(base=AfterAPause)
-def turn_email(match_id: int, version: int) -> bool:
+def turn_email(match_id: int, version: int, started: str | None = None) -> bool:
     """Send "Es tu turno" to the person on turn, with their other waiting games (once a turn).
 
-    While they are on the board, look again when the quiet period ends (the
-    follow-up sweep publishes it then).
+    Owed for the turn that began at `started` (ISO 8601; left out by rows
+    recorded before it travelled, which go by `version`). While they are on
+    the board, look again when the quiet period ends (the follow-up sweep
+    publishes it then).
     """
+    moment = _moment(started)
     try:
-        return mail.send_your_turn(match_id=match_id, version=version) > 0
+        return mail.send_your_turn(match_id=match_id, version=version, started=moment) > 0
     except mail.NotNow as later:
-        outbox.defer("games.tasks.turn_email", match_id, version, until=later.until)
+        args = _owed_for(match_id, version, started)
+        outbox.defer("games.tasks.turn_email", *args, until=later.until)
         return False
 
 
@@ -226,12 +240,15 @@ def invitation_email(challenge_id: int) -> int:
 
 
 @shared_task(base=MailTask)
-def turn_push(match_id: int, version: int) -> int:
+def turn_push(match_id: int, version: int, started: str | None = None) -> int:
     """ "Es tu turno" as a Web Push message, at the email's moment and with its quiet rules."""
+    moment = _moment(started)
     try:
-        return mail.push.send_turn_push(match_id=match_id, version=version)
+        return mail.push.send_turn_push(match_id=match_id, version=version, started=moment)
     except mail.NotNow as later:
-        outbox.defer("games.tasks.turn_push", match_id, version, until=later.until)
+        outbox.defer(
+            "games.tasks.turn_push", *_owed_for(match_id, version, started), until=later.until
+        )
         return 0
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from django.conf import settings
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 
 from accounts.emails import send_templated_mail
@@ -102,18 +103,27 @@ def _send_once(key: str, recipient: Recipient, template_name: str, context: Cont
 # --- "Es tu turno" ------------------------------------------------------------------
 
 
-def send_your_turn(*, match_id: int, version: int) -> int:
+def turn_owed(match_id: int, version: int, started: datetime | None) -> QuerySet[Match]:
+    """The playing match whose turn an "Es tu turno" was owed for: the turn that
+    began at `started` (a turn's identity), so that nothing the waiting player
+    does meanwhile (keep waiting, a word) cancels it; `version` for a message
+    recorded before the turn's start travelled with it."""
+    moment = Q(turn_started_at=started) if started is not None else Q(version=version)
+    return Match.objects.filter(moment, pk=match_id, status=Match.Status.PLAYING)
+
+
+def send_your_turn(*, match_id: int, version: int, started: datetime | None = None) -> int:
     """Tell the person on turn, and list every other game waiting for their address.
 
-    Nothing when the match moved past `version`, the seat on turn is the computer
-    or wants no mail for every turn. Returns 1 when a message went out. NotNow
+    Nothing when the turn begun at `started` is over (turn_owed), the seat on
+    turn is the computer or wants no mail for every turn. Returns 1 when a message went out. NotNow
     while the person is on the board: they may leave before playing, so the
     caller looks again when the quiet period ends (the turn passing meanwhile
     makes that run a no-op).
     """
     match = (
-        Match.objects.select_related("turn_seat__room", "turn_seat__user")
-        .filter(pk=match_id, version=version, status=Match.Status.PLAYING)
+        turn_owed(match_id, version, started)
+        .select_related("turn_seat__room", "turn_seat__user")
         .first()
     )
     if match is None or match.turn_seat is None or match.turn_seat.is_bot:

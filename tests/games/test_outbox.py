@@ -84,7 +84,9 @@ def test_a_move_with_the_broker_down_is_saved_answered_and_its_email_sent_later(
     assert response.status_code == 200
     assert response.json()["version"] == 2  # the answer is the saved state
     [owed] = FollowUp.objects.filter(task="games.tasks.turn_email")
-    assert owed.args == [current_match(room).pk, 2] and owed.published_at is None
+    match = current_match(room)
+    assert owed.args == [match.pk, 2, match.turn_started_at.isoformat()]
+    assert owed.published_at is None
 
     assert sweep(clock) == 0  # still down: the row waits
     assert mailoutbox == []

@@ -569,7 +569,7 @@ class TestFollowUp:
         with django_capture_on_commit_callbacks(execute=True) as callbacks:
             match = services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
         assert len(callbacks) == 1
-        assert sent == [(match.pk, 2)]
+        assert sent == [(match.pk, 2, match.turn_started_at.isoformat())]
 
     def test_the_bot_is_called_for_its_turn(
         self, db, clock, dice, django_capture_on_commit_callbacks, monkeypatch
