@@ -185,6 +185,15 @@ def on_the_board(last_seen_at: datetime | None, now: datetime) -> bool:
     return last_seen_at is not None and now - last_seen_at < TURN_EMAIL_QUIET
 
 
+def saw_it(last_seen_at: datetime | None, happened_at: datetime) -> bool:
+    """The person was on the board when it happened (seen within TURN_EMAIL_QUIET
+    before it), or came to the board since: they know, and no email tells
+    them. Asked about the moment the email is due, not the moment a worker
+    gets to it: a late email finds them gone and would tell them what they
+    watched."""
+    return on_the_board(last_seen_at, happened_at)
+
+
 def quiet_ends(last_seen_at: datetime) -> datetime:
     """When a person seen on the board at `last_seen_at` may be mailed again."""
     return last_seen_at + TURN_EMAIL_QUIET

@@ -259,7 +259,8 @@ def send_opponent_joined(*, room_id: int) -> int:
         return 0
     host.room = room
     recipient = recipient_for_seat(host)
-    if recipient is None or is_on_the_board(host, clock.now()):
+    # On the board when the guest sat down, or there since: the host knows.
+    if recipient is None or deadlines.saw_it(host.last_seen_at, guest.created_at):
         return 0
     joined = claims.claim_key(f"joined:{room.pk}")
     if joined is None:
@@ -272,7 +273,10 @@ def send_opponent_joined(*, room_id: int) -> int:
     context: Context = {
         "opponent": guest.nickname,
         "link": board_link(host),
-        "your_turn": on_turn is not None,
+        # Only a turn this message claims: one "Es tu turno" told already is not
+        # told twice (and who starts is no news then).
+        "your_turn": turn is not None,
+        "told": on_turn is not None and turn is None,
     }
     held = [joined] if turn is None else [joined, turn]
     return claims.send_claimed(held, lambda: _send(recipient, "opponent_joined", context))
@@ -306,7 +310,8 @@ def send_invitation(*, challenge_id: int) -> int:
 def send_match_ended(*, match_id: int) -> int:
     """Tell each player how the match (or partida, or session) ended, once each.
 
-    Not someone who is on the board right now: they saw it happen.
+    Not someone who was on the board when it ended, or came to it since: they
+    saw it (deadlines.saw_it), however late the worker is.
     """
     match = Match.objects.select_related("room").filter(pk=match_id).first()
     if match is None or match.status != Match.Status.FINISHED:
@@ -315,10 +320,12 @@ def send_match_ended(*, match_id: int) -> int:
     state = MatchState.from_json(match.state)
     reason = "expired" if room.status == Room.Status.EXPIRED else (state.end_reason or "won")
     now = clock.now()
+    ended = match.ended_at or now
     sent, busy = 0, ""
     for seat in Seat.objects.filter(room=room).select_related("user"):
         seat.room = room
-        if seat.is_bot or is_on_the_board(seat, now):
+        # On the board when it ended, or there since (checked now, at send time).
+        if seat.is_bot or deadlines.saw_it(seat.last_seen_at, ended):
             continue
         recipient = recipient_for_seat(seat)
         if recipient is None:
