@@ -336,10 +336,18 @@ def nudge_stuck_bots(batch: int = 100) -> int:
 
 # Bounded: a typical game takes a few seconds of CPU (bench/analysis.py); a
 # game that runs past these limits is marked failed and may be asked for again.
-@shared_task(**RETRYING, soft_time_limit=200, time_limit=int(RUNS_AT_MOST.total_seconds()))
-def analyse_game(analysis_id: int) -> str:
-    """Rate every decision of a finished game; run again, it rewrites the same rows."""
-    row = services.game_analysis_run(analysis_id=analysis_id)
+@shared_task(
+    bind=True, **RETRYING, soft_time_limit=200, time_limit=int(RUNS_AT_MOST.total_seconds())
+)
+def analyse_game(self: Task[[int], str], analysis_id: int) -> str:
+    """Rate every decision of a finished game; run again, it rewrites the same rows.
+
+    A retry (the database went away mid-run) or a redelivery (the worker was
+    killed) finds the RUNNING mark its own earlier attempt left, and takes it up.
+    """
+    delivery = self.request.delivery_info or {}
+    again = bool(self.request.retries) or bool(delivery.get("redelivered"))
+    row = services.game_analysis_run(analysis_id=analysis_id, again=again)
     return row.status if row is not None else "gone"
 
 

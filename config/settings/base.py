@@ -460,11 +460,12 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 60 * 60},
     },
     # Analysis after the game (docs/ANALYSIS.md): its task is owed through the
-    # outbox like any follow-up; this only sends again a run stuck RUNNING.
+    # outbox like any follow-up; this only sends again a run stuck RUNNING
+    # (games.services.analysis.stuck_after: a minute or so), within 2 minutes.
     "requeue-stuck-analyses": {
         "task": "games.tasks.requeue_stuck_analyses",
-        "schedule": 10 * 60,
-        "options": {"expires": 10 * 60},
+        "schedule": 30,
+        "options": {"expires": 30},
     },
 }
 

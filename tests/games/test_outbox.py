@@ -329,10 +329,10 @@ def test_an_analysis_running_elsewhere_is_left_to_it_one_left_by_a_dead_worker_i
     GameAnalysis.objects.filter(pk=analysis.pk).update(
         status=GameAnalysis.Status.RUNNING, started_at=clock()
     )
-    clock.tick(timedelta(seconds=100))
+    clock.tick(timedelta(seconds=50))
     assert tasks.analyse_game(analysis.pk) == "running"  # another worker is on it
-    clock.tick(services.analysis.RUNS_AT_MOST)
-    assert tasks.analyse_game(analysis.pk) == "done"  # that one was killed long ago
+    clock.tick(services.analysis.stuck_after())
+    assert tasks.analyse_game(analysis.pk) == "done"  # that one was killed
 
 
 def test_re_drives_back_off_then_the_row_is_a_dead_letter_until_it_runs(
