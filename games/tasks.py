@@ -58,22 +58,28 @@ def _follow_up_done(task: Task[..., Any] | None = None, state: str | None = None
 
 # A lost database connection or a deadlock victim is worth another try; the
 # task re-reads everything, so running it again is safe. These retries wait
-# in the broker (1, 2, 4... seconds, never more than a minute), well inside
-# its visibility timeout.
+# in the broker, well inside its visibility timeout: 2, 4, 8, 16, then every
+# 30 s, 8 tries over 150 s, so a database restarting or stopped for 30 s is
+# outlived with room to spare and the first try after it comes within 30 s.
+# No jitter: Celery's "full jitter" may shrink every wait to nearly nothing,
+# all the tries spent inside the outage (the mail then waited for the
+# outbox's re-drive, minutes later).
 class _Retrying(TypedDict):
     acks_late: bool
     autoretry_for: tuple[type[BaseException], ...]
-    retry_backoff: bool
+    retry_backoff: int
     retry_backoff_max: int
+    retry_jitter: bool
     max_retries: int
 
 
 RETRYING: _Retrying = {
     "acks_late": True,
     "autoretry_for": (OperationalError,),
-    "retry_backoff": True,
-    "retry_backoff_max": 60,
-    "max_retries": 5,
+    "retry_backoff": 2,
+    "retry_backoff_max": 30,
+    "retry_jitter": False,
+    "max_retries": 8,
 }
 
 
@@ -122,16 +128,18 @@ class MailTask(Task[..., int]):
     The soft time limit hit while talking to a slow server is delivery
     trouble too (the claims were released): retried, not dropped; and so is
     an email another worker is sending right now (mail.Busy): looked at again.
-    A database error is retried by Celery, briefly, like every task.
+    A database error is retried by Celery, past a 30 s outage, like every task
+    (RETRYING).
 
     `attempt` counts the tries already made; callers leave it out.
     """
 
-    acks_late = True
-    autoretry_for = (OperationalError,)
-    retry_backoff = True
-    retry_backoff_max = 60
-    max_retries = 5
+    acks_late = RETRYING["acks_late"]
+    autoretry_for = RETRYING["autoretry_for"]
+    retry_backoff = RETRYING["retry_backoff"]
+    retry_backoff_max = RETRYING["retry_backoff_max"]
+    retry_jitter = RETRYING["retry_jitter"]
+    max_retries = RETRYING["max_retries"]
     # `attempt` is taken by __call__, not by the task's own function: no
     # signature check when publishing.
     typing = False
