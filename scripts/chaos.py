@@ -127,7 +127,7 @@ import django  # noqa: E402 - the settings above first
 django.setup()
 
 from aiosmtpd.controller import Controller  # noqa: E402
-from django.db import InterfaceError, OperationalError, connection  # noqa: E402
+from django.db import InterfaceError, OperationalError, connection, transaction  # noqa: E402
 from django.db.models import F  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
@@ -967,6 +967,16 @@ def shift(matches, by: timedelta) -> None:
     db(lambda: Room.objects.filter(matches__in=ids).update(last_move_at=F("last_move_at") - by))
 
 
+def keep_waiting_after(waiting: Player, by: timedelta) -> None:
+    """The turn `waiting` waits on moves back `by`, past its deadline, and `waiting`
+    chooses to keep waiting, in one transaction: the absence sweep must not close
+    the game in between (keeping waiting is a choice from the deadline on)."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=waiting.match().pk)
+        shift([match], by)
+        services.absence_keep_waiting(seat=waiting.seat, version=match.version)
+
+
 def two_beats(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     """Two beats for the whole scenario (sweeps every 15 s each); the games' clocks
     moved back in two steps while they run. Every seat chose the daily digest, so
@@ -978,9 +988,6 @@ def two_beats(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     wait_until(lambda: not waiting_for_the_computer(idle), 30)
     time.sleep(3)  # the joins' emails found nobody to mail: no address yet
     everyone = [p for pairs in groups.values() for pair in pairs for p in pair] + idle
-    for host, guest in groups["c"]:  # the waiting player chooses to keep waiting
-        waiting = guest if on_turn(host, guest) is host else host
-        db(lambda w=waiting: services.absence_keep_waiting(seat=w.seat, version=w.match().version))
     beat(processes, "beat2")
     leave_the_board(everyone, notify=Seat.Notify.DAILY)
     log("two beats; every seat on turn is owed the digest")
@@ -999,7 +1006,10 @@ def two_beats(processes: Processes, mail: MailServer, pg: Postgres) -> None:
             report.owe(on_turn(host, guest).address, "reminder")
     time.sleep(35)  # two sweeps of each beat
     log("deadlines moved back 24 h more in c and a; rooms against the computer 8 days idle")
-    shift(matches["c"] + matches["a"], timedelta(hours=24))
+    shift(matches["a"], timedelta(hours=24))
+    for host, guest in groups["c"]:  # past the deadline: the waiting player keeps waiting
+        waiting = guest if on_turn(host, guest) is host else host
+        db(lambda w=waiting: keep_waiting_after(w, timedelta(hours=24)))
     db(
         lambda: Room.objects.filter(slug__in=[h.slug for h in idle]).update(
             last_move_at=F("last_move_at") - timedelta(days=8)
