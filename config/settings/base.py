@@ -383,11 +383,12 @@ CELERY_QUEUE_NAMES = "bots,mail,sweeps,analysis"  # what `make run` and the test
 # shortens them to run an outage of "20 minutes" in seconds.
 # Every follow-up is owed within 2 minutes of its due time after a fault, a
 # bot's turn within 30 s (docs/OPERATIONS.md): the sweep runs every 10 s (an
-# indexed query of the rows due), and a bot that has owed an action for 15 s
-# gets its task again, so a bot's turn lost with a killed worker is played
-# within 15 + 10 s.
+# indexed query of the rows due), and a bot that has owed an action for 10 s
+# gets its task again (looked for every 5 s), so a bot's turn lost with a
+# killed worker is played within 10 + 5 s and the restart of its worker.
 FOLLOW_UP_SWEEP_SECONDS = env.int("FOLLOW_UP_SWEEP_SECONDS", default=10)
-BOT_STUCK_AFTER = timedelta(seconds=env.int("BOT_STUCK_AFTER_SECONDS", default=15))
+BOT_STUCK_AFTER = timedelta(seconds=env.int("BOT_STUCK_AFTER_SECONDS", default=10))
+BOT_NUDGE_SECONDS = env.int("BOT_NUDGE_SECONDS", default=5)
 # A published follow-up whose task has not reported that it ran by this many
 # seconds after the publish is published again by the sweep (the broker lost
 # it: Redis killed without persistence, or stopped with the message taken by
@@ -432,8 +433,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     "nudge-stuck-bots": {
         "task": "games.tasks.nudge_stuck_bots",
-        "schedule": FOLLOW_UP_SWEEP_SECONDS,
-        "options": {"expires": FOLLOW_UP_SWEEP_SECONDS},
+        "schedule": BOT_NUDGE_SECONDS,
+        "options": {"expires": BOT_NUDGE_SECONDS},
     },
     "close-absent-games": {
         "task": "games.tasks.close_absent_games",
