@@ -858,6 +858,9 @@ def worker_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
             start_bots_worker(processes)
             next_kill = time.monotonic() + random.uniform(2, 5)
         time.sleep(0.2)
+    # Killed every 2-5 s, the worker hardly runs at all for those 30 s (a start
+    # takes seconds): the recovery is counted from the last kill.
+    report.fault_over = time.time()
     # No more moves: every bot must answer the turn it owes, whatever was killed.
     wait_until(lambda: not waiting_for_the_computer(report.bots), 90, 1)
     report.close(f"{kills} kills")
