@@ -15,11 +15,21 @@ itself the way its tasks come:
 - when no probe has run for MESA_WORKER_WEDGED_SECONDS, the thread logs it
   and stops the worker (a warm shutdown, then a hard exit after
   MESA_WORKER_EXIT_GRACE_SECONDS), so that its supervisor (systemd `Restart=always`,
-  compose `restart: always`) starts a fresh one.
+  compose `restart: always`) starts a fresh one;
+- and sooner, after MESA_WORKER_IDLE_WEDGED_SECONDS, when a probe the broker
+  took (its publish succeeded) has not run while the worker ran nothing at
+  all: an idle worker takes a message in a moment, so one that does not has
+  stopped consuming. Celery 5.7 / kombu 5.7 (the newest on PyPI) still
+  leave a worker in that state now and then after Redis restarts ("Couldn't
+  ack", then nothing): a known problem, celery/celery#8030, #8091, #9054,
+  said fixed in kombu 5.4 but seen here since.
 
 The wedge limit stays above the longest hard time limit (230 s, the digest
 and the analysis): a worker of one process busy with a long task takes its
-probe only after it, and must not be taken for wedged. `python -m
+probe only after it, and must not be taken for wedged. The idle limit is
+above the consumer's longest wait between reconnections (20 s, the
+settings): a worker about to reconnect after Redis came back is not
+stopped for it, and one that did not is stopped within about half a minute. `python -m
 config.worker_health <name>` exits 1 when that worker's heartbeat is older
 than the limit: compose's healthcheck and a person use it.
 
@@ -52,11 +62,42 @@ def exit_grace() -> float:
 
 
 def probe_every() -> float:
-    return float(os.environ.get("MESA_WORKER_PROBE_SECONDS", "30"))
+    return float(os.environ.get("MESA_WORKER_PROBE_SECONDS", "5"))
 
 
 def wedged_after() -> float:
     return float(os.environ.get("MESA_WORKER_WEDGED_SECONDS", "300"))
+
+
+def idle_wedged_after() -> float:
+    return float(os.environ.get("MESA_WORKER_IDLE_WEDGED_SECONDS", "30"))
+
+
+def not_consuming_for(
+    now: float,
+    last_ran: float,
+    owed_since: float | None,
+    *,
+    limit: float,
+    idle_limit: float,
+) -> float | None:
+    """How long the worker has not consumed, when that makes it wedged; else None.
+
+    `last_ran`: when a probe last ran (or the watch began); `owed_since`: since
+    when a published probe has been waiting while the worker ran nothing
+    (None: no such probe, or the worker was busy meanwhile)."""
+    if now - last_ran > limit:
+        return now - last_ran
+    if owed_since is not None and now - owed_since > idle_limit:
+        return now - owed_since
+    return None
+
+
+def _busy() -> bool:
+    """The worker runs a task now (its main process's count of them)."""
+    from celery.worker import state
+
+    return bool(state.active_requests)
 
 
 def heartbeat_file(hostname: str) -> Path:
@@ -85,26 +126,37 @@ def probe(hostname: str) -> None:
 
 
 def _watch(app: Celery, hostname: str, started: float) -> None:
-    every, limit = probe_every(), wedged_after()
+    every, limit, idle_limit = probe_every(), wedged_after(), idle_wedged_after()
     # By name: the publish declares the queue again, should Redis have
     # restarted empty and forgotten it.
     queue = worker_direct(hostname).name
+    owed_since: float | None = None
     while True:
         time.sleep(every)
+        now = time.time()
+        age = heartbeat_age(hostname)
+        last_ran = now - age if age is not None else started
+        if owed_since is not None and last_ran >= owed_since:
+            owed_since = None  # the probe owed since then ran
+        if _busy():
+            owed_since = None  # a long task may hold the probe back: `limit` judges
         try:
             app.send_task(PROBE_TASK, args=(hostname,), queue=queue, expires=limit)
         except Exception:  # the broker is away: the heartbeat says how long
             log.warning("liveness: the probe of %s could not be published", hostname)
-        age = heartbeat_age(hostname)
-        quiet = age if age is not None else time.time() - started
-        if quiet <= limit:
+        else:
+            if owed_since is None and not _busy():
+                owed_since = now
+        quiet = not_consuming_for(now, last_ran, owed_since, limit=limit, idle_limit=idle_limit)
+        if quiet is None:
             continue
         log.critical(
-            "liveness: %s ran no probe for %.0f s (limit %.0f s): stopping for the "
-            "supervisor to start it again",
+            "liveness: %s ran no probe for %.0f s (limits %.0f s, %.0f s idle): stopping "
+            "for the supervisor to start it again",
             hostname,
             quiet,
             limit,
+            idle_limit,
         )
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(exit_grace())
@@ -128,8 +180,9 @@ def _start_watching(sender: Any = None, **kwargs: Any) -> None:
     )
     thread.start()
     log.info(
-        "liveness: probing %s every %.0f s; wedged after %.0f s",
+        "liveness: probing %s every %.0f s; wedged after %.0f s, or %.0f s idle",
         hostname,
         probe_every(),
         wedged_after(),
+        idle_wedged_after(),
     )

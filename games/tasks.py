@@ -15,6 +15,7 @@ the sweeps on "sweeps", so a hung mail server never holds up a bot.
 
 import logging
 import smtplib
+from datetime import datetime
 from typing import Any, TypedDict
 
 from billiard.einfo import ExceptionInfo
@@ -57,22 +58,28 @@ def _follow_up_done(task: Task[..., Any] | None = None, state: str | None = None
 
 # A lost database connection or a deadlock victim is worth another try; the
 # task re-reads everything, so running it again is safe. These retries wait
-# in the broker (1, 2, 4... seconds, never more than a minute), well inside
-# its visibility timeout.
+# in the broker, well inside its visibility timeout: 2, 4, 8, 16, then every
+# 30 s, 8 tries over 150 s, so a database restarting or stopped for 30 s is
+# outlived with room to spare and the first try after it comes within 30 s.
+# No jitter: Celery's "full jitter" may shrink every wait to nearly nothing,
+# all the tries spent inside the outage (the mail then waited for the
+# outbox's re-drive, minutes later).
 class _Retrying(TypedDict):
     acks_late: bool
     autoretry_for: tuple[type[BaseException], ...]
-    retry_backoff: bool
+    retry_backoff: int
     retry_backoff_max: int
+    retry_jitter: bool
     max_retries: int
 
 
 RETRYING: _Retrying = {
     "acks_late": True,
     "autoretry_for": (OperationalError,),
-    "retry_backoff": True,
-    "retry_backoff_max": 60,
-    "max_retries": 5,
+    "retry_backoff": 2,
+    "retry_backoff_max": 30,
+    "retry_jitter": False,
+    "max_retries": 8,
 }
 
 
@@ -121,16 +128,18 @@ class MailTask(Task[..., int]):
     The soft time limit hit while talking to a slow server is delivery
     trouble too (the claims were released): retried, not dropped; and so is
     an email another worker is sending right now (mail.Busy): looked at again.
-    A database error is retried by Celery, briefly, like every task.
+    A database error is retried by Celery, past a 30 s outage, like every task
+    (RETRYING).
 
     `attempt` counts the tries already made; callers leave it out.
     """
 
-    acks_late = True
-    autoretry_for = (OperationalError,)
-    retry_backoff = True
-    retry_backoff_max = 60
-    max_retries = 5
+    acks_late = RETRYING["acks_late"]
+    autoretry_for = RETRYING["autoretry_for"]
+    retry_backoff = RETRYING["retry_backoff"]
+    retry_backoff_max = RETRYING["retry_backoff_max"]
+    retry_jitter = RETRYING["retry_jitter"]
+    max_retries = RETRYING["max_retries"]
     # `attempt` is taken by __call__, not by the task's own function: no
     # signature check when publishing.
     typing = False
@@ -195,17 +204,30 @@ class AfterAPause(MailTask):
         return super().apply_async(args, kwargs, **options)
 
 
+def _moment(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+def _owed_for(match_id: int, version: int, started: str | None) -> tuple[object, ...]:
+    """A turn message's arguments as it got them, to owe it again."""
+    return (match_id, version) if started is None else (match_id, version, started)
+
+
 @shared_task(base=AfterAPause)
-def turn_email(match_id: int, version: int) -> bool:
+def turn_email(match_id: int, version: int, started: str | None = None) -> bool:
     """Send "Es tu turno" to the person on turn, with their other waiting games (once a turn).
 
-    While they are on the board, look again when the quiet period ends (the
-    follow-up sweep publishes it then).
+    Owed for the turn that began at `started` (ISO 8601; left out by rows
+    recorded before it travelled, which go by `version`). While they are on
+    the board, look again when the quiet period ends (the follow-up sweep
+    publishes it then).
     """
+    moment = _moment(started)
     try:
-        return mail.send_your_turn(match_id=match_id, version=version) > 0
+        return mail.send_your_turn(match_id=match_id, version=version, started=moment) > 0
     except mail.NotNow as later:
-        outbox.defer("games.tasks.turn_email", match_id, version, until=later.until)
+        args = _owed_for(match_id, version, started)
+        outbox.defer("games.tasks.turn_email", *args, until=later.until)
         return False
 
 
@@ -226,12 +248,15 @@ def invitation_email(challenge_id: int) -> int:
 
 
 @shared_task(base=MailTask)
-def turn_push(match_id: int, version: int) -> int:
+def turn_push(match_id: int, version: int, started: str | None = None) -> int:
     """ "Es tu turno" as a Web Push message, at the email's moment and with its quiet rules."""
+    moment = _moment(started)
     try:
-        return mail.push.send_turn_push(match_id=match_id, version=version)
+        return mail.push.send_turn_push(match_id=match_id, version=version, started=moment)
     except mail.NotNow as later:
-        outbox.defer("games.tasks.turn_push", match_id, version, until=later.until)
+        outbox.defer(
+            "games.tasks.turn_push", *_owed_for(match_id, version, started), until=later.until
+        )
         return 0
 
 
@@ -319,10 +344,18 @@ def nudge_stuck_bots(batch: int = 100) -> int:
 
 # Bounded: a typical game takes a few seconds of CPU (bench/analysis.py); a
 # game that runs past these limits is marked failed and may be asked for again.
-@shared_task(**RETRYING, soft_time_limit=200, time_limit=int(RUNS_AT_MOST.total_seconds()))
-def analyse_game(analysis_id: int) -> str:
-    """Rate every decision of a finished game; run again, it rewrites the same rows."""
-    row = services.game_analysis_run(analysis_id=analysis_id)
+@shared_task(
+    bind=True, **RETRYING, soft_time_limit=200, time_limit=int(RUNS_AT_MOST.total_seconds())
+)
+def analyse_game(self: Task[[int], str], analysis_id: int) -> str:
+    """Rate every decision of a finished game; run again, it rewrites the same rows.
+
+    A retry (the database went away mid-run) or a redelivery (the worker was
+    killed) finds the RUNNING mark its own earlier attempt left, and takes it up.
+    """
+    delivery = self.request.delivery_info or {}
+    again = bool(self.request.retries) or bool(delivery.get("redelivered"))
+    row = services.game_analysis_run(analysis_id=analysis_id, again=again)
     return row.status if row is not None else "gone"
 
 

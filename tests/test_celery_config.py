@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +24,7 @@ PRODUCTION = {
 READ = """
 import json
 from django.conf import settings
+from django.db import OperationalError
 from config import celery_app as app
 web_knows = sorted(name for name in app.tasks if name.startswith("games."))
 app.loader.import_default_modules()
@@ -38,6 +40,12 @@ print(json.dumps({
     "limits": {name: [task.soft_time_limit, task.time_limit] for name, task in app.tasks.items()},
     "backoff_max": {name: getattr(task, "retry_backoff_max", 0) for name, task in app.tasks.items()
                     if getattr(task, "autoretry_for", ())},
+    "database_retries": {
+        name: [int(task.retry_backoff), task.retry_backoff_max, task.max_retries,
+               getattr(task, "retry_jitter", True)]
+        for name, task in app.tasks.items()
+        if any(issubclass(e, OperationalError) for e in getattr(task, "autoretry_for", ()))
+    },
     "queues": {name: router.route({}, name)["queue"].name for name in app.tasks
                if name.startswith(("games.", "accounts."))},
 }))
@@ -76,6 +84,20 @@ def test_lost_work_comes_back_in_minutes_and_nothing_hangs_for_long():
     assert conf["connect"] <= 5
     assert conf["email_backend"] == "games.mail.smtp.EmailBackend"
     assert 0 < conf["email_timeout"] <= 30 < conf["soft"]
+
+
+def test_a_task_that_lost_the_database_retries_past_a_thirty_second_outage():
+    conf = production_settings()
+    retrying = conf["database_retries"]
+    assert {"games.tasks.bot_turn", "games.tasks.turn_email", "games.tasks.analyse_game"} <= set(
+        retrying
+    )
+    for name, (factor, longest, tries, jitter) in retrying.items():
+        # Celery's own schedule; "full jitter" could make every wait nearly nothing.
+        assert not jitter, name
+        waits = [get_exponential_backoff_interval(factor, n, longest, False) for n in range(tries)]
+        assert sum(waits) >= 2 * 30, (name, waits)  # twice the outage, to spare
+        assert max(waits) <= 30, (name, waits)  # the first try after it comes soon
 
 
 def test_bots_mail_and_sweeps_wait_in_queues_of_their_own():

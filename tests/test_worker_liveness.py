@@ -62,3 +62,17 @@ def test_a_worker_whose_broker_hangs_exits_by_itself_and_not_before(tmp_path):
     assert "ran no probe for" in output, output
     assert took < 45, took
     assert check(hostname, env) == 1  # stale: the healthcheck says so too
+
+
+def test_an_idle_worker_that_leaves_its_probe_waiting_is_wedged_in_seconds():
+    from config.liveness import not_consuming_for
+
+    limits = {"limit": 300, "idle_limit": 30}
+    # Idle, a probe the broker took waiting 31 s: it stopped consuming.
+    assert not_consuming_for(1000, 969, 969, **limits) == 31
+    assert not_consuming_for(1000, 990, 975, **limits) is None  # 25 s: not yet
+    # Busy with a long task (nothing owed while busy): only the long limit judges.
+    assert not_consuming_for(1000, 760, None, **limits) is None
+    assert not_consuming_for(1000, 699, None, **limits) == 301
+    # The broker away: no probe was taken, nothing is owed; the long limit again.
+    assert not_consuming_for(1000, 950, None, **limits) is None

@@ -297,9 +297,15 @@ _CELERY_BROKER_DIR = Path(env.str("CELERY_BROKER_DIR", default=str(BASE_DIR / ".
 # killed (Celery's default is an hour). It must stay above the longest time a
 # message legitimately sits unacknowledged in a worker: the longest countdown
 # the broker holds (the turn email's 60 s pause, database retries of at most
-# 60 s: mail retries wait in the database, games.services.outbox) and the longest hard
-# time limit (the digest's 230 s). 300 s is five times the first and above the
-# second; a stuck bot is nudged sooner still, after BOT_STUCK_AFTER.
+# 30 s: mail retries wait in the database, games.services.outbox) and the longest hard
+# time limit (the digest's and the analysis's 230 s). 300 s is five times the
+# first and above the second. It cannot be set per queue: kombu's Redis
+# transport keeps every queue's unacknowledged messages in one set, and any
+# consumer gives back those older than its own timeout (a bots worker with
+# 30 s would hand out a turn email in its pause, or an analysis mid-run). So
+# it is the slow backstop; what bounds lateness after a broker fault is the
+# outbox's re-drive, per queue (FOLLOW_UP_REDRIVE_SECONDS), and a stuck bot
+# is nudged sooner still, after BOT_STUCK_AFTER.
 CELERY_VISIBILITY_TIMEOUT = 300
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = (
     {
@@ -411,23 +417,33 @@ CELERY_QUEUE_NAMES = "bots,mail,sweeps,analysis"  # what `make run` and the test
 # from MAIL_RETRY_FIRST_SECONDS up to MAIL_RETRY_MAX_SECONDS (2 min, 4 min...
 # 6 h: about 14 hours in all), then a dead letter in the admin. `make chaos`
 # shortens them to run an outage of "20 minutes" in seconds.
-FOLLOW_UP_SWEEP_SECONDS = env.int("FOLLOW_UP_SWEEP_SECONDS", default=60)
-BOT_STUCK_AFTER = timedelta(seconds=env.int("BOT_STUCK_AFTER_SECONDS", default=60))
+# Every follow-up is owed within 2 minutes of its due time after a fault, a
+# bot's turn within 30 s (docs/OPERATIONS.md): the sweep runs every 10 s (an
+# indexed query of the rows due), and a bot that has owed an action for 10 s
+# gets its task again (looked for every 5 s), so a bot's turn lost with a
+# killed worker is played within 10 + 5 s and the restart of its worker.
+FOLLOW_UP_SWEEP_SECONDS = env.int("FOLLOW_UP_SWEEP_SECONDS", default=10)
+BOT_STUCK_AFTER = timedelta(seconds=env.int("BOT_STUCK_AFTER_SECONDS", default=10))
+BOT_NUDGE_SECONDS = env.int("BOT_NUDGE_SECONDS", default=5)
 # A published follow-up whose task has not reported that it ran by this many
 # seconds after the publish is published again by the sweep (the broker lost
-# it: Redis killed without persistence), per queue: a bot's turn is owed in
-# seconds; an email in minutes: above the visibility timeout plus a task's
-# hard time limit, because a mail whose worker died mid-send keeps its
-# "sending" claim for CELERY_VISIBILITY_TIMEOUT (games/mail/claims.py), and a
-# re-drive that came sooner would find it held and give up; an analysis
-# after its 230 s time limit, twice over. Each re-drive doubles the
-# wait; after FOLLOW_UP_REDRIVES_MAX the row is a dead letter in the admin.
-# As "bots=30,mail=300,..." in the environment (`make chaos` shortens them).
+# it: Redis killed without persistence, or stopped with the message taken by
+# a worker that lost it), per queue, from what its task takes: a bot's turn
+# runs in a second or two (docs/BOTS.md), so 10 s; an email waits out its
+# 60 s pause (the turn email) and may take EMAIL_TIMEOUT to send, so 90 s;
+# an analysis takes seconds of CPU (bench/analysis.py) behind the others of
+# its one-process queue, 90 s. A copy that comes too soon does nothing twice
+# (a bot's turn checks the version, an email its claim, which a copy finding
+# it held looks at again later, an analysis its RUNNING mark). Each re-drive
+# doubles the wait (a bot's no further than FOLLOW_UP_REDRIVE_LONGEST: the
+# worker may be killed again and again); after FOLLOW_UP_REDRIVES_MAX the
+# row is a dead letter in the admin. As "bots=10,mail=90,..." in the
+# environment.
 FOLLOW_UP_REDRIVE_SECONDS = {
-    "bots": 30,
-    "mail": 600,
-    "analysis": 600,
-    "default": 300,
+    "bots": 10,
+    "mail": 90,
+    "analysis": 90,
+    "default": 60,
     **{
         queue.strip(): int(seconds)
         for queue, _, seconds in (
@@ -435,6 +451,7 @@ FOLLOW_UP_REDRIVE_SECONDS = {
         )
     },
 }
+FOLLOW_UP_REDRIVE_LONGEST = {"bots": 20}
 FOLLOW_UP_REDRIVES_MAX = env.int("FOLLOW_UP_REDRIVES_MAX", default=8)
 MAIL_RETRY_FIRST_SECONDS = env.int("MAIL_RETRY_FIRST_SECONDS", default=120)
 MAIL_RETRY_MAX_SECONDS = env.int("MAIL_RETRY_MAX_SECONDS", default=6 * 60 * 60)
@@ -452,8 +469,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     "nudge-stuck-bots": {
         "task": "games.tasks.nudge_stuck_bots",
-        "schedule": FOLLOW_UP_SWEEP_SECONDS,
-        "options": {"expires": FOLLOW_UP_SWEEP_SECONDS},
+        "schedule": BOT_NUDGE_SECONDS,
+        "options": {"expires": BOT_NUDGE_SECONDS},
     },
     "close-absent-games": {
         "task": "games.tasks.close_absent_games",
@@ -496,11 +513,12 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": 60 * 60},
     },
     # Analysis after the game (docs/ANALYSIS.md): its task is owed through the
-    # outbox like any follow-up; this only sends again a run stuck RUNNING.
+    # outbox like any follow-up; this only sends again a run stuck RUNNING
+    # (games.services.analysis.stuck_after: a minute or so), within 2 minutes.
     "requeue-stuck-analyses": {
         "task": "games.tasks.requeue_stuck_analyses",
-        "schedule": 10 * 60,
-        "options": {"expires": 10 * 60},
+        "schedule": 30,
+        "options": {"expires": 30},
     },
 }
 

@@ -97,6 +97,13 @@ class TurnClock:
         """The waiting player may close the game by absence now."""
         return self.due_at is not None and now >= self.due_at
 
+    def may_keep_waiting(self, now: datetime) -> bool:
+        """The waiting player may choose to keep waiting: once a turn, and only
+        from the deadline on, when the choice has something to stop (the
+        sweep's closure). Before it the board offers nothing, and neither does
+        the API: a choice made then would only move the match's version."""
+        return self.claimable(now) and not self.waived
+
     def closes(self, now: datetime) -> bool:
         """The absence sweep closes the game now."""
         return self.closes_at is not None and now >= self.closes_at
@@ -176,6 +183,15 @@ def room_expired(last_move_at: datetime, now: datetime, pauses: Iterable[Pause] 
 def on_the_board(last_seen_at: datetime | None, now: datetime) -> bool:
     """The person looked at the board within TURN_EMAIL_QUIET: no email now."""
     return last_seen_at is not None and now - last_seen_at < TURN_EMAIL_QUIET
+
+
+def saw_it(last_seen_at: datetime | None, happened_at: datetime) -> bool:
+    """The person was on the board when it happened (seen within TURN_EMAIL_QUIET
+    before it), or came to the board since: they know, and no email tells
+    them. Asked about the moment the email is due, not the moment a worker
+    gets to it: a late email finds them gone and would tell them what they
+    watched."""
+    return on_the_board(last_seen_at, happened_at)
 
 
 def quiet_ends(last_seen_at: datetime) -> datetime:

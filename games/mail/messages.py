@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from django.conf import settings
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 
 from accounts.emails import send_templated_mail
@@ -103,18 +104,27 @@ def _send_once(key: str, recipient: Recipient, template_name: str, context: Cont
 # --- "Es tu turno" ------------------------------------------------------------------
 
 
-def send_your_turn(*, match_id: int, version: int) -> int:
+def turn_owed(match_id: int, version: int, started: datetime | None) -> QuerySet[Match]:
+    """The playing match whose turn an "Es tu turno" was owed for: the turn that
+    began at `started` (a turn's identity), so that nothing the waiting player
+    does meanwhile (keep waiting, a word) cancels it; `version` for a message
+    recorded before the turn's start travelled with it."""
+    moment = Q(turn_started_at=started) if started is not None else Q(version=version)
+    return Match.objects.filter(moment, pk=match_id, status=Match.Status.PLAYING)
+
+
+def send_your_turn(*, match_id: int, version: int, started: datetime | None = None) -> int:
     """Tell the person on turn, and list every other game waiting for their address.
 
-    Nothing when the match moved past `version`, the seat on turn is the computer
-    or wants no mail for every turn. Returns 1 when a message went out. NotNow
+    Nothing when the turn begun at `started` is over (turn_owed), the seat on
+    turn is the computer or wants no mail for every turn. Returns 1 when a message went out. NotNow
     while the person is on the board: they may leave before playing, so the
     caller looks again when the quiet period ends (the turn passing meanwhile
     makes that run a no-op).
     """
     match = (
-        Match.objects.select_related("turn_seat__room", "turn_seat__user")
-        .filter(pk=match_id, version=version, status=Match.Status.PLAYING)
+        turn_owed(match_id, version, started)
+        .select_related("turn_seat__room", "turn_seat__user")
         .first()
     )
     if match is None or match.turn_seat is None or match.turn_seat.is_bot:
@@ -250,7 +260,8 @@ def send_opponent_joined(*, room_id: int) -> int:
         return 0
     host.room = room
     recipient = recipient_for_seat(host)
-    if recipient is None or is_on_the_board(host, clock.now()):
+    # On the board when the guest sat down, or there since: the host knows.
+    if recipient is None or deadlines.saw_it(host.last_seen_at, guest.created_at):
         return 0
     joined = claims.claim_key(f"joined:{room.pk}")
     if joined is None:
@@ -263,7 +274,10 @@ def send_opponent_joined(*, room_id: int) -> int:
     context: Context = {
         "opponent": guest.nickname,
         "link": board_link(host),
-        "your_turn": on_turn is not None,
+        # Only a turn this message claims: one "Es tu turno" told already is not
+        # told twice (and who starts is no news then).
+        "your_turn": turn is not None,
+        "told": on_turn is not None and turn is None,
     }
     held = [joined] if turn is None else [joined, turn]
     return claims.send_claimed(held, lambda: _send(recipient, "opponent_joined", context))
@@ -304,7 +318,8 @@ def send_invitation(*, challenge_id: int) -> int:
 def send_match_ended(*, match_id: int) -> int:
     """Tell each player how the match (or partida, or session) ended, once each.
 
-    Not someone who is on the board right now: they saw it happen.
+    Not someone who was on the board when it ended, or came to it since: they
+    saw it (deadlines.saw_it), however late the worker is.
     """
     match = Match.objects.select_related("room").filter(pk=match_id).first()
     if match is None or match.status != Match.Status.FINISHED:
@@ -313,10 +328,12 @@ def send_match_ended(*, match_id: int) -> int:
     state = MatchState.from_json(match.state)
     reason = "expired" if room.status == Room.Status.EXPIRED else (state.end_reason or "won")
     now = clock.now()
+    ended = match.ended_at or now
     sent, busy = 0, ""
     for seat in Seat.objects.filter(room=room).select_related("user"):
         seat.room = room
-        if seat.is_bot or is_on_the_board(seat, now):
+        # On the board when it ended, or there since (checked now, at send time).
+        if seat.is_bot or deadlines.saw_it(seat.last_seen_at, ended):
             continue
         recipient = recipient_for_seat(seat)
         if recipient is None:

@@ -1,7 +1,7 @@
 """Web Push: "Es tu turno" on the phone, next to the email (RFC 8030, 8291, 8292).
 
 The same moment and the same quiet rules as the email (games.mail.messages
-send_your_turn): only for the seat on turn at that version, never for the
+send_your_turn): only for the seat on turn in the turn it was owed for, never for the
 computer, not while the person is on the board (NotNow: look again when the
 quiet period ends). Each browser gets each turn once, under a SentEmail key
 (games.mail.claims). pywebpush encrypts the message with the browser's keys
@@ -19,6 +19,7 @@ import ipaddress
 import json
 import logging
 import socket
+from datetime import datetime
 from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,8 +33,8 @@ from requests.adapters import HTTPAdapter
 
 from games.lib import clock, deadlines
 from games.mail import claims
-from games.mail.messages import NotNow, board_link, is_on_the_board
-from games.models import Match, PushSubscription, Seat
+from games.mail.messages import NotNow, board_link, is_on_the_board, turn_owed
+from games.models import PushSubscription, Seat
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +46,15 @@ def push_enabled() -> bool:
     return bool(settings.VAPID_PRIVATE_KEY and settings.VAPID_PUBLIC_KEY)
 
 
-def send_turn_push(*, match_id: int, version: int) -> int:
-    """Push "Es tu turno" to every browser the player on turn allowed; how many went out."""
+def send_turn_push(*, match_id: int, version: int, started: datetime | None = None) -> int:
+    """Push "Es tu turno" to every browser the player on turn allowed; how many went out.
+
+    Owed for the turn begun at `started`, as the email (turn_owed)."""
     if not push_enabled():
         return 0
     match = (
-        Match.objects.select_related("turn_seat__room", "turn_seat__user__profile")
-        .filter(pk=match_id, version=version, status=Match.Status.PLAYING)
+        turn_owed(match_id, version, started)
+        .select_related("turn_seat__room", "turn_seat__user__profile")
         .first()
     )
     if match is None or match.turn_seat is None or match.turn_seat.is_bot:

@@ -444,12 +444,30 @@ def _allowed(
     allowed: set[str] = set(state.allowed_actions(view_side))
     if ActionKind.CONDITIONAL_PLAYS in allowed and state.position_for(view_side).is_bearing_off():
         allowed.add(SiteAction.CONDITIONAL_GREEDY)
-    absence = _absence(match, seats, view_side, owing, pauses)
-    if absence and absence["can_claim"]:
+    turn = _waiting_clock(match, seats, view_side, owing, pauses)
+    now = clock.now()
+    if turn is not None and turn.claimable(now):
         allowed.add(SiteAction.CLAIM_ABSENCE)
-    if absence and not absence["kept_waiting"]:
+    if turn is not None and turn.may_keep_waiting(now):
         allowed.add(SiteAction.KEEP_WAITING)
     return sorted(allowed)
+
+
+def _waiting_clock(
+    match: Match,
+    seats: dict[int, Seat],
+    view_side: int | None,
+    owing: int | None,
+    pauses: dict[int, tuple[deadlines.Pause, ...]],
+) -> deadlines.TurnClock | None:
+    """The absence clock the waiting viewer runs against; None for anyone else,
+    or when no absence applies."""
+    if view_side is None or owing is None or owing == view_side:
+        return None
+    absent = seats.get(match.seat_number_of(owing))
+    own = pauses.get(absent.user_id, ()) if absent and absent.user_id else ()
+    turn = vacations.turn_clock(match, pauses=own)
+    return turn if turn.due_at is not None else None
 
 
 def _absence(
@@ -461,12 +479,8 @@ def _absence(
 ) -> AbsenceInfo | None:
     """For the waiting player: when the absent one may be closed out, and whether
     the board names that moment yet (show_deadline)."""
-    if view_side is None or owing is None or owing == view_side:
-        return None
-    absent = seats.get(match.seat_number_of(owing))
-    own = pauses.get(absent.user_id, ()) if absent and absent.user_id else ()
-    turn = vacations.turn_clock(match, pauses=own)
-    if turn.due_at is None:
+    turn = _waiting_clock(match, seats, view_side, owing, pauses)
+    if turn is None:
         return None
     now = clock.now()
     return {

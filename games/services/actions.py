@@ -132,6 +132,9 @@ def absence_keep_waiting(*, seat: Seat, version: object) -> Match:
     def act(table: Table, side: int) -> None:
         if table.owing_side() != 1 - side:
             raise Conflict("not_waiting", "only the waiting player may keep waiting")
+        turn = vacations.turn_clock(table.match)
+        if not turn.may_keep_waiting(table.now):
+            raise IllegalMoveError("wrong_phase" if turn.waived else "too_early")
         table.match.absence_waived_for = table.match.turn_started_at
 
     return _act(seat, version, act)

@@ -30,11 +30,33 @@ from games.selectors.records import turn_action
 from games.services import live, outbox
 
 TASK_NAME = "games.tasks.analyse_game"
-# A RUNNING analysis started longer ago than this is stuck, and is sent again.
-STUCK_AFTER = timedelta(minutes=30)
 # The analysis task's hard time limit (games.tasks.analyse_game): a run
 # started longer ago than this is over, whatever its row says.
 RUNS_AT_MOST = timedelta(seconds=230)
+# How long a run takes before any has finished here (bench/analysis.py: a few
+# seconds of bgsage for a typical game), and the least a RUNNING mark is given.
+EXPECTED_AT_FIRST = timedelta(seconds=15)
+STUCK_AT_LEAST = timedelta(minutes=1)
+# The recent runs whose duration says what to expect.
+RECENT_RUNS = 50
+
+
+def stuck_after() -> timedelta:
+    """A RUNNING mark older than this was left by an attempt that died.
+
+    Tied to what a run takes here: four times the longest of the last
+    RECENT_RUNS runs, at least STUCK_AT_LEAST (a busy machine, a slow start),
+    at most RUNS_AT_MOST (no run outlives its hard time limit). A live run
+    taken for dead costs a second evaluation, never a wrong row: both write
+    the same verdicts.
+    """
+    recent = (
+        GameAnalysis.objects.filter(status=GameAnalysis.Status.DONE, seconds__isnull=False)
+        .order_by("-pk")
+        .values_list("seconds", flat=True)[:RECENT_RUNS]
+    )
+    longest = max((s for s in recent if s is not None), default=EXPECTED_AT_FIRST.total_seconds())
+    return min(max(STUCK_AT_LEAST, timedelta(seconds=4 * longest)), RUNS_AT_MOST)
 
 
 def game_analysis_queue(*, game: Game) -> GameAnalysis:
@@ -61,16 +83,18 @@ def game_analysis_queue(*, game: Game) -> GameAnalysis:
     return row
 
 
-def game_analysis_run(*, analysis_id: int) -> GameAnalysis | None:
+def game_analysis_run(*, analysis_id: int, again: bool = False) -> GameAnalysis | None:
     """Evaluate every decision of the game and store the verdicts, replacing earlier ones.
 
     1. mark the row RUNNING (a short transaction);
     2. replay the match's Turn rows and rate the game's decisions (no transaction);
     3. replace the TurnAnalysis rows and store each player's figures, DONE.
-    A row already DONE is left as it is (the task came twice: the broker
-    redelivered it, or the follow-up sweep re-drove it), and so is one
-    RUNNING for less than the task's hard time limit (another worker is on
-    it); a RUNNING row older than that was left by a dead worker, and is run.
+    A row already DONE is left as it is (the task came twice: the follow-up
+    sweep re-drove it). A RUNNING row is run when the mark is this message's
+    own (`again`: Celery's retry of an attempt that lost the database, or the
+    broker's redelivery of a killed worker's message: that attempt is over)
+    or older than stuck_after() (left by a dead worker); a fresh mark of
+    another message is left to its worker.
     """
     row = GameAnalysis.objects.select_related("game__match__room").filter(pk=analysis_id).first()
     if row is None:
@@ -80,9 +104,10 @@ def game_analysis_run(*, analysis_id: int) -> GameAnalysis | None:
     if row.status == GameAnalysis.Status.DONE:
         return row
     if (
-        row.status == GameAnalysis.Status.RUNNING
+        not again
+        and row.status == GameAnalysis.Status.RUNNING
         and row.started_at is not None
-        and row.started_at > clock.now() - RUNS_AT_MOST
+        and row.started_at > clock.now() - stuck_after()
     ):
         return row
     GameAnalysis.objects.filter(pk=row.pk).update(
@@ -186,7 +211,7 @@ def _turn_row(row: GameAnalysis, turn: Turn, rating: analysis.Rating) -> TurnAna
 
 
 def requeue_stuck(*, limit: int = 50) -> int:
-    """Owe again the analyses RUNNING for longer than STUCK_AFTER; return how many.
+    """Owe again the analyses RUNNING for longer than stuck_after(); return how many.
 
     The outbox covers a message lost before a worker took it, and the broker
     gives back the message of a worker killed mid-run (acks_late,
@@ -203,7 +228,7 @@ def requeue_stuck(*, limit: int = 50) -> int:
     with transaction.atomic():
         ids = list(
             GameAnalysis.objects.select_for_update(skip_locked=True)
-            .filter(status=GameAnalysis.Status.RUNNING, started_at__lte=now - STUCK_AFTER)
+            .filter(status=GameAnalysis.Status.RUNNING, started_at__lte=now - stuck_after())
             .order_by("started_at")
             .values_list("pk", flat=True)[:limit]
         )

@@ -131,6 +131,9 @@ def challenge_accept(*, challenge: Challenge, user: Someone, language: str = "es
             user=author,
             language=_language_of(author),
         )
+        # The author is not on the site now (the one accepting is): never seen at
+        # this board, so the join and the turn are news to them.
+        Seat.objects.filter(pk=host.pk).update(last_seen_at=None)
         seat = room_join(
             room=host.room, nickname=account_name(account), user=account, language=language
         )

@@ -74,10 +74,13 @@ def queue_of(task: str) -> str:
 
 def redrive_after(task: str, redrives: int = 0) -> timedelta:
     """How long after a publish the task must have run, or the sweep publishes it
-    again: its queue's FOLLOW_UP_REDRIVE_SECONDS, doubled for each re-drive so far."""
+    again: its queue's FOLLOW_UP_REDRIVE_SECONDS, doubled for each re-drive so far,
+    up to the queue's FOLLOW_UP_REDRIVE_LONGEST if it has one."""
     deadlines: dict[str, int] = settings.FOLLOW_UP_REDRIVE_SECONDS
-    seconds = deadlines.get(queue_of(task), deadlines["default"])
-    return timedelta(seconds=seconds * 2 ** min(redrives, 10))
+    queue = queue_of(task)
+    seconds = deadlines.get(queue, deadlines["default"]) * 2 ** min(redrives, 10)
+    longest: dict[str, int] = settings.FOLLOW_UP_REDRIVE_LONGEST
+    return timedelta(seconds=min(seconds, longest.get(queue, seconds)))
 
 
 def mark_done(row_id: int) -> bool:

@@ -333,11 +333,11 @@ def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: b
         # Every time: after its own roll the bot still has to move.
         outbox.schedule("games.tasks.bot_turn", match.pk, match.version)
     elif turn_changed:
-        outbox.schedule(
-            "games.tasks.turn_email", match.pk, match.version, delay=deadlines.TURN_EMAIL_PAUSE
-        )
+        # Owed for the turn (its start is its identity), not for this version:
+        # the waiting player's own actions move the version, never the turn.
+        started = match.turn_started_at.isoformat() if match.turn_started_at else None
+        pause = deadlines.TURN_EMAIL_PAUSE
+        outbox.schedule("games.tasks.turn_email", match.pk, match.version, started, delay=pause)
         if turn_seat.user_id is not None:
             # Its phone too, if the account allowed notifications (games.mail.push).
-            outbox.schedule(
-                "games.tasks.turn_push", match.pk, match.version, delay=deadlines.TURN_EMAIL_PAUSE
-            )
+            outbox.schedule("games.tasks.turn_push", match.pk, match.version, started, delay=pause)

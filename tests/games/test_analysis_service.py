@@ -142,11 +142,57 @@ def test_a_run_stuck_running_is_owed_again_and_waits_its_turn(
     GameAnalysis.objects.filter(pk=row.pk).update(
         status=GameAnalysis.Status.RUNNING, started_at=clock()
     )
-    clock.tick(timedelta(minutes=29))
+    # No run finished here yet: a mark older than a minute was left by a dead attempt.
+    assert services.analysis.stuck_after() == timedelta(minutes=1)
+    clock.tick(timedelta(seconds=59))
     assert tasks.requeue_stuck_analyses() == 0  # maybe still running
-    clock.tick(timedelta(minutes=2))
+    clock.tick(timedelta(seconds=2))
     with django_capture_on_commit_callbacks(execute=True):
         assert tasks.requeue_stuck_analyses() == 1
     assert sent == [row.pk] and len(owed(row)) == 2
     assert tasks.requeue_stuck_analyses() == 0  # it waits its turn again
     assert tasks.analyse_game(row.pk) == "done"
+
+
+def test_a_mark_is_stuck_after_four_times_the_longest_recent_run(room, alice, bob, sent, clock):
+    play_out(room, alice, bob)
+    row = GameAnalysis.objects.get()
+    GameAnalysis.objects.filter(pk=row.pk).update(status=GameAnalysis.Status.DONE, seconds=40)
+    assert services.analysis.stuck_after() == timedelta(seconds=160)
+    GameAnalysis.objects.filter(pk=row.pk).update(seconds=3600)  # never past the hard limit
+    assert services.analysis.stuck_after() == services.analysis.RUNS_AT_MOST
+    GameAnalysis.objects.filter(pk=row.pk).update(seconds=2)  # never under a minute
+    assert services.analysis.stuck_after() == timedelta(minutes=1)
+
+
+def test_a_retry_takes_up_the_run_its_own_dead_attempt_left_running(room, alice, bob, sent, clock):
+    play_out(room, alice, bob)
+    row = GameAnalysis.objects.get()
+    # The first attempt marked it RUNNING and lost the database (it could not
+    # write FAILED either); Celery retries the same task.
+    GameAnalysis.objects.filter(pk=row.pk).update(
+        status=GameAnalysis.Status.RUNNING, started_at=clock()
+    )
+    clock.tick(timedelta(seconds=4))
+    assert tasks.analyse_game.apply(args=(row.pk,), retries=1).get() == "done"
+
+
+def test_a_redelivered_message_takes_up_the_run_its_killed_worker_left(
+    room, alice, bob, sent, clock
+):
+    play_out(room, alice, bob)
+    row = GameAnalysis.objects.get()
+    GameAnalysis.objects.filter(pk=row.pk).update(
+        status=GameAnalysis.Status.RUNNING, started_at=clock()
+    )
+    assert services.game_analysis_run(analysis_id=row.pk, again=True).status == "done"
+
+
+def test_another_copy_leaves_a_fresh_run_to_its_worker(room, alice, bob, sent, clock):
+    play_out(room, alice, bob)
+    row = GameAnalysis.objects.get()
+    GameAnalysis.objects.filter(pk=row.pk).update(
+        status=GameAnalysis.Status.RUNNING, started_at=clock()
+    )
+    clock.tick(timedelta(seconds=30))
+    assert tasks.analyse_game(row.pk) == "running"  # the outbox's re-drive, say

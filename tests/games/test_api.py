@@ -168,6 +168,7 @@ BAD_REQUESTS = [
     case("doubling after the roll", "alice", "double", {"version": 1}, 422),
     case("the seat not on turn", "bob", "play", {"version": 1, "play": GOOD}, 409, "not_your_turn"),
     case("stale version", "alice", "play", {"version": 0, "play": GOOD}, 409, "stale_version"),
+    case("keeping waiting at once", "bob", "keep_waiting", {"version": 1}, 422, "too_early"),
     case("spectator acting", "carol", "play", {"version": 1, "play": GOOD}, 403, "not_seat_holder"),
     case("missing token", "nobody", "roll", {"version": 1}, 403, "not_seat_holder"),
     case(
@@ -214,6 +215,26 @@ def test_a_bad_request_gets_its_4xx_and_changes_nothing(
         assert error["code"] == code
     assert error["message"]
     assert snapshot() == before
+
+
+def test_keeping_waiting_is_offered_and_taken_only_once_the_deadline_passed(room, bob, clock):
+    from datetime import timedelta
+
+    bind(bob, room)  # alice is on turn; bob waits
+    assert "keep_waiting" not in bob.client.get(state_url(room)).json()["match"]["allowed"]
+    clock.tick(timedelta(hours=47, minutes=59))
+    assert "keep_waiting" not in bob.client.get(state_url(room)).json()["match"]["allowed"]
+    early = post_json(bob.client, action_url(room, "keep_waiting"), {"version": 1})
+    assert early.status_code == 422 and early.json()["error"]["code"] == "too_early"
+    assert version_of(room) == 1
+
+    clock.tick(timedelta(minutes=1))
+    assert "keep_waiting" in bob.client.get(state_url(room)).json()["match"]["allowed"]
+    kept = post_json(bob.client, action_url(room, "keep_waiting"), {"version": 1})
+    assert kept.status_code == 200, kept.content
+    assert "keep_waiting" not in kept.json()["match"]["allowed"]
+    again = post_json(bob.client, action_url(room, "keep_waiting"), {"version": 2})
+    assert again.status_code == 422 and again.json()["error"]["code"] == "wrong_phase"
 
 
 def test_the_forged_seat_link_is_refused_and_binds_nothing(room, mallory):

@@ -25,7 +25,7 @@ from django.utils import timezone
 from games import services
 from games.engine import MatchRules
 from games.lib import clock
-from games.models import FollowUp, GameAnalysis, Match, Turn
+from games.models import FollowUp, GameAnalysis, Match, Seat, Turn
 from games.services import outbox
 from tests.celery_worker import celery_worker
 from tests.helpers import Inbox, current_match, database_url_for_the_worker, free_port
@@ -80,6 +80,9 @@ def people_room(dice, n):
     services.room_join(
         room=host.room, nickname=f"leo{n}", email=f"leo{n}@example.com", email_consent=True
     )
+    # Neither watched the join or the end (the clock stands still here: they
+    # would have been on the board at that very moment): they left long before.
+    Seat.objects.filter(room=host.room).update(last_seen_at=clock.now() - timedelta(hours=1))
     services.match_resign(seat=host, version=current_match(host.room).version)
     return host.room
 

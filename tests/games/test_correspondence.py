@@ -282,6 +282,49 @@ class TestEvents:
         assert tasks.opponent_joined_email(alice.seat.room_id) == 0
         assert mailoutbox == []
 
+    def test_a_late_sat_down_email_never_announces_a_turn_already_announced(
+        self, alice, clock, dice, mailoutbox
+    ):
+        clock.tick(timedelta(hours=1))  # alice left the board
+        dice.push((3, 1))  # alice opens: her turn
+        services.room_join(room=alice.seat.room, nickname="bob")
+        match = current_match(alice.seat.room)
+        # The mail worker took "Es tu turno" first (the joined email was late).
+        clock.tick(timedelta(minutes=1))
+        assert tasks.turn_email(match.pk, match.version) is True
+        assert tasks.opponent_joined_email(alice.seat.room_id) == 1
+        told, joined = mailoutbox
+        assert told.subject == "Empieza la partida 1 contra bob: la partida simple"
+        assert joined.subject == "bob se sentó a tu mesa"
+        assert "es tu turno" not in joined.body
+        assert "Empieza bob" not in joined.body  # nor the opposite: alice starts
+
+    def test_nobody_is_mailed_the_end_of_a_match_they_watched_end(
+        self, room, alice, bob, clock, mailoutbox
+    ):
+        consent(bob)
+        clock.tick(timedelta(hours=1))
+        services.seat_seen(seat=alice.seat)  # both on the board when it ends
+        services.seat_seen(seat=bob.seat)
+        match = services.match_resign(seat=alice.seat, version=1)
+        # The mail worker comes ten minutes late: both have left the board by then.
+        clock.tick(timedelta(minutes=10))
+        assert tasks.match_ended_email(match.pk) == 0
+        assert mailoutbox == []
+
+    def test_a_player_who_came_to_the_board_after_the_end_is_not_mailed_it(
+        self, room, alice, bob, clock, mailoutbox
+    ):
+        consent(bob)
+        clock.tick(timedelta(hours=1))
+        match = services.match_resign(seat=alice.seat, version=1)
+        clock.tick(timedelta(minutes=5))
+        services.seat_seen(seat=bob.seat)  # bob saw the result, then left
+        clock.tick(timedelta(minutes=5))
+        assert tasks.match_ended_email(match.pk) == 1  # alice only
+        [email] = mailoutbox
+        assert email.to == ["alice@example.com"]
+
     def test_both_players_hear_how_it_ended_but_not_the_one_on_the_board(
         self, room, alice, bob, clock, mailoutbox, settings
     ):

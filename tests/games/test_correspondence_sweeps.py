@@ -2,7 +2,8 @@
 
 Two rooms from the same Monday morning. In the first, alice is on turn and
 bob waits; in the second, eva is on turn and fede, waiting, chooses to keep
-waiting. Everyone consented to mail. Every sweep runs twice each time.
+waiting once the deadline came (the only time he may). Everyone consented to
+mail. Every sweep runs twice each time.
 """
 
 import smtplib
@@ -51,12 +52,15 @@ def second_room(room, dice, bob):
     eva = services.room_create(
         rules=MatchRules(), nickname="eva", email="eva@example.com", email_consent=True
     )
-    fede = services.room_join(
-        room=eva.room, nickname="fede", email="fede@example.com", email_consent=True
-    )
-    services.absence_keep_waiting(seat=fede, version=1)
+    services.room_join(room=eva.room, nickname="fede", email="fede@example.com", email_consent=True)
     Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
     return eva.room
+
+
+def fede_keeps_waiting(room):
+    """fede, waiting in the second room, chooses to keep waiting (from 48 h on)."""
+    fede = Seat.objects.get(room=room, number=2)
+    services.absence_keep_waiting(seat=fede, version=current_match(room).version)
 
 
 def test_the_reminder_the_absence_closure_and_the_expiry_each_happen_once(
@@ -77,6 +81,7 @@ def test_the_reminder_the_absence_closure_and_the_expiry_each_happen_once(
 
     # 48 h: alice's game closes by absence; fede kept waiting and is told he may close.
     clock.tick(timedelta(hours=24))
+    fede_keeps_waiting(second_room)
     assert sweep() == {"close_absent_games": 1, "send_absence_claimable": 1}
     match = current_match(room)
     assert match.status == Match.Status.FINISHED and match.winner_side == 1
@@ -91,8 +96,9 @@ def test_the_reminder_the_absence_closure_and_the_expiry_each_happen_once(
     assert "Ganaste contra alice por ausencia" in to_bob.body
     mailoutbox.clear()
 
-    # A few days on: nothing new until the seventh day.
-    clock.tick(timedelta(days=4, hours=23))
+    # A few days on: nothing new until the seventh day after fede's choice, the
+    # room's last move.
+    clock.tick(timedelta(days=6, hours=23))
     assert sweep() == {}
 
     # 7 days: the second room expires with no winner; the first one is over already.
@@ -154,6 +160,8 @@ def test_a_failed_sweep_email_is_sent_by_the_retry(
     second_room, clock, mailoutbox, task, after, due
 ):
     clock.tick(after)
+    if task is tasks.send_absence_claimable:
+        fede_keeps_waiting(second_room)
     refused = smtplib.SMTPServerDisconnected("the server went away")
     with mock.patch("games.mail.messages.send_templated_mail", side_effect=refused):
         assert task() == 0
@@ -193,6 +201,7 @@ def test_a_may_close_email_whose_turn_was_played_meanwhile_goes_to_nobody(
     second_room, clock, monkeypatch, mailoutbox
 ):
     clock.tick(timedelta(hours=48))
+    fede_keeps_waiting(second_room)
     _play_right_after_the_claim(monkeypatch, second_room, 1)  # eva plays: fede is on turn
     assert tasks.send_absence_claimable() == 0
     assert mailoutbox == []

@@ -18,7 +18,7 @@ from kombu.exceptions import OperationalError as BrokerDown
 
 from games import services, tasks
 from games.engine import MatchRules
-from games.mail import claims
+from games.lib import deadlines
 from games.models import FollowUp, GameAnalysis, Match, Seat, Turn
 from games.services import outbox
 from tests.helpers import action_url, bind, current_match, play_out, post_json
@@ -84,7 +84,9 @@ def test_a_move_with_the_broker_down_is_saved_answered_and_its_email_sent_later(
     assert response.status_code == 200
     assert response.json()["version"] == 2  # the answer is the saved state
     [owed] = FollowUp.objects.filter(task="games.tasks.turn_email")
-    assert owed.args == [current_match(room).pk, 2] and owed.published_at is None
+    match = current_match(room)
+    assert owed.args == [match.pk, 2, match.turn_started_at.isoformat()]
+    assert owed.published_at is None
 
     assert sweep(clock) == 0  # still down: the row waits
     assert mailoutbox == []
@@ -128,7 +130,7 @@ def test_a_join_and_a_bot_room_with_the_broker_down_keep_their_seat(
     assert Match.objects.get(room__slug=slug).turn_seat.number == 1
 
 
-def test_a_bot_whose_task_was_lost_gets_it_again_after_a_minute(
+def test_a_bot_whose_task_was_lost_gets_it_again_within_seconds(
     db, clock, dice, random_bots, broker, django_capture_on_commit_callbacks
 ):
     dice.push((1, 3))  # the bot starts
@@ -139,8 +141,9 @@ def test_a_bot_whose_task_was_lost_gets_it_again_after_a_minute(
     match = current_match(seat.room)
     assert match.turn_seat.number == 2
 
-    clock.tick(timedelta(seconds=30))
-    assert tasks.nudge_stuck_bots() == 0  # not a minute yet
+    clock.tick(timedelta(seconds=9))
+    assert tasks.nudge_stuck_bots() == 0  # not 10 s yet
+    clock.tick(timedelta(seconds=1))
     with committing(django_capture_on_commit_callbacks):
         assert sweep(clock) >= 1
     match.refresh_from_db()
@@ -212,9 +215,9 @@ def test_a_bot_turn_the_broker_lost_is_published_again_seconds_later(
     row = owed_row("games.tasks.bot_turn")
     assert broker.lost == [("games.tasks.bot_turn", tuple(row.args))]
     assert row.published_at == clock() and row.done_at is None
-    assert row.due_at == clock() + timedelta(seconds=30)  # the bots' deadline
+    assert row.due_at == clock() + timedelta(seconds=10)  # the bots' deadline
 
-    clock.tick(timedelta(seconds=29))
+    clock.tick(timedelta(seconds=9))
     assert outbox.publish_due() == 0  # maybe still on its way
     broker.lose = False
     clock.tick(timedelta(seconds=1))
@@ -236,9 +239,9 @@ def test_an_email_the_broker_lost_is_owed_within_minutes_and_sent_once(
     assert row.published_at is not None and row.done_at is None
     broker.lose = False
 
-    clock.tick(timedelta(minutes=9))
-    assert outbox.publish_due() == 0  # an email is owed in minutes, not seconds
-    clock.tick(timedelta(minutes=1))
+    clock.tick(timedelta(seconds=89))
+    assert outbox.publish_due() == 0  # maybe still in the turn email's pause, or sending
+    clock.tick(timedelta(seconds=1))
     assert outbox.publish_due() == 2  # the email, and the game's analysis lost with it
     [email] = mailoutbox
     assert email.to == ["bob@example.com"]
@@ -248,14 +251,21 @@ def test_an_email_the_broker_lost_is_owed_within_minutes_and_sent_once(
     assert outbox.publish_due() == 0 and len(mailoutbox) == 1
 
 
-def test_an_email_is_driven_again_only_once_a_dead_workers_claim_is_stale(settings):
-    # Sooner, the second copy would find the "sending" claim of a worker killed
-    # mid-send still fresh, give up, and the email would be lost.
-    mail = timedelta(seconds=settings.FOLLOW_UP_REDRIVE_SECONDS["mail"])
-    longest_run = timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT)
-    assert outbox.redrive_after("games.tasks.match_ended_email") == mail
-    assert mail > claims.stale_claim_after() + longest_run
-    assert outbox.redrive_after("games.tasks.bot_turn") == timedelta(seconds=30)
+def test_each_queue_is_driven_again_soon_after_its_task_should_have_run(settings):
+    sweep = outbox.sweep_every()
+    # An email: after the turn email's pause and a slow server, within 2 minutes.
+    mail = outbox.redrive_after("games.tasks.match_ended_email")
+    assert mail == outbox.redrive_after("games.tasks.turn_email")
+    pause, server = deadlines.TURN_EMAIL_PAUSE, timedelta(seconds=settings.EMAIL_TIMEOUT)
+    assert pause + server <= mail and mail + sweep <= timedelta(minutes=2)
+    analysis = outbox.redrive_after("games.tasks.analyse_game")
+    assert analysis + sweep <= timedelta(minutes=2)
+    # A bot's turn within 30 s, however often its worker is killed.
+    bots = [outbox.redrive_after("games.tasks.bot_turn", n) for n in range(8)]
+    assert all(wait + sweep <= timedelta(seconds=30) for wait in bots), bots
+    # A bot's turn lost with its worker is nudged soon, leaving time for the restart.
+    nudge = timedelta(seconds=settings.CELERY_BEAT_SCHEDULE["nudge-stuck-bots"]["schedule"])
+    assert settings.BOT_STUCK_AFTER + nudge <= timedelta(seconds=15)
 
 
 def worker_died_before_marking(row):
@@ -327,10 +337,10 @@ def test_an_analysis_running_elsewhere_is_left_to_it_one_left_by_a_dead_worker_i
     GameAnalysis.objects.filter(pk=analysis.pk).update(
         status=GameAnalysis.Status.RUNNING, started_at=clock()
     )
-    clock.tick(timedelta(seconds=100))
+    clock.tick(timedelta(seconds=50))
     assert tasks.analyse_game(analysis.pk) == "running"  # another worker is on it
-    clock.tick(services.analysis.RUNS_AT_MOST)
-    assert tasks.analyse_game(analysis.pk) == "done"  # that one was killed long ago
+    clock.tick(services.analysis.stuck_after())
+    assert tasks.analyse_game(analysis.pk) == "done"  # that one was killed
 
 
 def test_re_drives_back_off_then_the_row_is_a_dead_letter_until_it_runs(
@@ -349,7 +359,7 @@ def test_re_drives_back_off_then_the_row_is_a_dead_letter_until_it_runs(
         assert outbox.publish_due() == 1  # published again, not done
     row.refresh_from_db()
     waits.append(row.due_at - clock())
-    assert [wait.total_seconds() for wait in waits] == [30, 60, 120, 240]
+    assert [wait.total_seconds() for wait in waits] == [10, 20, 20, 20]  # a bot's, capped
     assert row.redrives == 3 and row.failed_at is None
     clock.tick(row.due_at - clock())
     assert outbox.publish_due() == 0

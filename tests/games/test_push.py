@@ -53,7 +53,9 @@ def test_es_tu_turno_reaches_the_browser_signed_and_encrypted_once(
     services.push_subscribe(user=bea, **_flat(browser.subscription()))
     match = bea_on_turn(bea, clock, dice)
     owed = FollowUp.objects.filter(task="games.tasks.turn_push")
-    assert [row.args for row in owed] == [[match.pk, match.version]]
+    assert [row.args for row in owed] == [
+        [match.pk, match.version, match.turn_started_at.isoformat()]
+    ]
 
     assert tasks.turn_push(match.pk, match.version) == 1
     assert tasks.turn_push(match.pk, match.version) == 0  # each turn once per browser

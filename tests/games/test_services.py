@@ -503,6 +503,9 @@ class TestAbsence:
             services.game_claim_absence(seat=bob.seat, version=match.version)
 
     def test_keeping_waiting_marks_this_turn_only(self, room, alice, bob, clock):
+        with pytest.raises(IllegalMoveError):  # nothing to choose before the deadline
+            services.absence_keep_waiting(seat=bob.seat, version=1)
+        clock.tick(timedelta(hours=48))
         match = services.absence_keep_waiting(seat=bob.seat, version=1)
         assert match.absence_waived_for == match.turn_started_at == START
         assert match.version == 2
@@ -566,7 +569,7 @@ class TestFollowUp:
         with django_capture_on_commit_callbacks(execute=True) as callbacks:
             match = services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
         assert len(callbacks) == 1
-        assert sent == [(match.pk, 2)]
+        assert sent == [(match.pk, 2, match.turn_started_at.isoformat())]
 
     def test_the_bot_is_called_for_its_turn(
         self, db, clock, dice, django_capture_on_commit_callbacks, monkeypatch

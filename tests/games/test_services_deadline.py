@@ -43,9 +43,9 @@ class TestTheServicesWriteIt:
         assert due_at(room) == START + timedelta(hours=1 + 48)
 
     def test_keeping_waiting_keeps_the_deadline_but_stops_the_sweep(self, room, bob, clock):
+        clock.tick(timedelta(hours=48))
         match = services.absence_keep_waiting(seat=bob.seat, version=1)
         assert match.absence_due_at == DEADLINE
-        clock.tick(timedelta(hours=48))
         assert selectors.absent_due() == []
         assert due.absence_claimable_due() == [match.pk]
 
@@ -161,6 +161,7 @@ class TestTheSweepsReadIt:
 
 class TestTheMigration:
     def test_it_fills_the_running_matches_by_the_same_rule(self, room, bob, clock, dice):
+        clock.tick(timedelta(hours=48))
         services.absence_keep_waiting(seat=bob.seat, version=1)
         bot = services.room_create(rules=MatchRules(), nickname="eva", bot="domador").room
         Match.objects.update(absence_due_at=None)

@@ -32,8 +32,9 @@ class TestAbsenceSweep:
         assert selectors.absent_due() == []
 
     def test_keeping_waiting_stops_the_closure_of_this_turn(self, room, alice, bob, clock):
+        clock.tick(timedelta(hours=48))
         services.absence_keep_waiting(seat=bob.seat, version=1)
-        clock.tick(timedelta(days=3))
+        clock.tick(timedelta(days=1))
         assert selectors.absent_due() == []
         assert services.absence_close(match_id=current_match(room).pk) is None
         # bob may still close it himself
@@ -82,7 +83,8 @@ class TestExpiry:
         assert selectors.idle_rooms_due() == []
 
     def test_a_game_idle_seven_days_ends_with_no_winner(self, room, alice, bob, clock):
-        services.absence_keep_waiting(seat=bob.seat, version=1)
+        clock.tick(timedelta(hours=48))
+        services.absence_keep_waiting(seat=bob.seat, version=1)  # counts as the last move
         clock.tick(timedelta(days=6, hours=23))
         assert selectors.idle_rooms_due() == []
         assert services.room_expire(room_id=room.pk) is None

@@ -58,7 +58,7 @@ def test_a_person_plays_a_whole_game_against_the_bot(db, clock, dice, random_bot
         worker(services.game_play, seat=alice.seat, version=match.version, play=play)
     assert current_match(room).status == Match.Status.FINISHED
     # Each bot move handed the turn back to alice, and asked for her email.
-    assert worker.emails and {match_id for match_id, _ in worker.emails} == {room.matches.get().pk}
+    assert worker.emails and {args[0] for args in worker.emails} == {room.matches.get().pk}
 
 
 def test_the_bot_takes_its_decisions_with_the_cube(db, clock, dice, random_bots, worker):

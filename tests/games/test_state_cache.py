@@ -100,29 +100,34 @@ def test_every_viewer_and_language_is_served_the_fresh_state(table, room):
 
 # Each change, after its setup (cached first), moves what the state says; most
 # of them move no version.
-def nothing(room, alice, bob):
+def nothing(room, alice, bob, clock):
     pass
 
 
-def a_move(room, alice, bob):
+def a_move(room, alice, bob, clock):
     play_first(room, alice)
 
 
-def a_message(room, alice, bob):
+def a_message(room, alice, bob, clock):
     services.message_send(seat=alice.seat, text="suerte")
 
 
-def a_mute(room, alice, bob):
+def a_mute(room, alice, bob, clock):
     services.messages_mute(seat=bob.seat)
 
 
-def a_written_answer(room, alice, bob):
+def a_written_answer(room, alice, bob, clock):
     version = current_match(room).version
     services.game_conditional_answer(seat=alice.seat, version=version, answer="take")
     assert current_match(room).version == version
 
 
-def keep_waiting(room, alice, bob):
+def two_days_after_a_move(room, alice, bob, clock):
+    play_first(room, alice)
+    clock.tick(timedelta(hours=48))  # alice may keep waiting only from the deadline on
+
+
+def keep_waiting(room, alice, bob, clock):
     services.absence_keep_waiting(seat=alice.seat, version=current_match(room).version)
 
 
@@ -131,15 +136,15 @@ CHANGES = [
     (nothing, a_message),
     (a_message, a_mute),
     (a_move, a_written_answer),  # bob may double: alice writes her answer
-    (a_move, keep_waiting),
+    (two_days_after_a_move, keep_waiting),
 ]
 
 
 @pytest.mark.parametrize(("setup", "change"), CHANGES, ids=lambda c: c.__name__)
-def test_a_change_is_served_at_once(table, room, alice, bob, setup, change):
-    setup(room, alice, bob)
+def test_a_change_is_served_at_once(table, room, alice, bob, clock, setup, change):
+    setup(room, alice, bob, clock)
     before = bodies(table, room)
-    change(room, alice, bob)
+    change(room, alice, bob, clock)
     assert_served_fresh(table, room)
     assert bodies(table, room) != before
 

@@ -12,8 +12,8 @@ from accounts.models import Profile
 from accounts.recipients import recipient_for_seat
 from games import services, tasks
 from games.engine import Format, MatchRules
-from games.models import Seat
-from tests.helpers import current_match, version_of
+from games.models import FollowUp, Seat
+from tests.helpers import current_match, first_legal_play, version_of
 
 pytestmark = pytest.mark.django_db
 
@@ -169,3 +169,36 @@ def test_the_json_api_takes_the_time_zone_too_and_ignores_a_wrong_type(db, clien
     response = client.post(reverse("games:api_create"), body, content_type="application/json")
     assert response.status_code == 201
     assert Seat.objects.get(nickname="eva").time_zone == ""
+
+
+def test_nothing_the_waiting_player_does_cancels_the_turn_email_owed(clock, dice, mailoutbox):
+    ana = services.room_create(rules=MatchRules(), nickname="ana")
+    dice.push((3, 1))
+    beto = services.room_join(room=ana.room, nickname="beto")
+    mail_to(beto)
+    room = ana.room
+    services.game_play(seat=ana, version=version_of(room), play=[[8, 5], [6, 5]])
+    owed = FollowUp.objects.filter(task="games.tasks.turn_email").latest("pk")  # beto's
+    # The mail worker is late (an outage); meanwhile ana, waiting, keeps waiting
+    # and so moves the match's version. beto's turn is the same and untold.
+    clock.tick(timedelta(hours=48))
+    services.absence_keep_waiting(seat=ana, version=version_of(room))
+    assert tasks.turn_email(*owed.args) is True
+    [email] = mailoutbox
+    assert email.to == ["beto@example.com"]
+    assert tasks.turn_email(*owed.args) is False  # once a turn
+
+
+def test_a_turn_email_owed_for_a_turn_that_passed_sends_nothing(clock, dice, mailoutbox):
+    ana = services.room_create(rules=MatchRules(), nickname="ana")
+    dice.push((3, 1))
+    beto = services.room_join(room=ana.room, nickname="beto")
+    mail_to(beto)
+    room = ana.room
+    services.game_play(seat=ana, version=version_of(room), play=[[8, 5], [6, 5]])
+    owed = FollowUp.objects.filter(task="games.tasks.turn_email").latest("pk")  # beto's
+    clock.tick(timedelta(hours=1))
+    side = current_match(room).side_of(beto)
+    services.game_play(seat=beto, version=version_of(room), play=first_legal_play(room, side))
+    assert tasks.turn_email(*owed.args) is False  # beto played: that turn is over
+    assert mailoutbox == []

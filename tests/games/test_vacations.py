@@ -84,7 +84,9 @@ class TestTheSweepsWithVacation:
 
     def test_a_room_waiting_for_a_player_on_vacation_does_not_expire(self, seated, ben, clock):
         room = seated[0].seat.room
-        # ana keeps waiting, so absence never closes it: only the idle days count.
+        # ana keeps waiting (from the deadline on: it counts as the room's last
+        # move), so absence never closes it: only the idle days count.
+        clock.tick(2 * DAY)
         services.absence_keep_waiting(seat=seated[0].seat, version=current_match(room).version)
         vacation_start(user=ben, days=10)
         clock.tick(8 * DAY)
