@@ -29,7 +29,8 @@ def test_every_group_has_four_to_eight_players_and_every_seed_once(players, larg
         dealt = groups(players, largest=largest)
     except ValueError:
         # Only when no groups of 4 to `largest` can hold the field (5 in groups of 4).
-        assert largest < 8 and players % largest and players // largest * largest < 4 * -(-players // largest)
+        count = -(-players // largest)
+        assert largest < 8 and players < 4 * count
         return
     assert all(4 <= len(group) <= largest for group in dealt)
     assert sorted(itertools.chain(*dealt)) == list(range(1, players + 1))
