@@ -14,6 +14,7 @@ from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
@@ -198,7 +199,8 @@ def tournament_withdraw(request: HttpRequest, slug: str) -> HttpResponse:
 def _act(request: HttpRequest, slug: str, service: object, done: str) -> HttpResponse:
     tournament = _tournament_or_404(slug)
     if not request.user.is_authenticated:
-        return redirect_to_login(request.path)
+        # Back to the tournament's page after logging in (the button is there).
+        return redirect_to_login(reverse("games:tournament", args=[slug]))
     assert callable(service)
     try:
         service(tournament=tournament, user=request.user)
