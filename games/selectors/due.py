@@ -60,8 +60,14 @@ def idle_rooms_due(*, limit: int = 100) -> list[int]:
 def tournaments_due(*, limit: int = 100) -> list[int]:
     """Open tournaments whose start has come: started with their minimum, or
     cancelled (games.services.tournaments.tournament_start_due)."""
-    due = Tournament.objects.filter(status=Tournament.Status.OPEN, starts_at__lte=clock.now())
-    return list(due.order_by("starts_at").values_list("pk", flat=True)[:limit])
+    return list(tournaments_due_query().values_list("pk", flat=True)[:limit])
+
+
+def tournaments_due_query() -> QuerySet[Tournament]:
+    """tournaments_due's query, on the partial index of open tournaments by start."""
+    return Tournament.objects.filter(
+        status=Tournament.Status.OPEN, starts_at__lte=clock.now()
+    ).order_by("starts_at")
 
 
 def stuck_bot_turns(*, older_than: timedelta, limit: int = 100) -> list[tuple[int, int]]:

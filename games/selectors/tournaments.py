@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from games.lib.errors import NotFound
 from games.models import ROOM_SLUG_PATTERN, Entry, Match, Tournament, TournamentMatch
@@ -63,11 +64,19 @@ def listed(*, length: int | None = None, rating: int | None = None) -> dict[str,
 
 
 def open_to_join(base: QuerySet[Tournament] | None = None) -> QuerySet[Tournament]:
-    """Open tournaments by start, with how many have joined (one query)."""
+    """Open tournaments by start, with how many have joined (one query: the count
+    is a subquery per listed row, on the entries' index, not a join of them all)."""
     base = Tournament.objects.all() if base is None else base
+    joined = (
+        Entry.objects.filter(tournament=OuterRef("pk"))
+        .order_by()
+        .values("tournament")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
     return (
         base.filter(status=Tournament.Status.OPEN)
-        .annotate(joined=Count("entries"))
+        .annotate(joined=Coalesce(Subquery(joined), 0))
         .order_by("starts_at")
     )
 
