@@ -72,6 +72,8 @@ class Room(models.Model):
     # (a tournament's cap; empty: no cap).
     days_per_move = models.PositiveSmallIntegerField(default=2, db_default=2)
     vacation_cap_days = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Off for a tournament's match: its next match comes by itself.
+    rematch = models.BooleanField(default=True, db_default=True)
 
     class Meta:
         indexes = [

@@ -332,6 +332,7 @@ def send_match_ended(*, match_id: int) -> int:
             "opponent": opponent.nickname if opponent else "",
             "score": list(state.score) if side == 0 else list(reversed(state.score)),
             "show_score": MatchRules.from_json(room.rules).format is not Format.SINGLE,
+            "days": room.days_per_move,
             "link": board_link(seat),
         }
         try:
@@ -405,7 +406,12 @@ def _claimable(match_id: int, started: datetime) -> Message | None:
     recipient = recipient_for_seat(waiting)
     if recipient is None:
         return None
-    context = {"opponent": absent.nickname, "since": started, "link": board_link(waiting)}
+    context = {
+        "opponent": absent.nickname,
+        "since": started,
+        "days": match.room.days_per_move,
+        "link": board_link(waiting),
+    }
     return recipient, "absence_claimable", context
 
 

@@ -34,6 +34,7 @@ class RoomInfo(TypedDict):
     rated: bool
     bot: str | None
     last_move_at: str | None
+    days_per_move: int
 
 
 class ViewerInfo(TypedDict):
@@ -230,6 +231,7 @@ def room_state_and_until(
             "status": room.status,
             "rules": room.rules,
             "rated": room.rated,
+            "days_per_move": room.days_per_move,
             "bot": room.bot or None,
             "last_move_at": _iso(room.last_move_at),
         },
@@ -447,6 +449,8 @@ def _allowed(
     if view_side is None:
         return []
     if match.status == Match.Status.FINISHED:
+        if not match.room.rematch:
+            return []  # a tournament's match: the next one comes by itself
         offered = match.rematch_offered_by_id
         if offered is None:
             return [SiteAction.REMATCH_OFFER]

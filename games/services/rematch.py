@@ -4,7 +4,7 @@ from django.db import transaction
 
 from games.lib import clock
 from games.lib.errors import Conflict, IllegalMoveError
-from games.models import Match, Room, Seat, TournamentMatch
+from games.models import Match, Room, Seat
 from games.services import outbox
 from games.services.table import lock_current_match, start_match
 
@@ -66,5 +66,5 @@ def _start_rematch(match: Match) -> Match:
 
 
 def _not_in_a_tournament(match: Match) -> None:
-    if TournamentMatch.objects.filter(room_id=match.room_id).exists():
+    if not match.room.rematch:
         raise Conflict("tournament_room", "a tournament's next match comes by itself")

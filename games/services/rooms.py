@@ -35,6 +35,7 @@ def room_create(
     time_zone: str = "",
     days_per_move: object = None,
     vacation_cap_days: int | None = None,
+    rematch: bool = True,
 ) -> Seat:
     """Open a room and sit its host at seat 1; against a bot the match starts at once.
 
@@ -64,6 +65,7 @@ def room_create(
             last_move_at=now,
             days_per_move=days,
             vacation_cap_days=vacation_cap_days,
+            rematch=rematch,
         )
         host = _new_seat(
             room, 1, nickname, email, email_consent, user, language, now, time_zone=time_zone

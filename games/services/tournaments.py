@@ -393,6 +393,7 @@ def _open(tournament: Tournament, row: TournamentMatch, entries: dict[int, Entry
         language=_language_of(a.user),
         days_per_move=tournament.days_per_move,
         vacation_cap_days=tournament.vacation_cap_days,
+        rematch=False,
     )
     room_join(
         room=host.room,

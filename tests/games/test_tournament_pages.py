@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from accounts.models import Rating
 from games import services
-from games.models import Entry, Match, Seat, Tournament, TournamentMatch
+from games.models import Entry, Match, Room, Seat, Tournament, TournamentMatch
 from tests.helpers import count_queries, make_player
 
 
@@ -173,3 +173,12 @@ def test_my_rooms_and_the_profile_name_the_tournament(field):
     assert reverse("games:tournament", args=[tournament.slug]) in mine
     profile = client.get(reverse("games:player", args=["p1"])).content.decode()
     assert "Copa de otoño" in profile
+
+
+def test_a_room_by_link_takes_its_days_per_move_from_the_home_form(db, clock, dice):
+    form = {"opponent": "person", "format": "single", "nickname": "Ana", "days_per_move": "3"}
+    answer = Client().post(reverse("games:home"), form)
+    assert answer.status_code == 302
+    assert Room.objects.get().days_per_move == 3
+    bad = Client().post(reverse("games:home"), form | {"days_per_move": "4"})
+    assert bad.status_code == 200 and Room.objects.count() == 1

@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from accounts.models import Rating, Vacation
-from games import mail, services
+from games import mail, selectors, services
 from games.lib import deadlines
 from games.lib.errors import BadInput, Conflict, Forbidden
 from games.models import (
@@ -392,3 +392,34 @@ def test_the_bracket_is_rebuilt_from_the_results_alone(players):
     assert read.replayed_pairings(tournament) == read.stored_pairings(tournament)
     TournamentMatch.objects.filter(tournament=tournament, round=2).update(player_b=None)
     assert read.replayed_pairings(tournament) != read.stored_pairings(tournament)
+
+
+def test_a_challenge_may_choose_its_days_per_move(players):
+    challenge = services.challenge_post(
+        author=players[0], rules={"format": "match", "length": 3}, days_per_move=5
+    )
+    seat = services.challenge_accept(challenge=challenge, user=players[1])
+    assert seat.room.days_per_move == 5
+    match = Match.objects.get(room=seat.room)
+    assert match.absence_due_at == match.turn_started_at + timedelta(days=5)
+
+
+def test_the_board_of_a_tournament_match_offers_no_rematch_and_states_its_clock(players):
+    tournament = knockout_of(players, count=4, days_per_move=3)
+    row = place(tournament, 1, 0)
+    resign(row, players[3])
+    state = selectors.room_state(row.room, seat_of(row, players[0]))
+    assert state["room"]["days_per_move"] == 3
+    assert "rematch_offer" not in state["match"]["allowed"]
+
+
+def test_the_absence_email_names_the_rooms_own_days(players, clock, mailoutbox):
+    tournament = knockout_of(players, count=4, days_per_move=3)
+    match = Match.objects.get(room=place(tournament, 1, 0).room)
+    clock.tick(timedelta(days=3, minutes=1))
+    services.absence_close(match_id=match.pk)
+    clock.tick(timedelta(minutes=5))
+    mailoutbox.clear()
+    assert mail.send_match_ended(match_id=match.pk) == 2
+    bodies = " ".join(message.body for message in mailoutbox)
+    assert "sus 3 días para jugar" in bodies and "tus 3 días para jugar" in bodies
