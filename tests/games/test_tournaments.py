@@ -423,3 +423,28 @@ def test_the_absence_email_names_the_rooms_own_days(players, clock, mailoutbox):
     assert mail.send_match_ended(match_id=match.pk) == 2
     bodies = " ".join(message.body for message in mailoutbox)
     assert "sus 3 días para jugar" in bodies and "tus 3 días para jugar" in bodies
+
+
+def test_the_beat_keeps_one_of_each_site_tournament_open_and_starts_or_cancels_them(
+    players, clock, settings
+):
+    from games import tasks
+    from games.services.site_tournaments import SITE_TOURNAMENTS
+
+    schedule = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert {
+        "games.tasks.start_due_tournaments",
+        "games.tasks.keep_site_tournaments_open",
+    } <= schedule
+    assert tasks.keep_site_tournaments_open() == len(SITE_TOURNAMENTS)
+    assert tasks.keep_site_tournaments_open() == 0
+    daily = Tournament.objects.get(site_key="daily-knockout-5")
+    for user in players:
+        services.tournament_join(tournament=daily, user=user)  # full: it starts
+    assert tasks.keep_site_tournaments_open() == 1  # the next daily one
+    assert Tournament.objects.filter(site_key="daily-knockout-5", status="open").count() == 1
+    clock.tick(timedelta(days=1))
+    # The new daily one (empty) is cancelled at its start; the others are not due yet.
+    assert tasks.start_due_tournaments() == 1
+    assert Tournament.objects.filter(status="cancelled").count() == 1
+    assert tasks.keep_site_tournaments_open() == 1
