@@ -67,6 +67,13 @@ class Room(models.Model):
     # A default in the database too: the processes of the release before,
     # still running while this one migrates, create rooms without it.
     state_serial = models.PositiveBigIntegerField(default=0, db_default=0, editable=False)
+    # The correspondence clock chosen at creation (games.lib.deadlines): days the
+    # player on turn has before absence, and the most a vacation may stop one turn
+    # (a tournament's cap; empty: no cap).
+    days_per_move = models.PositiveSmallIntegerField(default=2, db_default=2)
+    vacation_cap_days = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Off for a tournament's match: its next match comes by itself.
+    rematch = models.BooleanField(default=True, db_default=True)
 
     class Meta:
         indexes = [
@@ -518,6 +525,7 @@ class Challenge(models.Model):
     rules = models.JSONField(help_text="MatchRules.to_json()")
     rating_min = models.PositiveSmallIntegerField(null=True, blank=True)
     rating_max = models.PositiveSmallIntegerField(null=True, blank=True)
+    days_per_move = models.PositiveSmallIntegerField(default=2, db_default=2)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField(
@@ -641,3 +649,175 @@ class PushSubscription(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.endpoint[:40]}"
+
+
+def new_tournament_slug() -> str:
+    # 96 random bits: a private tournament is joined by this link alone.
+    return secrets.token_urlsafe(12)
+
+
+class Tournament(models.Model):
+    """A knockout or a league; its matches are ordinary rooms (TournamentMatch.room)."""
+
+    class Kind(models.TextChoices):
+        KNOCKOUT = "knockout", _("eliminatoria")
+        LEAGUE = "league", _("liga")
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("abierto")
+        RUNNING = "running", _("en juego")
+        FINISHED = "finished", _("terminado")
+        CANCELLED = "cancelled", _("cancelado")
+
+    ACTIVE = (Status.OPEN, Status.RUNNING)
+
+    slug = models.CharField(max_length=32, unique=True, default=new_tournament_slug, editable=False)
+    name = models.CharField(max_length=60)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="hosted_tournaments",
+        help_text="Empty: one of the site's own.",
+    )
+    site_key = models.CharField(
+        max_length=40, blank=True, help_text="Which of the site's standing tournaments this is."
+    )
+    private = models.BooleanField(default=False, help_text="Not listed; joined by its link.")
+    capacity = models.PositiveSmallIntegerField(help_text="Players at most; it starts when full.")
+    minimum = models.PositiveSmallIntegerField(help_text="Fewer than this by the start: cancelled.")
+    group_size = models.PositiveSmallIntegerField(default=8, help_text="A league's largest group.")
+    # Points per round, the last for the final (a knockout, Tournament.length_of); a league's one.
+    lengths = models.JSONField()
+    days_per_move = models.PositiveSmallIntegerField(default=2)
+    vacation_cap_days = models.PositiveSmallIntegerField(default=7)
+    rating_min = models.PositiveSmallIntegerField(null=True, blank=True)
+    rating_max = models.PositiveSmallIntegerField(null=True, blank=True)
+    starts_at = models.DateTimeField(help_text="Cancelled then unless it has its minimum.")
+    created_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    winner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tournaments_won",
+    )
+
+    class Meta:
+        constraints = [
+            # The beat's creation run twice makes one: one open per standing tournament.
+            models.UniqueConstraint(
+                fields=["site_key"],
+                condition=Q(status="open") & ~Q(site_key=""),
+                name="tournament_one_open_per_site_key",
+            ),
+        ]
+        indexes = [
+            # The start sweep and the open list: open tournaments by start.
+            models.Index(
+                fields=["starts_at"], condition=Q(status="open"), name="tournament_open_idx"
+            ),
+            models.Index(
+                fields=["-started_at"],
+                condition=Q(status="running"),
+                name="tournament_running_idx",
+            ),
+            models.Index(
+                fields=["-ended_at"], condition=Q(status="finished"), name="tournament_finished_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def length_of(self, round_: int, rounds: int = 1) -> int:
+        """The points of a match of this round of `rounds`: the last length is the
+        final's, the others the first rounds' in order, the one before the final's
+        repeating (a knockout that started short of players has fewer rounds)."""
+        lengths = [int(length) for length in self.lengths]
+        if round_ >= rounds or len(lengths) == 1:
+            return lengths[-1]
+        return lengths[min(round_, len(lengths) - 1) - 1]
+
+
+class Entry(models.Model):
+    """A player in a tournament."""
+
+    class Status(models.TextChoices):
+        IN = "in", _("sigue")
+        OUT = "out", _("eliminado")
+        WITHDRAWN = "withdrawn", _("retirado")
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tournament_entries"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.IN)
+    seed = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1 = best rated.")
+    rating = models.PositiveSmallIntegerField(null=True, blank=True, help_text="At the start.")
+    group = models.PositiveSmallIntegerField(default=0)
+    joined_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "user"], name="entry_once_per_player"),
+        ]
+        ordering = ["tournament_id", "seed", "joined_at"]
+        verbose_name_plural = "entries"
+
+    def __str__(self) -> str:
+        return f"{self.tournament} #{self.seed} {self.user}"
+
+
+class TournamentMatch(models.Model):
+    """One match of a tournament: its place, its players when known, and its room."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", _("esperando rivales")
+        PLAYING = "playing", _("en juego")
+        FINISHED = "finished", _("terminado")
+
+    class Decided(models.TextChoices):
+        PLAY = "play", _("jugado")
+        WALKOVER = "walkover", _("sin jugar: un jugador se retiró")
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="matches")
+    group = models.PositiveSmallIntegerField(default=0)
+    round = models.PositiveSmallIntegerField()
+    index = models.PositiveSmallIntegerField()
+    length = models.PositiveSmallIntegerField()
+    player_a = models.ForeignKey(
+        Entry, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    player_b = models.ForeignKey(
+        Entry, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    room = models.OneToOneField(
+        Room, null=True, blank=True, on_delete=models.SET_NULL, related_name="tournament_match"
+    )
+    winner = models.ForeignKey(
+        Entry, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    decided = models.CharField(max_length=10, choices=Decided.choices, blank=True)
+    points_a = models.PositiveSmallIntegerField(default=0)
+    points_b = models.PositiveSmallIntegerField(default=0)
+    opened_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "group", "round", "index"], name="tournament_match_place"
+            ),
+        ]
+        ordering = ["tournament_id", "group", "round", "index"]
+        verbose_name_plural = "tournament matches"
+
+    def __str__(self) -> str:
+        return f"{self.tournament} g{self.group} r{self.round} #{self.index}"

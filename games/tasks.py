@@ -248,6 +248,18 @@ def invitation_email(challenge_id: int) -> int:
 
 
 @shared_task(base=MailTask)
+def tournament_match_email(tournament_match_id: int) -> int:
+    """ "Your next match" to both players of a tournament match that opened (once each)."""
+    return mail.send_tournament_match(tournament_match_id=tournament_match_id)
+
+
+@shared_task(base=MailTask)
+def tournament_cancelled_email(tournament_id: int) -> int:
+    """A word to each who joined a tournament cancelled at its start (once each)."""
+    return mail.send_tournament_cancelled(tournament_id=tournament_id)
+
+
+@shared_task(base=MailTask)
 def turn_push(match_id: int, version: int, started: str | None = None) -> int:
     """ "Es tu turno" as a Web Push message, at the email's moment and with its quiet rules."""
     moment = _moment(started)
@@ -314,6 +326,21 @@ def expire_idle_rooms(batch: int = 100) -> int:
 def expire_challenges(batch: int = 500) -> int:
     """Expire open challenges and invitations nobody accepted in seven days."""
     return services.challenges_expire(batch=batch)
+
+
+@shared_task(**RETRYING)
+def start_due_tournaments(batch: int = 100) -> int:
+    """Start, or cancel for want of players, the open tournaments whose start has come."""
+    return sum(
+        services.tournament_start_due(tournament_id=tournament_id) is not None
+        for tournament_id in selectors.tournaments_due(limit=batch)
+    )
+
+
+@shared_task(**RETRYING)
+def keep_site_tournaments_open() -> int:
+    """Open the next of each of the site's standing tournaments that has none open."""
+    return services.site_tournaments.keep_site_tournaments_open()
 
 
 # --- the follow-up machinery (beat, every minute) --------------------------------

@@ -117,7 +117,7 @@ LAYERS = [
     ("games.selectors",),
     ("games.lib",),
     ("games.models",),
-    ("games.engine", "games.bots", "games.analysis"),
+    ("games.engine", "games.bots", "games.analysis", "games.tournaments"),
 ]
 SIBLINGS_APART = [("games.mail", "games.services")]
 READ_SIDE = "games.selectors"

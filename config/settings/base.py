@@ -402,6 +402,8 @@ CELERY_TASK_ROUTES = {
     "games.tasks.invitation_email": {"queue": "mail"},
     "games.tasks.answer_played_email": {"queue": "mail"},
     "games.tasks.turn_push": {"queue": "mail"},
+    "games.tasks.tournament_match_email": {"queue": "mail"},
+    "games.tasks.tournament_cancelled_email": {"queue": "mail"},
     "games.tasks.send_*": {"queue": "mail"},
     "accounts.tasks.clear_expired_sessions": {"queue": "sweeps"},
     "accounts.tasks.*": {"queue": "mail"},
@@ -481,6 +483,18 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.expire_idle_rooms",
         "schedule": 60 * 60,
         "options": {"expires": 60 * 60},
+    },
+    # Tournaments (docs/TOURNAMENTS.md): start or cancel those whose start came,
+    # then open the next of each of the site's standing ones.
+    "start-due-tournaments": {
+        "task": "games.tasks.start_due_tournaments",
+        "schedule": 10 * 60,
+        "options": {"expires": 10 * 60},
+    },
+    "keep-site-tournaments-open": {
+        "task": "games.tasks.keep_site_tournaments_open",
+        "schedule": 10 * 60,
+        "options": {"expires": 10 * 60},
     },
     "expire-challenges": {
         "task": "games.tasks.expire_challenges",

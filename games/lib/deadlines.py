@@ -29,8 +29,12 @@ if TYPE_CHECKING:
 # A time the clock stands still: (start, end), the end excluded.
 Pause = tuple[datetime, datetime]
 
-# The player on turn who owes an action this long may lose the game by absence.
+# The player on turn who owes an action this long may lose the game by absence:
+# the seeds' two days, the default everywhere. A room, a challenge or a
+# tournament may choose another number of days per move (Room.days_per_move).
 ABSENCE_AFTER = timedelta(hours=48)
+DAYS_PER_MOVE = 2
+DAYS_PER_MOVE_CHOICES = (1, 2, 3, 5)
 # The reminder email goes this long before the deadline...
 REMINDER_BEFORE = timedelta(hours=24)
 # ...that is, this long after the turn passed.
@@ -63,13 +67,25 @@ class TurnClock:
     against_bot: bool = False
     # The vacations of the player on turn (accounts.Vacation), any order.
     pauses: tuple[Pause, ...] = ()
+    # The room's days per move, and the most a vacation may stop one turn.
+    absence_after: timedelta = ABSENCE_AFTER
+    vacation_cap: timedelta | None = None
 
     @classmethod
     def of(cls, match: "Match", *, against_bot: bool, pauses: Iterable[Pause] = ()) -> "TurnClock":
-        """The clock of a Match's current turn (reads its fields, nothing else)."""
+        """The clock of a Match's current turn (reads its fields and its room's clock)."""
         started = match.turn_started_at
         waived = started is not None and match.absence_waived_for == started
-        return cls(started, waived=waived, against_bot=bool(against_bot), pauses=tuple(pauses))
+        # getattr: the migration that first stored deadlines reads rooms without these.
+        room = getattr(match, "room", None)
+        return cls(
+            started,
+            waived=waived,
+            against_bot=bool(against_bot),
+            pauses=tuple(pauses),
+            absence_after=absence_after(getattr(room, "days_per_move", None)),
+            vacation_cap=vacation_cap(getattr(room, "vacation_cap_days", None)),
+        )
 
     @property
     def due_at(self) -> datetime | None:
@@ -82,7 +98,10 @@ class TurnClock:
         """
         if self.turn_started_at is None or self.against_bot:
             return None
-        return run_clock(self.turn_started_at, ABSENCE_AFTER, self.pauses)
+        pauses = self.pauses
+        if self.vacation_cap is not None:
+            pauses = cap_pauses(self.turn_started_at, pauses, self.vacation_cap)
+        return run_clock(self.turn_started_at, self.absence_after, pauses)
 
     def paused(self, now: datetime) -> bool:
         """The player on turn is on vacation now: their clock stands still."""
@@ -138,6 +157,39 @@ class TurnClock:
         if self.closes_at is None:
             return None
         return max(0, int((self.closes_at - now).total_seconds() // 3600))
+
+
+def absence_after(days_per_move: int | None) -> timedelta:
+    """The time a player has for a move with this many days per move (None: the default)."""
+    if days_per_move is None or days_per_move == DAYS_PER_MOVE:
+        return ABSENCE_AFTER
+    return timedelta(days=days_per_move)
+
+
+def vacation_cap(days: int | None) -> timedelta | None:
+    """The most a vacation may stop one turn of a room (None: no cap)."""
+    return timedelta(days=days) if days is not None else None
+
+
+def cap_pauses(start: datetime, pauses: Iterable[Pause], cap: timedelta) -> tuple[Pause, ...]:
+    """The pauses after `start`, cut so that together they stop the clock `cap` at most.
+
+    A tournament's cap: a player's vacation stops their turn's clock as
+    anywhere else, but no longer than this, so one player cannot hold a round.
+
+    >>> from datetime import datetime as at
+    >>> cap_pauses(at(2026, 1, 1), [(at(2026, 1, 2), at(2026, 1, 30))], timedelta(days=7))
+    ((datetime.datetime(2026, 1, 2, 0, 0), datetime.datetime(2026, 1, 9, 0, 0)),)
+    """
+    left, kept = cap, []
+    for pause_start, pause_end in sorted(pauses):
+        pause_start = max(pause_start, start)
+        if pause_end <= pause_start or left <= timedelta(0):
+            continue
+        pause_end = min(pause_end, pause_start + left)
+        left -= pause_end - pause_start
+        kept.append((pause_start, pause_end))
+    return tuple(kept)
 
 
 def run_clock(start: datetime, duration: timedelta, pauses: Iterable[Pause] = ()) -> datetime:

@@ -19,6 +19,8 @@ from games.mail.messages import (
     send_invitation,
     send_match_ended,
     send_opponent_joined,
+    send_tournament_cancelled,
+    send_tournament_match,
     send_your_turn,
 )
 
@@ -38,6 +40,8 @@ __all__ = [
     "send_answer_played",
     "send_match_ended",
     "send_invitation",
+    "send_tournament_cancelled",
+    "send_tournament_match",
     "send_opponent_joined",
     "send_your_turn",
     "smtp",

@@ -27,7 +27,7 @@ from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState
 from games.lib import clock, deadlines
 from games.mail import claims
 from games.mail.news import answer_sentence, turn_news, written_answer
-from games.models import Challenge, Match, Room, Seat, Turn
+from games.models import Challenge, Entry, Match, Room, Seat, Tournament, TournamentMatch, Turn
 from games.selectors import due, lobby, talk, vacations
 
 
@@ -254,6 +254,8 @@ def send_opponent_joined(*, room_id: int) -> int:
     room = Room.objects.filter(pk=room_id).first()
     if room is None or room.bot:
         return 0
+    if TournamentMatch.objects.filter(room=room).exists():
+        return 0  # a tournament's players hear "your next match" instead
     seats = {seat.number: seat for seat in Seat.objects.filter(room=room).select_related("user")}
     host, guest = seats.get(1), seats.get(2)
     if host is None or guest is None:
@@ -355,6 +357,7 @@ def send_match_ended(*, match_id: int) -> int:
             "opponent": opponent.nickname if opponent else "",
             "score": list(state.score) if side == 0 else list(reversed(state.score)),
             "show_score": MatchRules.from_json(room.rules).format is not Format.SINGLE,
+            "days": room.days_per_move,
             "link": board_link(seat),
         }
         try:
@@ -428,5 +431,62 @@ def _claimable(match_id: int, started: datetime) -> Message | None:
     recipient = recipient_for_seat(waiting)
     if recipient is None:
         return None
-    context = {"opponent": absent.nickname, "since": started, "link": board_link(waiting)}
+    context = {
+        "opponent": absent.nickname,
+        "since": started,
+        "days": match.room.days_per_move,
+        "link": board_link(waiting),
+    }
     return recipient, "absence_claimable", context
+
+
+# --- tournaments ---------------------------------------------------------------------
+
+
+def send_tournament_match(*, tournament_match_id: int) -> int:
+    """ "Your next match": each player of a tournament match that just opened, once
+    each (the key names the match and the player). Returns how many went out."""
+    row = (
+        TournamentMatch.objects.select_related(
+            "tournament", "room", "player_a__user__profile", "player_b__user__profile"
+        )
+        .filter(pk=tournament_match_id, room__isnull=False)
+        .first()
+    )
+    if row is None or row.room is None or row.player_a is None or row.player_b is None:
+        return 0
+    sent = 0
+    link = settings.SITE_URL + reverse("games:room", args=[row.room.slug])
+    for entry, other in ((row.player_a, row.player_b), (row.player_b, row.player_a)):
+        recipient = recipient_for_user(entry.user)
+        if recipient is None:
+            continue
+        context: Context = {
+            "tournament": row.tournament.name,
+            "opponent": lobby.player_name(other.user),
+            "length": row.length,
+            "days": row.tournament.days_per_move,
+            "link": link,
+        }
+        key = f"tournament-match:{row.pk}:{entry.pk}"
+        sent += _send_once(key, recipient, "tournament_match", context)
+    return sent
+
+
+def send_tournament_cancelled(*, tournament_id: int) -> int:
+    """A tournament that did not fill by its start: a word to each who joined, once."""
+    tournament = Tournament.objects.filter(
+        pk=tournament_id, status=Tournament.Status.CANCELLED
+    ).first()
+    if tournament is None:
+        return 0
+    sent = 0
+    link = settings.SITE_URL + reverse("games:tournaments")
+    for entry in Entry.objects.filter(tournament=tournament).select_related("user__profile"):
+        recipient = recipient_for_user(entry.user)
+        if recipient is None:
+            continue
+        context: Context = {"tournament": tournament.name, "link": link}
+        key = f"tournament-cancelled:{tournament.pk}:{entry.pk}"
+        sent += _send_once(key, recipient, "tournament_cancelled", context)
+    return sent

@@ -14,6 +14,7 @@ tasks, web), directly or through another module (tests/test_layers.py).
 - vacations: a player's pauses, the turn clock with them, who is away
 - lobby: open challenges, invitations, the rating a challenge's range reads
 - talk: the words between the two players, as each reads them
+- tournaments: the lists, a tournament's page, a player's tournaments, the replay
 """
 
 from games.selectors import (
@@ -28,6 +29,7 @@ from games.selectors import (
     results,
     review,
     talk,
+    tournaments,
     vacations,
 )
 from games.selectors.board import current_match, game_infos, room_state, seat_by_token
@@ -38,6 +40,7 @@ from games.selectors.due import (
     idle_rooms_due,
     reminder_due,
     stuck_bot_turns,
+    tournaments_due,
 )
 from games.selectors.my_rooms import rooms_for_seats, waiting_for_me
 from games.selectors.records import (
@@ -77,6 +80,8 @@ __all__ = [
     "seat_by_token",
     "step_options",
     "stuck_bot_turns",
+    "tournaments",
+    "tournaments_due",
     "talk",
     "turn_action",
     "vacations",

@@ -34,6 +34,7 @@ class RoomInfo(TypedDict):
     rated: bool
     bot: str | None
     last_move_at: str | None
+    days_per_move: int
 
 
 class ViewerInfo(TypedDict):
@@ -230,6 +231,7 @@ def room_state_and_until(
             "status": room.status,
             "rules": room.rules,
             "rated": room.rated,
+            "days_per_move": room.days_per_move,
             "bot": room.bot or None,
             "last_move_at": _iso(room.last_move_at),
         },
@@ -253,7 +255,7 @@ def room_state_and_until(
         data["talk"] = talk.messages_for(viewer, by_number)
     # What the clock alone changes, for a seated viewer (a spectator sees no clock).
     started = match.turn_started_at if match else None
-    until = _clock_edge(started, pauses, now) if viewer is not None else None
+    until = _clock_edge(started, pauses, now, room) if viewer is not None else None
     if match is None:
         return data, until
     view_side = match.side_of(viewer) if viewer else None
@@ -263,14 +265,25 @@ def room_state_and_until(
 
 
 def _clock_edge(
-    started: datetime | None, pauses: dict[int, tuple[deadlines.Pause, ...]], now: datetime
+    started: datetime | None,
+    pauses: dict[int, tuple[deadlines.Pause, ...]],
+    now: datetime,
+    room: Room,
 ) -> datetime | None:
     """The first moment after `now` at which a seated viewer's state changes by the
     clock alone: a vacation's start or end (away_until, the turn clock), the
     absence deadline (can_claim), the moment the board names it (show_deadline)."""
     # Whichever player owes the turn, with their own pauses: one clock per player
     # (and one without pauses), a few moments too many at worst.
-    clocks = [deadlines.TurnClock(started, pauses=spans) for spans in (*pauses.values(), ())]
+    clocks = [
+        deadlines.TurnClock(
+            started,
+            pauses=spans,
+            absence_after=deadlines.absence_after(room.days_per_move),
+            vacation_cap=deadlines.vacation_cap(room.vacation_cap_days),
+        )
+        for spans in (*pauses.values(), ())
+    ]
     edges = [moment for turn in clocks for moment in turn.changes()]
     later = [moment for moment in edges if moment > now]
     return min(later) if later else None
@@ -436,6 +449,8 @@ def _allowed(
     if view_side is None:
         return []
     if match.status == Match.Status.FINISHED:
+        if not match.room.rematch:
+            return []  # a tournament's match: the next one comes by itself
         offered = match.rematch_offered_by_id
         if offered is None:
             return [SiteAction.REMATCH_OFFER]

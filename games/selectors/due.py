@@ -11,7 +11,7 @@ from datetime import timedelta
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 
 from games.lib import clock, deadlines
-from games.models import Match, Room, SentEmail
+from games.models import Match, Room, SentEmail, Tournament
 from games.selectors import vacations
 
 
@@ -55,6 +55,19 @@ def idle_rooms_due(*, limit: int = 100) -> list[int]:
         pk__in=waiting_for_away.values("room_id")
     )
     return list(rooms.order_by("last_move_at").values_list("pk", flat=True)[:limit])
+
+
+def tournaments_due(*, limit: int = 100) -> list[int]:
+    """Open tournaments whose start has come: started with their minimum, or
+    cancelled (games.services.tournaments.tournament_start_due)."""
+    return list(tournaments_due_query().values_list("pk", flat=True)[:limit])
+
+
+def tournaments_due_query() -> QuerySet[Tournament]:
+    """tournaments_due's query, on the partial index of open tournaments by start."""
+    return Tournament.objects.filter(
+        status=Tournament.Status.OPEN, starts_at__lte=clock.now()
+    ).order_by("starts_at")
 
 
 def stuck_bot_turns(*, older_than: timedelta, limit: int = 100) -> list[tuple[int, int]]:

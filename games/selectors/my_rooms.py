@@ -10,7 +10,7 @@ from django.db.models import Q
 
 from games.engine import Format, MatchRules, MatchState
 from games.lib import clock
-from games.models import Match, Room, Seat
+from games.models import Match, Room, Seat, Tournament, TournamentMatch
 from games.selectors import review, vacations
 
 YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
@@ -35,6 +35,7 @@ class RoomLine(TypedDict):
     score: dict[str, int | None] | None
     rival_deadline: datetime | None
     rival_hours_left: int | None
+    tournament: Tournament | None
 
 
 def rooms_for_seats(seats: Iterable[Seat]) -> list[RoomLine]:
@@ -51,12 +52,19 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[RoomLine]:
     keeps in its archive), prs (each analysed game of the latest match:
     your PR and your rival's), score ({mine, theirs, length} or None for a
     partida simple) and, on the rival's turn, rival_deadline and
-    rival_hours_left (when you may close their game for absence).
+    rival_hours_left (when you may close their game for absence); tournament,
+    the tournament this room is a match of (or None).
     """
     now = clock.now()
     seats = list(seats)
     room_ids = [seat.room_id for seat in seats]
-    rooms = {room.pk: room for room in Room.objects.filter(pk__in=room_ids)}
+    # A tournament's match says so (joined in the same query).
+    rooms = {
+        room.pk: room
+        for room in Room.objects.filter(pk__in=room_ids).select_related(
+            "tournament_match__tournament"
+        )
+    }
     latest: dict[int, Match] = {}
     finished: dict[int, int] = {}
     match: Match | None
@@ -93,6 +101,7 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[RoomLine]:
             "score": _seat_score(room, match, seat),
             "rival_deadline": None,
             "rival_hours_left": None,
+            "tournament": _tournament_of(room),
         }
         if not room.is_active or (match and match.status == Match.Status.FINISHED):
             line["group"] = FINISHED
@@ -116,6 +125,13 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[RoomLine]:
         lines.append(line)
     lines.sort(key=_urgency)
     return lines
+
+
+def _tournament_of(room: Room) -> Tournament | None:
+    try:
+        return room.tournament_match.tournament
+    except TournamentMatch.DoesNotExist:
+        return None
 
 
 def _seat_score(room: Room, match: Match | None, seat: Seat) -> dict[str, int | None] | None:

@@ -14,6 +14,7 @@
 - challenges: open challenges in the lobby and invitations by name (accept, withdraw, expire)
 - talk: a word with each move, and muting an opponent
 - push: the browsers an account allowed to be told of its turn
+- tournaments: host, join, leave, withdraw; start or cancel; the next match opened once
 """
 
 from games.services import (
@@ -23,7 +24,9 @@ from games.services import (
     dice,
     outbox,
     ratings,
+    site_tournaments,
     talk,
+    tournaments,
     vacations,
 )
 from games.services.actions import (
@@ -62,6 +65,14 @@ from games.services.rematch import rematch_accept, rematch_offer
 from games.services.rooms import room_create, room_join, seat_seen, seats_claim_for_user
 from games.services.sweeps import absence_close, room_expire
 from games.services.talk import act_with_message, message_send, messages_mute
+from games.services.tournaments import (
+    tournament_create,
+    tournament_join,
+    tournament_leave,
+    tournament_match_ended,
+    tournament_start_due,
+    tournament_withdraw,
+)
 from games.services.vacations import vacation_end, vacation_start
 
 __all__ = [
@@ -113,7 +124,15 @@ __all__ = [
     "seat_seen",
     "seats_claim_for_user",
     "session_stop",
+    "site_tournaments",
     "talk",
+    "tournament_create",
+    "tournament_join",
+    "tournament_leave",
+    "tournament_match_ended",
+    "tournament_start_due",
+    "tournament_withdraw",
+    "tournaments",
     "vacation_end",
     "vacation_start",
     "vacations",

@@ -37,6 +37,7 @@ from games.models import Match, Seat
 from games.selectors import vacations
 from games.services import cleaning
 from games.services.table import Table, lock_current_match, open_table
+from games.services.tournaments import tournament_match_ended
 
 # What an action does to the locked table, for the side of the seat acting.
 Act = Callable[[Table, int], None]
@@ -262,4 +263,7 @@ def _act(seat: Seat, version: object, act: Act) -> Match:
             raise Conflict("match_over")
         table = open_table(match, locked_to_act=True)
         act(table, match.side_of(seat))
-        return table.save()
+        saved = table.save()
+        if saved.status == Match.Status.FINISHED:
+            tournament_match_ended(match=saved)  # a tournament's next match, if any
+        return saved

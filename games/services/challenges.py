@@ -23,6 +23,7 @@ from games.selectors import lobby
 from games.services import outbox
 from games.services.cleaning import (
     account_name,
+    clean_days_per_move,
     clean_rating_range,
     clean_rules,
     storable_text,
@@ -45,12 +46,21 @@ CLOSED = {
 
 
 def challenge_post(
-    *, author: Someone, rules: object, rating_min: object = None, rating_max: object = None
+    *,
+    author: Someone,
+    rules: object,
+    rating_min: object = None,
+    rating_max: object = None,
+    days_per_move: object = None,
 ) -> Challenge:
-    """Post an open challenge to the lobby; anyone signed in whose rating fits may accept."""
+    """Post an open challenge to the lobby; anyone signed in whose rating fits may accept.
+    `days_per_move`: the clock of the match it opens (None: the seeds' two days)."""
     match_rules = clean_rules(rules)
     low, high = clean_rating_range(rating_min, rating_max)
-    return _create(author=author, invitee=None, rules=match_rules.to_json(), low=low, high=high)
+    days = clean_days_per_move(days_per_move)
+    return _create(
+        author=author, invitee=None, rules=match_rules.to_json(), low=low, high=high, days=days
+    )
 
 
 def invitation_send(*, author: Someone, invitee: User | None, rules: object) -> Challenge:
@@ -130,6 +140,7 @@ def challenge_accept(*, challenge: Challenge, user: Someone, language: str = "es
             nickname=account_name(author),
             user=author,
             language=_language_of(author),
+            days_per_move=challenge.days_per_move,
         )
         # The author is not on the site now (the one accepting is): never seen at
         # this board, so the join and the turn are news to them.
@@ -178,6 +189,7 @@ def _create(
     rules: dict[str, Any],
     low: int | None,
     high: int | None,
+    days: int = deadlines.DAYS_PER_MOVE,
 ) -> Challenge:
     account = _account(author)
     now = clock.now()
@@ -192,6 +204,7 @@ def _create(
             rules=rules,
             rating_min=low,
             rating_max=high,
+            days_per_move=days,
             created_at=now,
             expires_at=now + deadlines.CHALLENGE_OPEN_FOR,
         )

@@ -15,6 +15,7 @@ from django.core.validators import validate_email
 from django.db.models import CharField
 
 from games.engine import MatchRules, Play
+from games.lib import deadlines
 from games.lib.errors import BadInput
 from games.models import MESSAGE_MAX, Seat
 
@@ -40,6 +41,19 @@ def clean_rules(rules: object) -> MatchRules:
         return MatchRules.from_json(rules)
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         raise BadInput("bad_rules", str(exc)) from None
+
+
+def clean_days_per_move(days: object) -> int:
+    """One of the clock's choices of days per move; nothing chosen: the seeds' two days."""
+    if days is None or days == "":
+        return deadlines.DAYS_PER_MOVE
+    if isinstance(days, str) and days.strip().isdigit():
+        days = int(days)
+    if not isinstance(days, int) or isinstance(days, bool):
+        raise BadInput("bad_days_per_move")
+    if days not in deadlines.DAYS_PER_MOVE_CHOICES:
+        raise BadInput("bad_days_per_move")
+    return days
 
 
 def storable_text(text: str) -> bool:

@@ -15,6 +15,7 @@ def rematch_offer(*, seat: Seat) -> Match:
         match = lock_current_match(seat)
         if match.status != Match.Status.FINISHED:
             raise Conflict("match_not_over")
+        _not_in_a_tournament(match)
         offered = match.rematch_offered_by_id
         if offered is not None and offered != seat.pk:
             return _start_rematch(match)
@@ -33,6 +34,7 @@ def rematch_accept(*, seat: Seat) -> Match:
         match = lock_current_match(seat)
         if match.status != Match.Status.FINISHED:
             raise Conflict("match_not_over")
+        _not_in_a_tournament(match)
         if match.rematch_offered_by_id in (None, seat.pk):
             raise IllegalMoveError("nothing_offered", "no rematch offer from the other seat")
         return _start_rematch(match)
@@ -61,3 +63,8 @@ def _start_rematch(match: Match) -> Match:
         # "newer than what I saw" stays true after a rematch.
         version=match.version,
     )
+
+
+def _not_in_a_tournament(match: Match) -> None:
+    if not match.room.rematch:
+        raise Conflict("tournament_room", "a tournament's next match comes by itself")

@@ -34,8 +34,14 @@ def room_create(
     language: str = "es",
     rated: bool = True,
     time_zone: str = "",
+    days_per_move: object = None,
+    vacation_cap_days: int | None = None,
+    rematch: bool = True,
 ) -> Seat:
     """Open a room and sit its host at seat 1; against a bot the match starts at once.
+
+    `days_per_move`: the player on turn's time before absence (None: the seeds' two
+    days); `vacation_cap_days`: the most a vacation stops one turn (a tournament's).
 
     `rated`: False when the host chose a match that changes nobody's rating
     (games.selectors.ratings says which matches are rated at all).
@@ -50,10 +56,18 @@ def room_create(
     if not isinstance(rated, bool):
         raise BadInput("bad_rated", f"rated must be true or false, got {rated!r}")
     email_consent = _consent_within_cap(email, email_consent, user)
+    days = cleaning.clean_days_per_move(days_per_move)
     now = clock.now()
     with transaction.atomic():
         room = Room.objects.create(
-            rules=rules.to_json(), bot=bot or "", rated=rated, created_at=now, last_move_at=now
+            rules=rules.to_json(),
+            bot=bot or "",
+            rated=rated,
+            created_at=now,
+            last_move_at=now,
+            days_per_move=days,
+            vacation_cap_days=vacation_cap_days,
+            rematch=rematch,
         )
         host = _new_seat(
             room, 1, nickname, email, email_consent, user, language, now, time_zone=time_zone

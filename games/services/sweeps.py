@@ -13,6 +13,7 @@ from games.models import Game, Match, Room
 from games.selectors import due, vacations
 from games.services import live, outbox
 from games.services.table import open_table
+from games.services.tournaments import tournament_match_ended
 
 
 def absence_close(*, match_id: int) -> Match | None:
@@ -37,7 +38,9 @@ def absence_close(*, match_id: int) -> Match | None:
         if not turn.closes(table.now) or absent is None:
             return None
         table.apply(Action(ActionKind.FORFEIT, absent, reason=EndReason.ABSENCE))
-        return table.save()
+        saved = table.save()
+        tournament_match_ended(match=saved)
+        return saved
 
 
 def room_expire(*, room_id: int) -> Room | None:
@@ -61,6 +64,10 @@ def room_expire(*, room_id: int) -> Room | None:
         room.save(update_fields=["status", "ended_at"])
         live.room_moved(room_id)  # locked by the sweep's own query, not by table
         if match is not None and match.status == Match.Status.PLAYING:
+            # In a tournament the room's end decides the match: the player it
+            # waited for loses (seat 1's side when it waited for nobody).
+            waited_for = match.turn_seat
+            loser = match.side_of(waited_for) if waited_for is not None else 1
             match.status = Match.Status.FINISHED
             match.ended_at = now
             match.turn_seat = None
@@ -73,4 +80,5 @@ def room_expire(*, room_id: int) -> Room | None:
                 status=Game.Status.FINISHED, revealed=True, ended_at=now
             )
             outbox.schedule("games.tasks.match_ended_email", match.pk)
+            tournament_match_ended(match=match, winner_side=1 - loser)
         return room

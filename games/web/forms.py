@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.bots import CHARACTERS
 from games.engine import EngineError, Format, InvalidInput, MatchRules, MatchState, parse_play
+from games.lib import deadlines
 from games.lib.errors import RequestError, from_engine
 from games.models import Room, Seat
 from games.selectors import current_match
@@ -141,6 +142,13 @@ class NewRoomForm(PlayerFields):
     jacoby = forms.BooleanField(label=_("Regla Jacoby"), required=False)
     # Ticked to opt out, so a form sent without it is rated, like the API's default.
     unrated = forms.BooleanField(label=_("Sin puntuar: no cambia la puntuación"), required=False)
+    days_per_move = forms.TypedChoiceField(
+        label=_("Días por jugada"),
+        choices=[(days, str(days)) for days in deadlines.DAYS_PER_MOVE_CHOICES],
+        coerce=int,
+        initial=deadlines.DAYS_PER_MOVE,
+        required=False,
+    )
 
     field_order = [
         "opponent",
@@ -151,6 +159,7 @@ class NewRoomForm(PlayerFields):
         "beavers",
         "jacoby",
         "unrated",
+        "days_per_move",
         "nickname",
         "email",
         "email_consent",
@@ -165,6 +174,11 @@ class NewRoomForm(PlayerFields):
 
     def rated(self) -> bool:
         return not self.cleaned_data.get("unrated")
+
+    def chosen_days(self) -> int | None:
+        """The clock the host chose (None: the seeds' two days)."""
+        days: int | None = self.cleaned_data.get("days_per_move") or None
+        return days
 
     def bot(self) -> str | None:
         """The computer player's key, or None to play a person by link."""

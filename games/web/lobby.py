@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from games import services
 from games.engine import Format, MatchRules
+from games.lib import deadlines
 from games.lib.errors import (
     BadInput,
     Forbidden,
@@ -68,6 +69,13 @@ class ChallengeForm(forms.Form):
 
 
 class LobbyForm(ChallengeForm):
+    days_per_move = forms.TypedChoiceField(
+        label=gettext_lazy("Días por jugada"),
+        choices=[(days, str(days)) for days in deadlines.DAYS_PER_MOVE_CHOICES],
+        coerce=int,
+        initial=deadlines.DAYS_PER_MOVE,
+        required=False,
+    )
     rating_min = forms.IntegerField(
         label=gettext_lazy("Puntuación mínima (opcional)"),
         min_value=RATING_LOWEST,
@@ -113,6 +121,7 @@ def lobby_page(request: HttpRequest) -> HttpResponse:
                     rules=form.match_rules(),
                     rating_min=form.cleaned_data["rating_min"],
                     rating_max=form.cleaned_data["rating_max"],
+                    days_per_move=form.cleaned_data["days_per_move"] or None,
                 )
             except ServiceError as error:
                 form.add_error(None, public_message(error))

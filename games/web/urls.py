@@ -7,7 +7,7 @@ appear in the private seat link, which redirects to the clean room URL.
 from django.urls import path, register_converter
 
 from games.models import ROOM_SLUG_PATTERN
-from games.web import api, archive, lobby, players, push, review, views
+from games.web import api, archive, lobby, players, push, review, tournaments, views
 
 
 class RoomSlugConverter:
@@ -72,6 +72,16 @@ people = [
 
 # Finding an opponent (the lobby, invitations by name) and the words between players.
 lobby_pages = [
+    path("torneos/", tournaments.tournaments_page, name="tournaments"),
+    path("torneos/nuevo/", tournaments.tournament_new, name="tournament_new"),
+    path("torneos/<room:slug>/", tournaments.tournament_page, name="tournament"),
+    path("torneos/<room:slug>/apuntarse/", tournaments.tournament_join, name="tournament_join"),
+    path("torneos/<room:slug>/borrarse/", tournaments.tournament_leave, name="tournament_leave"),
+    path(
+        "torneos/<room:slug>/retirarse/",
+        tournaments.tournament_withdraw,
+        name="tournament_withdraw",
+    ),
     path("desafios/", lobby.lobby_page, name="lobby"),
     path("desafios/<str:slug>/aceptar/", lobby.challenge_accept, name="challenge_accept"),
     path("desafios/<str:slug>/retirar/", lobby.challenge_withdraw, name="challenge_withdraw"),

@@ -50,6 +50,7 @@ def home(request: HttpRequest) -> HttpResponse:
                 rules=form.match_rules(),
                 bot=form.bot(),
                 rated=form.rated(),
+                days_per_move=form.chosen_days(),
                 language=get_language(),
                 **form.player_kwargs(),
             )

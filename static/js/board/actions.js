@@ -32,7 +32,9 @@ export function createActions(nodes, { t, moment }, on) {
     if (may("next_game")) add(t("next_game"), () => on.act("next_game"));
     if (may("stop")) add(t("stop"), () => on.act("stop"), { style: "secondary" });
     if (may("claim_absence")) {
-      notes.push(t("absence_now", { name: opponent() }));
+      // The room's days per move: two unless a tournament, a challenge or its host chose others.
+      const days = model.state.room.days_per_move;
+      notes.push(days && days !== 2 ? t("absence_now_days", { name: opponent(), days }) : t("absence_now", { name: opponent() }));
       add(t("claim_absence"), on.claimAbsence, { style: "danger" });
       if (may("keep_waiting")) add(t("keep_waiting"), () => on.act("keep_waiting"), { style: "secondary" });
     } else if (m.absence && !m.absence.can_claim && m.absence.show_deadline) {
