@@ -151,10 +151,6 @@ class Seat(models.Model):
         """
         return salted_hmac("mesa.seat.mail-link", self.token_hash, algorithm="sha256").hexdigest()
 
-    @property
-    def wants_email(self) -> bool:
-        return bool(self.email) and self.email_consent and self.notify != self.Notify.NONE
-
 
 class Match(models.Model):
     class Status(models.TextChoices):
@@ -551,10 +547,6 @@ class Challenge(models.Model):
 
     def __str__(self) -> str:
         return f"challenge {self.slug} {self.status}"
-
-    @property
-    def is_invitation(self) -> bool:
-        return self.invitee_id is not None
 
 
 # The longest word with a move, in characters.
