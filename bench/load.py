@@ -6,7 +6,7 @@ It starts its own web server (gunicorn as deploy/ runs it, or the ASGI server
 with --server asgi) on PostgreSQL and Redis, with bench/web/settings.py (the site
 and the bare-Django reference view of bench/web/urls.py), pinned with
 taskset to the server's cores (by default both of a 2-core node: the
-issue's "one 2-core node"), and drives it from this process, pinned to one
+target: "one 2-core node"), and drives it from this process, pinned to one
 of them (--client-cores) at a lower priority (nice 19, the server 10), so
 the generator takes only what the server leaves. Each side's cores and the
 load average are in the report. The clients behave as the site's own pages do:

@@ -109,7 +109,7 @@ class Seat(models.Model):
     notify = models.CharField(max_length=5, choices=Notify.choices, default=Notify.EVERY_TURN)
     created_at = models.DateTimeField()
     last_seen_at = models.DateTimeField(null=True, blank=True)
-    # Email bookkeeping (issue 7). A turn is identified by Match.turn_started_at,
+    # Email bookkeeping. A turn is identified by Match.turn_started_at,
     # so "at most one email per turn" is `turn_notified_at == turn_started_at`.
     turn_notified_at = models.DateTimeField(null=True, blank=True)
     digest_sent_at = models.DateTimeField(null=True, blank=True)
@@ -472,7 +472,7 @@ class TurnAnalysis(models.Model):
         return f"{self.turn} {self.kind} {self.loss:.3f}"
 
 
-# --- finding an opponent: open challenges and invitations by name (issue 22) ----------
+# --- finding an opponent: open challenges and invitations by name ----------
 
 
 def new_challenge_slug() -> str:

@@ -1,4 +1,4 @@
-"""Two web nodes sharing PostgreSQL and Redis (issue 19): a board waiting on
+"""Two web nodes sharing PostgreSQL and Redis: a board waiting on
 node A sees a move made through node B within a second.
 
 Each node is what docs/DEPLOY.md installs on a machine: nginx rendering

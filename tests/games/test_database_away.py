@@ -1,4 +1,4 @@
-"""The database away is a clear 503 (games.web.http_errors, issue 20).
+"""The database away is a clear 503 (games.web.http_errors).
 
 Every query fails here as it does with PostgreSQL stopped, restarting or
 terminating the backend: Django's OperationalError from the cursor. The

@@ -1,4 +1,4 @@
-"""Live updates (issue 19): the pulse published after commit, the held request
+"""Live updates: the pulse published after commit, the held request
 woken by it (games.services.live, games.web.live, config/asgi.py).
 
 The waits run through the real ASGI application (LiveWaits in front of

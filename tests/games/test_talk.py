@@ -1,4 +1,4 @@
-"""A word with each move (issue 22): sent alone or with a turn, read by the two players only.
+"""A word with each move: sent alone or with a turn, read by the two players only.
 
 alice and bob sit at a partida simple (alice opened with 3-1 and must play);
 carol watches. A message shows in the room and the JSON for the two players,

@@ -1,6 +1,6 @@
 """Two beats at once: every sweep and periodic email at most once per key, and
-nothing owed skipped (issue 20: with two beats one run sent 12 emails nobody
-was owed, another never sent 3 of 43).
+nothing owed skipped (with two beats, one run sent 12 emails nobody was
+owed, another never sent 3 of 43).
 
 Each test reproduces one cause, found in the code:
 
