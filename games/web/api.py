@@ -38,7 +38,7 @@ from games.lib.errors import (
 )
 from games.models import Room, Seat
 from games.services.cleaning import int_from_text
-from games.web import longpoll, state_cache
+from games.web import etags, longpoll, state_cache
 from games.web.actions import ACTIONS, Body, perform
 from games.web.http_errors import database_unavailable, error_payload
 from games.web.seats import load_room, remember_seat, viewer_seat
@@ -129,7 +129,7 @@ def fresh_state_response(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def answer_response(request: HttpRequest, answer: state_cache.Answer) -> HttpResponse:
-    if answer.etag in parse_etags(request.headers.get("If-None-Match", "")):
+    if etags.names(request.headers.get("If-None-Match", ""), answer.etag):
         response = HttpResponse(status=304)
     else:
         response = HttpResponse(answer.body, content_type="application/json")
@@ -145,10 +145,6 @@ def new_room_response(request: HttpRequest, seat: Seat) -> HttpResponse:
     response.status_code = 201
     response["Location"] = reverse("games:room", args=[seat.room.slug])
     return response
-
-
-def parse_etags(header: str) -> set[str]:
-    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
 
 def parse_wait(request: HttpRequest) -> int | None:

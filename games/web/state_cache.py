@@ -35,7 +35,6 @@ never older than the key it is stored under.
 import hashlib
 import json
 import logging
-import math
 import re
 import threading
 from collections import OrderedDict
@@ -56,8 +55,8 @@ from games.lib import clock
 from games.lib.errors import NotFound
 from games.lib.outage import Outage
 from games.models import ROOM_SLUG_PATTERN, Room, Seat
-from games.selectors.board import RoomState
 from games.selectors.stamp import Head, room_head
+from games.web.etags import etag_of
 from games.web.seats import viewer_seat_among
 
 log = logging.getLogger(__name__)
@@ -74,30 +73,6 @@ class Answer:
     etag: str
     version: int
     until: float | None  # POSIX time from which the clock has changed it; None: never
-
-
-# The ETag's clock part (games.web.live reads it): "-u<second>" from which the
-# clock changes the state, "-n" when only the rows can; none when not looked at.
-NEVER = "-n"
-
-
-def etag_of(
-    state: RoomState,
-    body: bytes,
-    until: float | None = None,
-    *,
-    serial: int = 0,
-    clock_known: bool = False,
-) -> str:
-    """The version says when the game moved; the digest covers what else this viewer
-    sees (their seat, the language, a join, a rematch offer). For games.web.live,
-    which answers a quiet wait's 304 without Django: the room's state serial the
-    state was read at (or after), and the clock part, never past `until`."""
-    digest = hashlib.sha256(body).hexdigest()[:16]
-    clock_part = ""
-    if clock_known:
-        clock_part = f"-u{math.floor(until)}" if until is not None else NEVER
-    return f'"v{state.get("version", 0)}-s{serial}-{digest}{clock_part}"'
 
 
 def compute(room: Room, seat: Seat | None, seats: Iterable[Seat] | None = None) -> Answer:
