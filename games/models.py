@@ -28,8 +28,8 @@ def new_room_slug() -> str:
 
 
 # Every slug a room can have: token_urlsafe's alphabet, at most the column's
-# length. The URLs and games.web.seats.load_room refuse anything else (a NUL
-# byte, say, which PostgreSQL cannot even compare) before it reaches the database.
+# length. The URLs' room converter refuses anything else (a NUL byte, say, which
+# PostgreSQL cannot even compare) before it reaches a view or the database.
 ROOM_SLUG_PATTERN = r"[-A-Za-z0-9_]{1,32}"
 
 
