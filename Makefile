@@ -88,7 +88,7 @@ run: $(STAMP)
 chaos: $(STAMP)
 	$(BIN)/python scripts/chaos.py $(CHAOS_ARGS)
 
-# The load benchmark (bench/load.py, issue 19): its own gunicorn on PostgreSQL
+# The load benchmark (bench/load.py): its own gunicorn on PostgreSQL
 # and Redis (ports 19100+, database mesa_load, Redis db 2 unless told), 2,000
 # waiting boards, 50 players, readers, for 150 s; the server on both cores, the
 # load generator on one of them below it (nice). LOAD_ARGS="--boards 500" etc.

@@ -1,7 +1,7 @@
 """Bot speed: network loading once per process, and time per move in each kind of game.
 
 Targets: median time per move under 2 s and p99 under 10 s for Empresario
-(issue 24: it searches the close plays deeper), under 0.1 s for the others,
+(it searches the close plays deeper), under 0.1 s for the others,
 on the same fixed positions every run. Run it with BGBOT_MULTIPLY_THREADS=1
 for the one-core figure. Strength is
 measured by ``python manage.py botmatch`` instead (see docs/BOTS.md).

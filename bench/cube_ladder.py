@@ -32,13 +32,13 @@ from typing import Any
 
 os.environ.setdefault("BGBOT_MULTIPLY_THREADS", "1")  # one core, before bgsage loads
 
-from games.bots import sage  # noqa: E402
-from games.bots.arena import make_player  # noqa: E402
-from games.bots.cubebench import grade_double, grade_take  # noqa: E402
-from games.bots.runner import context_for, next_action  # noqa: E402
-from games.engine import Action, Format, MatchRules, MatchState, Phase  # noqa: E402
+from games.bots import sage
+from games.bots.arena import make_player
+from games.bots.cubebench import grade_double, grade_take
+from games.bots.runner import context_for, next_action
+from games.engine import Action, Format, MatchRules, MatchState, Phase
 
-from .gnubg_ref import Gnubg, find_gnubg  # noqa: E402
+from .gnubg_ref import Gnubg, find_gnubg
 
 WEAK = ("domador", "chofer", "carcelero")
 # The most a level may give away per cube decision on average, in mEMG, graded

@@ -40,9 +40,9 @@ from typing import Any, Protocol
 
 os.environ.setdefault("BGBOT_MULTIPLY_THREADS", "1")  # one core, before bgsage loads
 
-from games.engine import Action, Format, MatchRules, MatchState, Phase  # noqa: E402
+from games.engine import Action, Format, MatchRules, MatchState, Phase
 
-from .gnubg_ref import Gnubg, find_gnubg  # noqa: E402
+from .gnubg_ref import Gnubg, find_gnubg
 
 MAX_ACTIONS = 20000
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -38,9 +38,9 @@ from typing import Any
 
 os.environ.setdefault("BGBOT_MULTIPLY_THREADS", "1")  # one core, before bgsage loads
 
-from games.bots import BotContext, deep, get_bot, sage  # noqa: E402
-from games.bots.deep import Rollout, Search, Stage  # noqa: E402
-from games.engine import Position, legal_plays  # noqa: E402
+from games.bots import BotContext, deep, get_bot, sage
+from games.bots.deep import Rollout, Search, Stage
+from games.engine import Position, legal_plays
 
 JUDGE_TRIALS = 576
 JUDGE_TRUNCATION = 7

@@ -6,7 +6,7 @@ It starts its own web server (gunicorn as deploy/ runs it, or the ASGI server
 with --server asgi) on PostgreSQL and Redis, with bench/web/settings.py (the site
 and the bare-Django reference view of bench/web/urls.py), pinned with
 taskset to the server's cores (by default both of a 2-core node: the
-issue's "one 2-core node"), and drives it from this process, pinned to one
+target: "one 2-core node"), and drives it from this process, pinned to one
 of them (--client-cores) at a lower priority (nice 19, the server 10), so
 the generator takes only what the server leaves. Each side's cores and the
 load average are in the report. The clients behave as the site's own pages do:
@@ -95,7 +95,7 @@ class Options:
     spectators_per_room: int = 4  # boards on each room being played, besides its players
     boards_per_idle_room: float = 2.5  # the other boards, on rooms where nobody moves
     english_share: float = 0.2
-    server: str = "auto"  # wsgi, live, or auto (live when games/web/live.py exists)
+    server: str = "auto"  # wsgi, live, or auto (live when games/web/live exists)
     web_workers: int = 2
     live_workers: int = 2  # uvicorn processes (server live), as deploy/'s mesa-live
     live_pool: int = 2  # their DB_POOL_MAX, as deploy/'s mesa-live unit
@@ -237,10 +237,11 @@ def prepare_database(options: Options) -> None:
 
 def server_kind(options: Options) -> str:
     """wsgi: gunicorn alone, the waits held in its threads; live: gunicorn and, for the
-    `?wait=` requests, uvicorn (config/asgi.py, games/web/live.py), as deploy/ runs them."""
+    `?wait=` requests, uvicorn (config/asgi.py, games/web/live/), as deploy/ runs them."""
     if options.server != "auto":
         return options.server
-    return "live" if (ROOT / "games" / "web" / "live.py").exists() else "wsgi"
+    live = ROOT / "games" / "web" / "live"
+    return "live" if live.is_dir() or live.with_suffix(".py").exists() else "wsgi"
 
 
 def live_port(options: Options) -> int:

@@ -3,9 +3,9 @@
 Everything the cache holds is worth less than an answer: the rate limits'
 counters (accounts.ratelimit), the log-in count per address, the state cache.
 With Redis stopped, Django's own backend raises redis' ConnectionError from
-every call, and a move that was already committed came back as a 500 (issue
-20: 59 saved moves told they failed). Here every call that cannot reach Redis
-returns what a cache that lost the key would: `get` the default, `get_many`
+every call, and a move that was already committed came back as a 500 (59
+saved moves told they failed in one outage). Here every call that cannot reach
+Redis returns what a cache that lost the key would: `get` the default, `get_many`
 nothing, `add` False, `incr` the delta (a counter that starts again: the
 limits count nothing while Redis is away), writes and deletes nothing. The
 rate limits' `count_all` (one script: every counter read, then each counted or

@@ -28,8 +28,8 @@ def new_room_slug() -> str:
 
 
 # Every slug a room can have: token_urlsafe's alphabet, at most the column's
-# length. The URLs and games.web.seats.load_room refuse anything else (a NUL
-# byte, say, which PostgreSQL cannot even compare) before it reaches the database.
+# length. The URLs' room converter refuses anything else (a NUL byte, say, which
+# PostgreSQL cannot even compare) before it reaches a view or the database.
 ROOM_SLUG_PATTERN = r"[-A-Za-z0-9_]{1,32}"
 
 
@@ -116,7 +116,7 @@ class Seat(models.Model):
     notify = models.CharField(max_length=5, choices=Notify.choices, default=Notify.EVERY_TURN)
     created_at = models.DateTimeField()
     last_seen_at = models.DateTimeField(null=True, blank=True)
-    # Email bookkeeping (issue 7). A turn is identified by Match.turn_started_at,
+    # Email bookkeeping. A turn is identified by Match.turn_started_at,
     # so "at most one email per turn" is `turn_notified_at == turn_started_at`.
     turn_notified_at = models.DateTimeField(null=True, blank=True)
     digest_sent_at = models.DateTimeField(null=True, blank=True)
@@ -157,10 +157,6 @@ class Seat(models.Model):
         SECRET_KEY; a new seat token makes the old one stop working too.
         """
         return salted_hmac("mesa.seat.mail-link", self.token_hash, algorithm="sha256").hexdigest()
-
-    @property
-    def wants_email(self) -> bool:
-        return bool(self.email) and self.email_consent and self.notify != self.Notify.NONE
 
 
 class Match(models.Model):
@@ -488,7 +484,7 @@ class TurnAnalysis(models.Model):
         return f"{self.turn} {self.kind} {self.loss:.3f}"
 
 
-# --- finding an opponent: open challenges and invitations by name (issue 22) ----------
+# --- finding an opponent: open challenges and invitations by name ----------
 
 
 def new_challenge_slug() -> str:
@@ -564,10 +560,6 @@ class Challenge(models.Model):
 
     def __str__(self) -> str:
         return f"challenge {self.slug} {self.status}"
-
-    @property
-    def is_invitation(self) -> bool:
-        return self.invitee_id is not None
 
 
 # The longest word with a move, in characters.

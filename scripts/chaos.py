@@ -217,7 +217,7 @@ class Processes:
             return self._start(name, argv)
 
     def _start(self, name: str, argv: list[str]) -> subprocess.Popen:
-        out = open(self.folder / f"{name}.log", "ab")  # noqa: SIM115 - closed with the process
+        out = open(self.folder / f"{name}.log", "ab")  # closed with the process
         process = subprocess.Popen(
             argv,
             cwd=ROOT,

@@ -327,7 +327,7 @@ def race(*calls):
         try:
             barrier.wait()
             outcomes[index] = call()
-        except Exception as exc:  # noqa: BLE001 - the outcome is what the test checks
+        except Exception as exc:  # the outcome is what the test checks
             outcomes[index] = exc
         finally:
             connections.close_all()

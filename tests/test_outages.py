@@ -1,4 +1,4 @@
-"""Redis and PostgreSQL away under a real gunicorn (issue 20).
+"""Redis and PostgreSQL away under a real gunicorn.
 
 Redis: a move during the outage answers 200 and is stored once.
 

@@ -67,13 +67,13 @@ def test_twelve_threads_share_the_pools_three_connections():
     assert run(THREADS)["pids"] > 3
 
 
-# The live waits read the database outside any request (games.web.live): three
+# The live waits read the database outside any request (games.web.live.database): three
 # reads in the sync thread, then a request's thread asks for the pool's one connection.
 OUTSIDE_A_REQUEST = """
 import asyncio, json, threading, django
 django.setup()
 from django.db import connection
-from games.web import live
+from games.web.live import database as live
 
 def pulse(slug):
     with connection.cursor() as cursor:
@@ -89,7 +89,7 @@ def a_request():
 
 async def main():
     for _ in range(3):
-        await live._database_pulse("a-room")
+        await live.database_pulse("a-room")
     await asyncio.wait_for(asyncio.to_thread(a_request), 10)
     return "served"
 

@@ -135,7 +135,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL",
         }
     )
-# Connection pooling (issue 19, docs/DEPLOY.md "PostgreSQL connections"):
+# Connection pooling (docs/DEPLOY.md "PostgreSQL connections"):
 # DB_POOL_MAX > 0 gives each process Django's psycopg pool of at most that many
 # connections (CONN_MAX_AGE must then be 0: the pool keeps them). The deploy
 # kit sets it for the web processes only; the Celery workers and beat, one
@@ -574,7 +574,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=3)
     )
-# The room state's cache (games/web/state_cache.py, issue 19): its keys come from
+# The room state's cache (games/web/state_cache.py): its keys come from
 # the rows the state reads, so a per-process memory cache is correct too and
 # only hits less; where CACHE_URL is Redis it is shared by every process and node.
 _state_cache_url = env.str("CACHE_URL", default="")

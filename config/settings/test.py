@@ -10,7 +10,7 @@ import os
 # the suite runs with DEBUG off, on a key that signs nothing outside it.
 os.environ.setdefault("SECRET_KEY", "test-only-key-never-used-outside-the-test-suite-0123456789")
 
-from .base import *  # noqa: E402, F403
+from .base import *  # noqa: F403
 
 # The suite runs with DEBUG off on SQLite and the database cache on purpose.
 MESA_ALLOW_EMBEDDED = True

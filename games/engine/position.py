@@ -157,9 +157,6 @@ class Position:
         """True when all my checkers still in play are in my home board."""
         return not any(self.me[7:26])
 
-    def has_checkers_on_bar(self) -> bool:
-        return self.me[BAR] > 0
-
     def is_mutual_closeout(self) -> bool:
         """True when both sides have a checker on the bar against a closed home board.
 

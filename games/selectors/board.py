@@ -156,6 +156,21 @@ def seat_by_token(token: str) -> Seat | None:
     return seat
 
 
+def seat_held(seats: Iterable[Seat], *, token: str | None, user_id: int | None) -> Seat | None:
+    """The seat among a room's `seats` that the asker holds: by the private link's
+    `token` their browser keeps (compared in constant time), else by their account."""
+    candidates = list(seats)
+    if token:
+        for seat in candidates:
+            if seat.check_token(token):
+                return seat
+    if user_id is not None:
+        for seat in candidates:
+            if seat.user_id == user_id:
+                return seat
+    return None
+
+
 def current_match(room: Room) -> Match | None:
     return room.matches.order_by("-number").first()
 

@@ -47,7 +47,6 @@ def describe_turn(
     turn: HistoryEntry, name: str, opening: bool = False, names: dict[int, str] | None = None
 ) -> str:
     """One line of the move history, e.g. "alice: 24/18 13/10"."""
-    """One line of the move history, e.g. "alice: 24/18 13/10"."""
     kind = turn["kind"]
     dice = turn.get("dice")
     if kind == ActionKind.ROLL:

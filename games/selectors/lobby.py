@@ -1,4 +1,4 @@
-"""The read side of finding an opponent (issue 22): open challenges for the lobby,
+"""The read side of finding an opponent: open challenges for the lobby,
 the invitations of an account, the challenges the expiry sweep owes, and the
 one function that reads a player's rating. Nothing here writes.
 """

@@ -33,6 +33,7 @@ from django.db import connection, models
 
 from games.lib import evaluator
 from games.models import Room, Seat
+from games.selectors.board import seat_held
 
 
 def _table(model: type[models.Model]) -> str:
@@ -47,6 +48,7 @@ class Head:
     seats: list[Seat]  # by number, each with room_id
     room: tuple[object, ...]  # ROOM_COLUMNS
     database: object = None  # which database, as DATABASE_IDENTITY reads it
+    viewer: Seat | None = None  # among `seats`: the one the asker holds
 
     def stamp(self) -> tuple[object, ...]:
         """Two equal stamps: the state reads the same rows (and the same analysis
@@ -80,14 +82,16 @@ def _sql(vendor: str) -> str:
     ORDER BY s.number"""
 
 
-def room_head(slug: str) -> Head | None:
-    """The room's seats and its stamp in one query; None when there is no such
-    room (or it has no seat yet). The state computed for a stamp must be read
-    after it (games.web.state_cache does)."""
+def room_head(slug: str, *, token: str | None = None, user_id: int | None = None) -> Head | None:
+    """The room's seats and its stamp in one query, with the seat that the asker
+    (`token`, `user_id`: as board.seat_held) holds among them; None when there is
+    no such room (or it has no seat yet). The state computed for a stamp must be
+    read after it (games.web.state_cache does)."""
     seats = list(Seat.objects.raw(_sql(connection.vendor), [slug]))
     if not seats:
         return None
     first = seats[0]
     # The query's own columns, beside the seat's: attributes raw() adds.
     room = tuple(getattr(first, f"room_{name}") for name in ROOM_COLUMNS)
-    return Head(first.room_id, seats, room, getattr(first, "mesa_database", None))
+    viewer = seat_held(seats, token=token, user_id=user_id)
+    return Head(first.room_id, seats, room, getattr(first, "mesa_database", None), viewer)

@@ -1,4 +1,4 @@
-"""The read side of a word with each move (issue 22): what each player reads.
+"""The read side of a word with each move: what each player reads.
 
 Only ever for one of the two players: a spectator's state has no trace of the
 messages (games.selectors.board adds them for a seat holder only).

@@ -16,7 +16,7 @@ from django.db.models import Q, QuerySet
 from accounts import vacation
 from accounts.models import Vacation
 from games.lib import clock, deadlines
-from games.models import Match, Room, Seat
+from games.models import Match, Room
 
 
 def _overlapping(since: datetime) -> Q:
@@ -118,7 +118,3 @@ def allowance(user_id: int, now: datetime | None = None) -> dict[str, int]:
 def matches_on_turn(user_id: int) -> QuerySet[Match]:
     """The playing matches that wait for this user now: the deadlines a vacation moves."""
     return Match.objects.filter(status=Match.Status.PLAYING, turn_seat__user_id=user_id)
-
-
-def seat_user_ids(seats: Iterable[Seat]) -> list[int]:
-    return [seat.user_id for seat in seats if seat.user_id is not None]

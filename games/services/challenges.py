@@ -1,4 +1,4 @@
-"""Finding an opponent: open challenges in the lobby and invitations by name (issue 22).
+"""Finding an opponent: open challenges in the lobby and invitations by name.
 
 One function per action, keyword-only. Each one locks the row it changes
 (select_for_update) and re-checks under the lock, so of two players who

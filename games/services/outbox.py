@@ -129,7 +129,7 @@ def publish(row: FollowUp) -> bool:
             current_app.tasks[row.task].apply_async(
                 row.args, row.kwargs, producer=producer, headers={HEADER: str(row.pk)}
             )
-    except Exception as error:  # noqa: BLE001 - broker down or hung: the sweep publishes it later
+    except Exception as error:  # broker down or hung: the sweep publishes it later
         publish_outage.failed(error)
         return False
     publish_outage.ok()
@@ -251,7 +251,7 @@ def retry_delay(attempt: int) -> timedelta:
     jitter so that mail held back by one outage does not all come back at once."""
     first, longest = settings.MAIL_RETRY_FIRST_SECONDS, settings.MAIL_RETRY_MAX_SECONDS
     seconds = min(first * 2 ** (attempt - 1), longest)
-    return timedelta(seconds=seconds * (1 + random.random() / 10))  # noqa: S311 - not a secret
+    return timedelta(seconds=seconds * (1 + random.random() / 10))  # not a secret
 
 
 def retry_later(

@@ -1,4 +1,4 @@
-"""A word with each move (issue 22): the writes. One function per action.
+"""A word with each move: the writes. One function per action.
 
 A message goes with a turn (`act_with_message`: the action and the words in
 one transaction, so a refused action writes no message either) or on its own

@@ -1,4 +1,4 @@
-"""Template helpers for the board pages: dice faces, labels, phase and result texts.
+"""Template helpers for the board pages: labels, phase and result texts.
 
 Every sentence is translatable with Spanish as the source; nothing here knows a
 rule of the game, it only puts into words what the turn log says happened.
@@ -18,17 +18,6 @@ from games.web.presenters import PlayerEntry, Stack
 # read here by presenters.
 
 register = template.Library()
-
-DIE_FACES = "⚀⚁⚂⚃⚄⚅"
-
-
-@register.filter
-def die_face(value: int | str) -> str:
-    """The Unicode die face for 1..6, for sighted readers next to the number."""
-    try:
-        return DIE_FACES[int(value) - 1]
-    except (TypeError, ValueError, IndexError):
-        return ""
 
 
 @register.simple_tag

@@ -36,9 +36,9 @@ from games.lib.errors import (
     from_engine,
     public_message,
 )
-from games.models import Room, Seat
+from games.models import Seat
 from games.services.cleaning import int_from_text
-from games.web import longpoll, state_cache
+from games.web import etags, longpoll, state_cache
 from games.web.actions import ACTIONS, Body, perform
 from games.web.http_errors import database_unavailable, error_payload
 from games.web.seats import load_room, remember_seat, viewer_seat
@@ -114,22 +114,15 @@ def _content_length(request: HttpRequest) -> int:
 # --- endpoints --------------------------------------------------------------
 
 
-def state_response(request: HttpRequest, room: Room) -> HttpResponse:
-    """The viewer's state of `room` (from games.web.state_cache), or 304 when they have it."""
-    return answer_response(request, state_cache.state_answer(room, viewer_seat(request, room)))
-
-
-def fresh_state_response(request: HttpRequest, slug: str) -> HttpResponse:
-    """state_response of the room as it is now, after the request changed it: through
-    the cache's one query when it is on (the room is read once more only on a miss)."""
-    cached = state_cache.cached_state(request, slug)
-    if cached is None:
-        return state_response(request, load_room(slug))
-    return answer_response(request, cached[0])
+def state_response(request: HttpRequest, slug: str) -> HttpResponse:
+    """The viewer's state of room `slug` as it is now (games.web.state_cache), or 304
+    when they have it: after a request that changed the room, too."""
+    answer, _seat = state_cache.viewer_state(request, slug)
+    return answer_response(request, answer)
 
 
 def answer_response(request: HttpRequest, answer: state_cache.Answer) -> HttpResponse:
-    if answer.etag in parse_etags(request.headers.get("If-None-Match", "")):
+    if etags.names(request.headers.get("If-None-Match", ""), answer.etag):
         response = HttpResponse(status=304)
     else:
         response = HttpResponse(answer.body, content_type="application/json")
@@ -141,14 +134,10 @@ def answer_response(request: HttpRequest, answer: state_cache.Answer) -> HttpRes
 
 def new_room_response(request: HttpRequest, seat: Seat) -> HttpResponse:
     """201: the state of the room `seat` was just given, with the room's page as Location."""
-    response = fresh_state_response(request, seat.room.slug)
+    response = state_response(request, seat.room.slug)
     response.status_code = 201
     response["Location"] = reverse("games:room", args=[seat.room.slug])
     return response
-
-
-def parse_etags(header: str) -> set[str]:
-    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
 
 def parse_wait(request: HttpRequest) -> int | None:
@@ -164,23 +153,14 @@ def parse_wait(request: HttpRequest) -> int | None:
 
 @json_endpoint(("GET", "HEAD"))
 def room_state(request: HttpRequest, slug: str) -> HttpResponse:
-    if "wait" not in request.GET:
-        cached = state_cache.cached_state(request, slug)  # two queries on a hit
-        if cached is not None:
-            answer, seat = cached
-            if seat is not None:
-                services.seat_seen(seat=seat)  # no "your turn" email while the board is open
-            return answer_response(request, answer)
-    room = load_room(slug)
     wait = parse_wait(request)
     if wait is not None:
         # Long polling: held until the room moves past `wait` (see games.web.longpoll).
-        if longpoll.wait_for_change(room, wait):
-            room = load_room(slug)  # moved while we waited: a join changes the room itself
-    seat = viewer_seat(request, room)
+        longpoll.wait_for_change(slug, wait)
+    answer, seat = state_cache.viewer_state(request, slug)  # one query on a hit
     if seat is not None:
         services.seat_seen(seat=seat)  # no "your turn" email while the board is open
-    return state_response(request, room)
+    return answer_response(request, answer)
 
 
 @json_endpoint(("POST",))
@@ -193,7 +173,7 @@ def room_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     room = load_room(slug)
     perform(action, viewer_seat(request, room), body)
     # Answer with the fresh state so the client needs no second request.
-    return after_commit(request, lambda: fresh_state_response(request, slug))
+    return after_commit(request, lambda: state_response(request, slug))
 
 
 def after_commit(request: HttpRequest, answer: Callable[[], HttpResponse]) -> HttpResponse:
@@ -265,7 +245,7 @@ def room_join(request: HttpRequest, slug: str) -> HttpResponse:
     user = request.user if request.user.is_authenticated else None
     seat = services.room_join(room=room, user=user, language=get_language(), **parse_player(body))
     remember_seat(request, room, seat.token)
-    return state_response(request, load_room(slug))
+    return state_response(request, slug)
 
 
 def parse_taken(text: str) -> list[tuple[int, int]]:

@@ -11,7 +11,7 @@ Pages keep Django's own handlers and the site's 404.html.
 The database away: a restarted or stopped PostgreSQL, a backend terminated
 under the request, a statement timeout, a connection that broke. Django raises
 OperationalError or InterfaceError, and left alone each was a 500 with a
-traceback in the log (issue 20: 214 in one restart). They are answered 503
+traceback in the log (214 of them in one restart). They are answered 503
 with `Retry-After` (settings.UNAVAILABLE_RETRY_AFTER): JSON under /api/ in the
 player's language, templates/503.html elsewhere, rendered without the request
 context (the header's context processors would ask the database again). The

@@ -378,7 +378,7 @@ def api_message(request: HttpRequest, slug: str) -> HttpResponse:
     body = read_json_body(request)
     room = load_room(slug)
     services.message_send(seat=viewer_seat(request, room), text=body.get("text"))
-    response: HttpResponse = state_response(request, load_room(slug))
+    response: HttpResponse = state_response(request, slug)
     response.status_code = 201
     return response
 
@@ -389,4 +389,4 @@ def api_mute(request: HttpRequest, slug: str) -> HttpResponse:
     read_json_body(request)
     room = load_room(slug)
     services.messages_mute(seat=viewer_seat(request, room))
-    return state_response(request, load_room(slug))
+    return state_response(request, slug)

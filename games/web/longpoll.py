@@ -25,7 +25,6 @@ import time
 from django.conf import settings
 from django.db import connection
 
-from games.models import Room
 from games.selectors.pulse import Pulse, room_pulse
 from games.services import live
 
@@ -56,9 +55,10 @@ monotonic = time.monotonic
 _slots = threading.BoundedSemaphore(getattr(settings, "LONG_POLL_WAITERS", 16))
 
 
-def pulse(room: Room) -> Pulse | None:
-    """What changes when anyone acts in the room (games.selectors.pulse). One query."""
-    found = room_pulse(room_id=room.pk)
+def pulse(slug: str) -> Pulse | None:
+    """What changes when anyone acts in the room (games.selectors.pulse); None when
+    there is no such room. One query."""
+    found = room_pulse(slug=slug)
     return found[1] if found else None
 
 
@@ -69,14 +69,15 @@ def _release_pooled_connection() -> None:
         connection.close()
 
 
-def wait_for_change(room: Room, version: int) -> bool:
-    """Return when the room moved past `version` (True) or the wait ran out (False).
+def wait_for_change(slug: str, version: int) -> bool:
+    """Return when room `slug` moved past `version` (True) or the wait ran out (False).
 
-    Answers at once, without holding a slot, when the version already differs;
-    also at once (False) when every slot is taken.
+    Answers at once, without holding a slot, when the version already differs or
+    there is no such room (the state's read answers its 404); also at once
+    (False) when every slot is taken.
     """
-    start = pulse(room)
-    if (start.version if start else 0) != version:
+    start = pulse(slug)
+    if start is None or start.version != version:
         return True
     if not _slots.acquire(blocking=False):
         return False
@@ -85,7 +86,7 @@ def wait_for_change(room: Room, version: int) -> bool:
         while monotonic() < deadline:
             _release_pooled_connection()
             sleep(CHECK_EVERY)
-            if pulse(room) != start:
+            if pulse(slug) != start:
                 return True
         return False
     finally:

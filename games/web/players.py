@@ -90,7 +90,7 @@ def profile_page(request: HttpRequest, username: str) -> HttpResponse:
         "player": user,
         "profile": profile,
         # Escaped inside (games.web.sparkline): safe to embed as it is.
-        "picture": mark_safe(rating_picture(profile)),  # noqa: S308
+        "picture": mark_safe(rating_picture(profile)),
         "recent": list(reversed(profile["history"]))[:20],
         "is_me": request.user.is_authenticated and request.user.pk == user.pk,
         "dice": dice_stats.player_table(user, profile["name"]),

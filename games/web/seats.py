@@ -5,7 +5,6 @@ seat's token there (the database keeps only its hash). A logged-in owner holds
 their seats on any device. Everybody else is a spectator.
 """
 
-import re
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -13,15 +12,15 @@ from django.db.models import Prefetch
 from django.http import Http404, HttpRequest
 
 from games.lib.errors import NotFound
-from games.models import ROOM_SLUG_PATTERN, Room, Seat
+from games.models import Room, Seat
+from games.selectors.board import seat_held
 
 SESSION_SEATS = "mesa_seats"  # {room slug: seat token}
 
 
 def load_room(slug: str) -> Room:
-    """The room with its two seats, in two queries; NotFound (404) otherwise."""
-    if not isinstance(slug, str) or not re.fullmatch(ROOM_SLUG_PATTERN, slug):
-        raise NotFound("not_found", "not a room slug")  # never sent to the database
+    """The room with its two seats, in two queries; NotFound (404) otherwise. `slug`
+    has passed the URL's room converter: nothing else reaches the database."""
     try:
         return Room.objects.prefetch_related(
             Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("number"))
@@ -58,36 +57,23 @@ def remember_seat(request: HttpRequest, room: Room, token: str) -> None:
 def seat_for_token(room: Room, token: str, seats: Iterable[Seat] | None = None) -> Seat | None:
     """The seat of this room whose secret is `token` (compared in constant time).
     `seats`: the room's seats when the caller loaded them otherwise than prefetched."""
-    return _holding(token, room.seats.all() if seats is None else seats)
-
-
-def _holding(token: str, seats: Iterable[Seat]) -> Seat | None:
-    for seat in seats:
-        if seat.check_token(token):
-            return seat
-    return None
+    return seat_held(room.seats.all() if seats is None else seats, token=token, user_id=None)
 
 
 def viewer_seat(
     request: HttpRequest, room: Room, seats: Iterable[Seat] | None = None
 ) -> Seat | None:
     """The seat this request may act for, or None for a spectator (`seats`: as seat_for_token)."""
-    return viewer_seat_among(request, room.slug, room.seats.all() if seats is None else seats)
+    token, user_id = who_asks(request, room.slug)
+    return seat_held(room.seats.all() if seats is None else seats, token=token, user_id=user_id)
 
 
-def viewer_seat_among(request: HttpRequest, slug: str, seats: Iterable[Seat]) -> Seat | None:
-    """viewer_seat, from the room's slug and its seats alone (the state cache's hit has no Room)."""
-    candidates = list(seats)
-    token = session_tokens(request).get(slug)
-    seat = _holding(token, candidates) if token else None
-    if seat is not None:
-        return seat
+def who_asks(request: HttpRequest, slug: str) -> tuple[str | None, int | None]:
+    """The seat token this browser keeps for room `slug` and the account's id, without
+    a query: what games.selectors.board.seat_held finds the asker's seat by."""
     user = getattr(request, "user", None)
-    if user is not None and user.is_authenticated:
-        for seat in candidates:
-            if seat.user_id == user.pk:
-                return seat
-    return None
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    return session_tokens(request).get(slug), user_id
 
 
 def free_seat_number(room: Room) -> int | None:

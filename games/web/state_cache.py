@@ -25,9 +25,9 @@ fails, on reading or on writing, is passed by: the state is computed and
 answered, and a warning is logged (once a minute).
 
 Concurrent misses on one key in one process wait for the first to compute it
-(a room's waiting boards all wake at the same move). A plain state GET
-reads the seats and the stamp in one query (cached_state): on a hit that is
-all, against the six to nine of computing it.
+(a room's waiting boards all wake at the same move). A state GET reads the
+seats and the stamp in one query (viewer_state): on a hit that is all,
+against the six to nine of computing it.
 The answer is always computed from rows read after its stamp, so it is
 never older than the key it is stored under.
 """
@@ -35,8 +35,6 @@ never older than the key it is stored under.
 import hashlib
 import json
 import logging
-import math
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
@@ -55,10 +53,10 @@ from games import selectors
 from games.lib import clock
 from games.lib.errors import NotFound
 from games.lib.outage import Outage
-from games.models import ROOM_SLUG_PATTERN, Room, Seat
-from games.selectors.board import RoomState
+from games.models import Room, Seat
 from games.selectors.stamp import Head, room_head
-from games.web.seats import viewer_seat_among
+from games.web.etags import etag_of
+from games.web.seats import who_asks
 
 log = logging.getLogger(__name__)
 
@@ -74,30 +72,6 @@ class Answer:
     etag: str
     version: int
     until: float | None  # POSIX time from which the clock has changed it; None: never
-
-
-# The ETag's clock part (games.web.live reads it): "-u<second>" from which the
-# clock changes the state, "-n" when only the rows can; none when not looked at.
-NEVER = "-n"
-
-
-def etag_of(
-    state: RoomState,
-    body: bytes,
-    until: float | None = None,
-    *,
-    serial: int = 0,
-    clock_known: bool = False,
-) -> str:
-    """The version says when the game moved; the digest covers what else this viewer
-    sees (their seat, the language, a join, a rematch offer). For games.web.live,
-    which answers a quiet wait's 304 without Django: the room's state serial the
-    state was read at (or after), and the clock part, never past `until`."""
-    digest = hashlib.sha256(body).hexdigest()[:16]
-    clock_part = ""
-    if clock_known:
-        clock_part = f"-u{math.floor(until)}" if until is not None else NEVER
-    return f'"v{state.get("version", 0)}-s{serial}-{digest}{clock_part}"'
 
 
 def compute(room: Room, seat: Seat | None, seats: Iterable[Seat] | None = None) -> Answer:
@@ -140,8 +114,8 @@ def role_of(room_id: int, seat: Seat | None) -> str:
     return str(seat.number) if seat is not None and seat.room_id == room_id else "-"
 
 
-def key_for(head: Head, seat: Seat | None) -> str:
-    role = role_of(head.room_id, seat)
+def key_for(head: Head) -> str:
+    role = role_of(head.room_id, head.viewer)
     stamp = repr(head.stamp()).encode()
     digest = hashlib.sha256(stamp).hexdigest()[:32]
     return f"room-state:{head.room_id}:{role}:{get_language()}:{digest}"
@@ -151,45 +125,41 @@ def enabled() -> bool:
     return bool(getattr(settings, "MESA_STATE_CACHE", True))
 
 
-def state_answer(room: Room, seat: Seat | None) -> Answer:
-    """The viewer's state of `room`: from the cache when it is there and fresh, else computed
-    (and stored). `room` comes from load_room (its seats loaded), `seat` from viewer_seat."""
-    head = room_head(room.slug) if enabled() else None
+def viewer_state(request: HttpRequest, slug: str) -> tuple[Answer, Seat | None]:
+    """The state of room `slug` for whoever asks, and the seat they hold (None: a
+    spectator). Who asks is read off the request first; then the room, top down:
+    the seats and the stamp in one query (the asker's seat found among them),
+    then the answer from the cache, or computed (and kept, with the cache on).
+    NotFound: no such room (every room has its first seat from the start)."""
+    token, user_id = who_asks(request, slug)
+    head = room_head(slug, token=token, user_id=user_id)
     if head is None:
-        return compute(room, seat, room.seats.all())
-    key = key_for(head, seat)
-    return _get(key) or _compute_and_store(key, room.slug, seat, head.seats)
+        raise NotFound("not_found", f"no room {slug!r}")
+    if not enabled():
+        return _compute_after(head, slug), head.viewer
+    key = key_for(head)
+    return _get(key) or _compute_and_store(key, slug, head), head.viewer
 
 
-def cached_state(request: HttpRequest, slug: str) -> tuple[Answer, Seat | None] | None:
-    """The plain state GET's way: the seats and the stamp in one query, and the
-    answer from the cache (computed and stored on a miss). None when the cache
-    is off or there is no such room (the caller answers as usual)."""
-    if not enabled() or not isinstance(slug, str) or not re.fullmatch(ROOM_SLUG_PATTERN, slug):
-        return None
-    head = room_head(slug)
-    if head is None:
-        return None
-    seat = viewer_seat_among(request, slug, head.seats)
-    key = key_for(head, seat)
-    return _get(key) or _compute_and_store(key, slug, seat, head.seats), seat
-
-
-def _compute_and_store(key: str, slug: str, seat: Seat | None, seats: list[Seat]) -> Answer:
-    """Compute the answer under `key` and keep it. `seats` are the head's, read with
-    the stamp (the key holds every column of theirs the state shows); every other
-    row is read after it, so the answer is never older than its key."""
+def _compute_and_store(key: str, slug: str, head: Head) -> Answer:
+    """Compute the answer under `key` and keep it."""
     with _single_flight(key):
         found = _get(key)  # computed by the request this one waited for
         if found is not None:
             return found
-        room = Room.objects.filter(slug=slug).first()
-        if room is None:  # deleted since the stamp was read
-            raise NotFound("not_found", f"no room {slug!r}")
-        viewer = next((s for s in seats if seat is not None and s.pk == seat.pk), None)
-        answer = compute(room, viewer, seats)
+        answer = _compute_after(head, slug)
         _set(key, answer)
         return answer
+
+
+def _compute_after(head: Head, slug: str) -> Answer:
+    """The answer from rows read after `head`. The seats are the head's, read with
+    the stamp (the key holds every column of theirs the state shows); every other
+    row is read after it, so the answer is never older than its key."""
+    room = Room.objects.filter(slug=slug).first()
+    if room is None:  # deleted since the stamp was read
+        raise NotFound("not_found", f"no room {slug!r}")
+    return compute(room, head.viewer, head.seats)
 
 
 def _fresh(value: object) -> Answer | None:

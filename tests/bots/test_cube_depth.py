@@ -3,10 +3,9 @@
 Every expected verdict below was read off GNU Backgammon 1.07 at 2-ply
 ("World class", its own cubeful evaluator and match equity table) with
 ``bench/gnubg_ref.py``, and bgsage 3-ply agrees with each of them; bgsage
-1-ply (the weak bots' cube evaluator before issue 24) gets every one of them
-wrong or nearly so, as the comment on each case says. Most are last-roll
-bear-offs: a shallow evaluation credits the player with cube leverage that
-a last roll no longer has. Equities are the doubler's, normalised to the
+1-ply gets every one of them wrong or nearly so, as the comment on each case
+says. Most are last-roll bear-offs: a shallow evaluation credits the player
+with cube leverage that a last roll no longer has. Equities are the doubler's, normalised to the
 cube (a pass is worth 1.0), as gnubg prints them.
 """
 
@@ -62,7 +61,7 @@ def match(length: int, score: tuple[int, int], cube: int = 1, owner: str = "cent
 MONEY = BotContext(cube_in_play=True)
 CASES = [
     Case(
-        "the issue's race: to 7 at 2-1, holding the 2-cube, 3 and 2 points against two on the 1",
+        "a race: to 7 at 2-1, holding the 2-cube, 3 and 2 points against two on the 1",
         "AwAAUAAAAAAAAA", match(7, (2, 1), 2, "me"), 0.389, 0.884, 1.0,
         "ND +0.607 / DT +0.608: a coin toss",
     ),

@@ -1,4 +1,4 @@
-"""What the board tells the players (issue 11, part A), in a real Chromium.
+"""What the board tells the players, in a real Chromium.
 
 Each game's result stands over the board until it is seen; destination labels
 with doubles never overlap; numbers agree with their nouns, the Crawford game

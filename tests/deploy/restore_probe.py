@@ -56,11 +56,11 @@ def wait(request: dict) -> dict:
 
     from games.selectors.pulse import room_pulse
     from games.services import live
-    from games.web import live as waits
+    from games.web.live import LiveWaits, waits
     from tests.helpers import asgi_get
 
     waits.WAIT_SECONDS = request["seconds"]
-    app = waits.LiveWaits(get_asgi_application())
+    app = LiveWaits(get_asgi_application())
     keys = redis.Redis.from_url(settings.LIVE_REDIS_URL)
     slug = request["slug"]
     key_before = keys.get(live.room_key(slug))

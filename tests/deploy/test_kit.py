@@ -132,7 +132,7 @@ def test_the_compose_file_fills_every_placeholder_of_the_nginx_template():
     assert placeholders == set(re.findall(r"\$(MESA_\w+)", instructions))
 
 
-# The whole site's PostgreSQL connections (issue 19): gunicorn and uvicorn processes
+# The whole site's PostgreSQL connections: gunicorn and uvicorn processes
 # x the pool of each + one per Celery worker process + beat, at most this many.
 CONNECTION_BUDGET = 20
 

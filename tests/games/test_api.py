@@ -57,6 +57,16 @@ def test_the_state_endpoint_answers_304_while_nothing_changes(room, alice, bob):
     assert moved.json()["version"] == version_of(room)
 
 
+def test_a_weak_or_listed_if_none_match_naming_the_state_still_answers_304(room, alice):
+    # A proxy that compresses the body passes the tag on as weak (W/).
+    bind(alice, room)
+    etag = alice.client.get(state_url(room))["ETag"]
+    for header in (f"W/{etag}", f'"v0-s0-0000000000000000-n", {etag}'):
+        assert alice.client.get(state_url(room), HTTP_IF_NONE_MATCH=header).status_code == 304
+    for header in ("*", etag.strip('"'), f"{etag}x"):
+        assert alice.client.get(state_url(room), HTTP_IF_NONE_MATCH=header).status_code == 200
+
+
 def test_the_etag_differs_per_viewer_so_a_spectator_never_gets_a_players_state(room, alice, carol):
     bind(alice, room)
     etag = alice.client.get(state_url(room))["ETag"]

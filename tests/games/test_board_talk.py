@@ -1,4 +1,4 @@
-"""What the state tells the board (issue 11, part A): each game's result in words,
+"""What the state tells the board: each game's result in words,
 the declined resignation, and long polling on the state endpoint.
 
 alice and bob play a match to 3; alice opened with 3-1. The long-poll tests run

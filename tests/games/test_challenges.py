@@ -1,4 +1,4 @@
-"""Open challenges and invitations by name: the services (issue 22).
+"""Open challenges and invitations by name: the services.
 
 Runs on SQLite and on PostgreSQL (DATABASE_URL); the accept race, which needs
 real row locks, is in test_challenges_concurrency.py.

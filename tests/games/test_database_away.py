@@ -1,4 +1,4 @@
-"""The database away is a clear 503 (games.web.http_errors, issue 20).
+"""The database away is a clear 503 (games.web.http_errors).
 
 Every query fails here as it does with PostgreSQL stopped, restarting or
 terminating the backend: Django's OperationalError from the cursor. The
@@ -146,10 +146,10 @@ def test_a_move_saved_before_the_database_went_away_is_answered_as_saved(room, a
     bind(alice, room)
     body = {"version": 1, "play": first_legal_play(room, 0)}
 
-    def fresh_state_response(request, slug):  # the read after the commit: the database gone
+    def state_response(request, slug):  # the read after the commit: the database gone
         raise OperationalError("terminating connection due to administrator command")
 
-    monkeypatch.setattr("games.web.api.fresh_state_response", fresh_state_response)
+    monkeypatch.setattr("games.web.api.state_response", state_response)
     response = post_json(alice.client, action_url(room, "play"), body, HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 503
     assert response["Retry-After"] == str(base.UNAVAILABLE_RETRY_AFTER)

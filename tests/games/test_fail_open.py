@@ -1,4 +1,4 @@
-"""Redis away: nothing after a commit turns the answer into an error (issue 20).
+"""Redis away: nothing after a commit turns the answer into an error.
 
 The cache here is the production one, config.cache.FailOpenRedisCache, pointed
 at a port of this project's range where nothing listens (refused at once) or

@@ -1,4 +1,4 @@
-"""Live updates (issue 19): the pulse published after commit, the held request
+"""Live updates: the pulse published after commit, the held request
 woken by it (games.services.live, games.web.live, config/asgi.py).
 
 The waits run through the real ASGI application (LiveWaits in front of
@@ -31,9 +31,9 @@ from games.lib.errors import Conflict
 from games.models import Turn
 from games.selectors.pulse import Pulse, room_pulse, room_pulses
 from games.services import live
-from games.web import live as waits
 from games.web import longpoll
-from games.web.live import LiveWaits
+from games.web.live import LiveWaits, waits
+from games.web.live import hub as hubs
 from tests.helpers import (
     action_url,
     asgi_get,
@@ -100,9 +100,9 @@ def redis_channel(settings):
     client.close()
 
 
-async def subscribed() -> waits.Hub:
+async def subscribed() -> hubs.Hub:
     """This loop's hub, once its subscription is up (so what wakes a waiter is the channel)."""
-    hub = waits.hub()
+    hub = hubs.hub()
     for _ in range(100):
         if hub.subscribed:
             return hub
@@ -413,7 +413,7 @@ def test_a_publish_missed_while_the_subscription_was_down_wakes_the_waiter_on_re
     # Neither the database (polled while unsubscribed) nor the timeout may be
     # what ends this wait: only the keys read again after the reconnect.
     monkeypatch.setattr(waits, "POLL_EVERY", 60.0)
-    monkeypatch.setattr(waits, "RECONNECT_FIRST", 2.0)
+    monkeypatch.setattr(hubs, "RECONNECT_FIRST", 2.0)
     version = version_of(room)
 
     async def scenario():

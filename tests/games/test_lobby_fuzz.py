@@ -1,5 +1,5 @@
 """Hypothesis throws odd input at the lobby's, the invitations' and the messages'
-endpoints (issue 22), as tests/games/test_fuzz.py does at the rest.
+endpoints, as tests/games/test_fuzz.py does at the rest.
 
 Whatever arrives, the answer is never a 5xx, under /api/ it is a JSON error,
 and a refused request changes no row, challenges and messages included.

@@ -1,4 +1,4 @@
-"""The lobby, invitations and their JSON API through Django's test client (issue 22).
+"""The lobby, invitations and their JSON API through Django's test client.
 
 Each refusal is a 4xx with its sentence in the player's language and writes
 nothing; the pages and the API call the same services.

@@ -329,6 +329,19 @@ def test_a_hit_makes_fewer_queries(table, room, alice, carol, django_assert_num_
     assert (miss, hit) == (8, 2)
 
 
+def test_a_wait_the_room_has_moved_past_reads_the_pulse_then_the_stamp_alone(
+    table, room, carol, django_assert_num_queries
+):
+    get(carol, room)  # computed and kept
+    behind = current_match(room).version - 1
+    # The room's pulse says it moved; the answer is the cache's, by the stamp:
+    # the room is never loaded whole, before the wait or after it.
+    with django_assert_num_queries(2):
+        response = carol.client.get(state_url(room), {"wait": behind})
+    assert response.status_code == 200
+    assert response.json()["version"] == behind + 1
+
+
 def test_the_cache_off_answers_the_same(table, room, settings):
     cached = bodies(table, room)
     settings.MESA_STATE_CACHE = False

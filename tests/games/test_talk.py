@@ -1,4 +1,4 @@
-"""A word with each move (issue 22): sent alone or with a turn, read by the two players only.
+"""A word with each move: sent alone or with a turn, read by the two players only.
 
 alice and bob sit at a partida simple (alice opened with 3-1 and must play);
 carol watches. A message shows in the room and the JSON for the two players,
@@ -34,11 +34,11 @@ def message_url(room):
 
 
 def test_a_message_on_its_own_reaches_both_players_and_wakes_the_long_poll(room, alice, bob):
-    before, beat = version_of(room), longpoll.pulse(room)
+    before, beat = version_of(room), longpoll.pulse(room.slug)
     message = services.message_send(seat=bob.seat, text="  ¡Suerte!  ")
     assert message.text == "¡Suerte!" and not message.with_turn
     # The version stays (the turn email owed for it still goes); the pulse moves.
-    assert version_of(room) == before and longpoll.pulse(room) != beat
+    assert version_of(room) == before and longpoll.pulse(room.slug) != beat
     for persona in (alice, bob):
         state = selectors.room_state(room, persona.seat)
         [line] = state["talk"]["messages"]

@@ -1,6 +1,6 @@
 """Two beats at once: every sweep and periodic email at most once per key, and
-nothing owed skipped (issue 20: with two beats one run sent 12 emails nobody
-was owed, another never sent 3 of 43).
+nothing owed skipped (with two beats, one run sent 12 emails nobody was
+owed, another never sent 3 of 43).
 
 Each test reproduces one cause, found in the code:
 
@@ -87,7 +87,7 @@ def in_thread(call):
     def run():
         try:
             outcomes.append(call())
-        except Exception as error:  # noqa: BLE001 - the test looks at it
+        except Exception as error:  # the test looks at it
             outcomes.append(error)
         finally:
             connections.close_all()

@@ -1,0 +1,220 @@
+"""The Redis hub: one subscription per event loop, fanned out to the waiting boards.
+
+Each process has one Hub per event loop (uvicorn runs one loop per process):
+one Redis subscription to the site's channel (games.services.live), fanned out
+in memory to the waiters of each room, and a few connections that read the
+rooms' pulse keys. A subscription that goes quiet is dropped and made again,
+waiting longer each time; after a reconnect the hub reads the keys of every
+room it has waiters for, so a pulse published while it was away still wakes
+them.
+"""
+
+import asyncio
+import logging
+import weakref
+from typing import Any
+
+from django.conf import settings
+
+from games.selectors.pulse import Pulse
+from games.services import live
+from games.web.live.database import Gathered
+
+log = logging.getLogger(__name__)
+
+SILENCE = 20.0  # seconds without a word from Redis (a ping is sent every 10): reconnect
+RECONNECT_FIRST = 0.5  # seconds before the first try to subscribe again, doubling
+RECONNECT_MAX = 10.0
+KEY_READ_TIMEOUT = 1.0  # a coroutine may wait; a spurious timeout would cost a query
+KEY_CONNECTIONS = 16  # the key reads of thousands of waiters share a few connections
+
+
+class Waiter:
+    """One held request: what it started from and what it heard since."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.start: Pulse | None = None
+        self.heard: list[tuple[Pulse, bool]] = []  # (pulse, only a catch-up read)
+        self.stale: Pulse | None = None  # a key of a timeline a restore undid
+
+    def hear(self, pulse: Pulse, *, catch_up: bool = False) -> None:
+        if catch_up and pulse == self.stale:
+            return
+        self.heard.append((pulse, catch_up))
+        if self.moved():
+            self.event.set()
+
+    def ignore_key(self, pulse: Pulse) -> None:
+        """Not news, whenever a catch-up read it (before this waiter knew, too)."""
+        self.stale = pulse
+        self.heard = [(p, catch_up) for p, catch_up in self.heard if not catch_up or p != pulse]
+
+    def moved(self) -> bool:
+        start = self.start
+        if start is None:
+            return False
+        for pulse, catch_up in self.heard:
+            # A publish is news even with the same pulse (an analysis finished);
+            # a key read on reconnect only when it is newer than the start.
+            if pulse.order() > start.order() or (not catch_up and pulse.not_older(start)):
+                return True
+        return False
+
+
+class Hub:
+    """The waiters of one event loop by room slug, and the one subscription that wakes them."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.rooms: dict[str, set[Waiter]] = {}
+        self.subscribed = False
+        self.task: asyncio.Task[None] | None = None
+        self.client: Any = None  # redis.asyncio.Redis for the keys
+        self.slots = asyncio.Semaphore(getattr(settings, "LONG_POLL_WAITERS", 16))
+        self.database = Gathered(loop)
+        live.listen_here(self.hear_from_any_thread)
+
+    # -- waiters -------------------------------------------------------------
+
+    def add(self, slug: str, waiter: Waiter) -> None:
+        self.rooms.setdefault(slug, set()).add(waiter)
+
+    def discard(self, slug: str, waiter: Waiter) -> None:
+        waiters = self.rooms.get(slug)
+        if waiters is not None:
+            waiters.discard(waiter)
+            if not waiters:
+                del self.rooms[slug]
+
+    def hear(self, slug: str, pulse: Pulse, *, catch_up: bool = False) -> None:
+        for waiter in list(self.rooms.get(slug, ())):
+            waiter.hear(pulse, catch_up=catch_up)
+
+    def hear_from_any_thread(self, slug: str, pulse: Pulse) -> None:
+        """A pulse this process published without Redis (games.services.live.listen_here)."""
+        try:
+            self.loop.call_soon_threadsafe(self.hear, slug, pulse)
+        except RuntimeError:  # the loop is closed (a test's loop, a stopped server)
+            live.stop_listening_here(self.hear_from_any_thread)
+
+    # -- Redis ---------------------------------------------------------------
+
+    def start(self) -> None:
+        if self.task is None and settings.LIVE_REDIS_URL:
+            self.client = _redis(socket_timeout=KEY_READ_TIMEOUT, pool_size=KEY_CONNECTIONS)
+            self.task = self.loop.create_task(self._listen(), name="mesa-live-hub")
+
+    async def key_pulse(self, slug: str) -> Pulse | None:
+        """The pulse the publisher stored for the room; None without one (or without Redis)."""
+        if self.client is None:
+            return None
+        try:
+            raw = await self.client.get(live.room_key(slug))
+        except Exception as error:
+            log.debug("live: no key for room %s (%s)", slug, type(error).__name__)
+            return None
+        return Pulse.decode(raw) if raw else None
+
+    async def forget_key(self, slug: str, pulse: Pulse) -> None:
+        """Delete the room's key if it still holds `pulse`; never raises."""
+        log.warning("live: room %s's key %s is ahead of the database: forgotten", slug, pulse)
+        try:
+            await self.client.eval(live.FORGET_SCRIPT, 1, live.room_key(slug), pulse.encode())
+        except Exception as error:
+            log.info("live: could not forget room %s's key (%s)", slug, type(error).__name__)
+
+    async def _listen(self) -> None:
+        delay = RECONNECT_FIRST
+        while True:
+            client = _redis(socket_timeout=SILENCE)
+            pubsub = client.pubsub()
+            try:
+                await pubsub.subscribe(live.channel())
+                self.subscribed = True
+                delay = RECONNECT_FIRST
+                log.info("live: listening on %s", live.channel())
+                await self._catch_up()
+                await self._relay(pubsub)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning(
+                    "live: the subscription to %s is down (%s: %s); boards poll meanwhile",
+                    live.channel(),
+                    type(error).__name__,
+                    error,
+                )
+            finally:
+                self.subscribed = False
+                await _close(pubsub, client)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RECONNECT_MAX)
+
+    async def _relay(self, pubsub: Any) -> None:
+        last_word = self.loop.time()
+        pinged = False
+        while True:
+            message = await pubsub.get_message(timeout=1.0)
+            now = self.loop.time()
+            if message is not None:
+                last_word, pinged = now, False
+                if message.get("type") == "message":
+                    parsed = live.parse_message(message["data"])
+                    if parsed is not None:
+                        self.hear(*parsed)
+            elif now - last_word > SILENCE:
+                raise ConnectionError(f"no answer from Redis for {SILENCE:.0f} s")
+            elif now - last_word > SILENCE / 2 and not pinged:
+                await pubsub.ping()  # its pong is the word that keeps the link alive
+                pinged = True
+
+    async def _catch_up(self) -> None:
+        """Read the key of every room with waiters: what was published while away."""
+        slugs = list(self.rooms)
+        if not slugs or self.client is None:
+            return
+        values = await self.client.mget([live.room_key(slug) for slug in slugs])
+        for slug, raw in zip(slugs, values, strict=True):
+            pulse = Pulse.decode(raw) if raw else None
+            if pulse is not None:
+                self.hear(slug, pulse, catch_up=True)
+
+
+def _redis(*, socket_timeout: float, pool_size: int | None = None) -> Any:
+    import redis.asyncio
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    options: dict[str, Any] = {
+        "socket_timeout": socket_timeout,
+        "socket_connect_timeout": max(settings.LIVE_REDIS_TIMEOUT, 2.0),
+        "retry": Retry(NoBackoff(), 0),
+    }
+    if pool_size is None:
+        return redis.asyncio.Redis.from_url(settings.LIVE_REDIS_URL, **options)
+    pool = redis.asyncio.BlockingConnectionPool.from_url(
+        settings.LIVE_REDIS_URL, max_connections=pool_size, timeout=KEY_READ_TIMEOUT, **options
+    )
+    return redis.asyncio.Redis(connection_pool=pool)
+
+
+async def _close(pubsub: Any, client: Any) -> None:
+    for closing in (pubsub.aclose, client.aclose):
+        try:
+            await closing()
+        except Exception:
+            pass
+
+
+_hubs: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub]" = weakref.WeakKeyDictionary()
+
+
+def hub() -> Hub:
+    """This event loop's hub, started on first use."""
+    loop = asyncio.get_running_loop()
+    found = _hubs.get(loop)
+    if found is None:
+        found = _hubs[loop] = Hub(loop)
+    found.start()
+    return found

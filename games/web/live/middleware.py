@@ -1,0 +1,137 @@
+"""The ASGI application of config/asgi.py: Django, with the boards' held
+``?wait=`` state requests waited here, in front of it.
+"""
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+from urllib.parse import parse_qs, parse_qsl, urlencode
+
+from django.urls import Resolver404, resolve
+
+from games.services.cleaning import int_from_text
+from games.web.etags import BoardTag, board_tag
+from games.web.live.waits import wait_for_change
+
+log = logging.getLogger(__name__)
+
+STATE_VIEW = "games:api_state"
+
+Scope = dict[str, Any]
+Message = Mapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def wait_target(path: str, query: bytes, method: str) -> tuple[str, int] | None:
+    """(slug, version) of a board's held state request; None for anything else
+    (a malformed ?wait= too: the view answers its 400)."""
+    if method not in ("GET", "HEAD"):
+        return None
+    texts = parse_qs(query.decode("latin-1")).get("wait")
+    if not texts or len(texts) != 1:
+        return None
+    version = int_from_text(texts[0])
+    if version is None or version < 0:
+        return None
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return None
+    slug = match.kwargs.get("slug")
+    if match.view_name != STATE_VIEW or not isinstance(slug, str):
+        return None
+    return slug, version
+
+
+def board_etag(scope: Scope, version: int) -> BoardTag | None:
+    """The board's If-None-Match when it is one header naming one of our tags for `version`."""
+    values: list[bytes] = [v for name, v in scope.get("headers", ()) if name == b"if-none-match"]
+    if len(values) != 1:
+        return None
+    return board_tag(values[0].decode("latin-1"), version)
+
+
+class LiveWaits:
+    """Django, with held ?wait= requests waited here.
+
+    A board's ``GET /api/rooms/<slug>/?wait=<version>`` waits in front of
+    Django, before any middleware, thread, session or connection; then it goes
+    on to Django without ``wait=``, and games.web.api.room_state answers the
+    state as it is now (with its ETag: 304 when this viewer's state did not
+    change). Everything else goes straight to Django. A client that leaves
+    while waiting stops the wait.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        target = None
+        if scope["type"] == "http":
+            target = wait_target(scope["path"], scope.get("query_string", b""), scope["method"])
+        if target is None:
+            await self.app(scope, receive, send)
+            return
+        heard: list[Message] = []
+        left = asyncio.Event()
+
+        async def watch() -> None:
+            while True:
+                message = await receive()
+                heard.append(message)
+                if message["type"] == "http.disconnect":
+                    left.set()
+                    return
+
+        slug, version = target
+        board = board_etag(scope, version)
+        watcher = asyncio.ensure_future(watch())
+        waiting = asyncio.ensure_future(
+            wait_for_change(slug, version, serial=board.serial if board else None)
+        )
+        gone = asyncio.ensure_future(left.wait())
+        try:
+            await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (watcher, waiting, gone):
+                task.cancel()
+        if left.is_set():
+            return  # nobody to answer
+        if waiting.exception() is not None:
+            log.warning("live: a wait failed (%r); answered at once", waiting.exception())
+        elif not waiting.result() and board is not None and board.clock_allows():
+            await send_not_modified(send, board.tag)
+            return
+
+        async def replay() -> Message:
+            return heard.pop(0) if heard else await receive()
+
+        query = urlencode(
+            [
+                (k, v)
+                for k, v in parse_qsl(
+                    scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True
+                )
+                if k != "wait"
+            ]
+        )
+        await self.app({**scope, "query_string": query.encode("latin-1")}, replay, send)
+
+
+async def send_not_modified(send: Send, tag: bytes) -> None:
+    """The 304 games.web.api.answer_response would send, its headers included."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 304,
+            "headers": [
+                (b"etag", tag),
+                (b"cache-control", b"private, no-cache"),
+                (b"vary", b"Cookie, Accept-Language"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": b""})

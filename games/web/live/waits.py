@@ -1,0 +1,98 @@
+"""One held wait: until the room moves past the board's version, or 25 s.
+
+A waiter:
+
+1. registers with this loop's hub (games.web.live.hub), then reads the room's
+   pulse from its Redis key (no database); unless the key says the room is
+   where the board is, one query: no key, a key older than the board (a lost
+   publish), or one ahead of it, which the database confirms. A key ahead of
+   the database is left by a timeline that a restored backup undid (the
+   room's serial only grows, and every key was read from the database before
+   this): forgotten, so it neither ends waits at once nor holds back the
+   restored room's publishes;
+2. answers at once when the room's version is not the board's;
+3. otherwise waits for a pulse of its room on the channel (a pulse not older
+   than the one it started from: a finished analysis publishes the same
+   pulse, and the board's state still changed), at most 25 s, and has the
+   database confirm the room is still where it was (one query for the waits
+   ending together, games.web.live.database).
+
+Catching up: while the subscription is down, at most LONG_POLL_WAITERS
+waiters of this process poll the database once a second; the others hold
+on (no herd of queries or of state answers at the moment Redis blinks).
+Whatever was lost, every wait ends within 25 s (21 to 25, spread) with the
+board re-reading its state.
+"""
+
+import asyncio
+import logging
+import random
+
+from games.web.live.database import database_pulse
+from games.web.live.hub import Waiter, hub
+
+log = logging.getLogger(__name__)
+
+WAIT_SECONDS = 25.0  # as games.web.longpoll: below nginx's proxy_read_timeout (40 s)
+POLL_EVERY = 1.0  # the database, only while the hub has no subscription
+CHECK_HUB_EVERY = 5.0  # a waiter looks whether its hub still listens
+
+
+async def wait_for_change(
+    slug: str, version: int, *, seconds: float | None = None, serial: int | None = None
+) -> bool:
+    """Return when room `slug` moved past `version` (True) or the wait ran out with
+    the database saying it is where it was (False).
+
+    True at once for a room that is not there (the view answers its 404), and for
+    a board whose state was read at another `serial` than the room's now (a word,
+    a written answer, a vacation: what moves no version). A room still waiting
+    for its second player is at version 0 until the join. The database's word
+    at the end catches a publish that was lost on its way.
+    """
+    here = hub()
+    waiter = Waiter()
+    here.add(slug, waiter)  # before reading the pulse: nothing published after it is missed
+    slot = False
+    try:
+        key = start = await here.key_pulse(slug)
+        if key is None or key.version != version or (serial is not None and key.serial != serial):
+            start = await database_pulse(slug)  # no key, a lost publish, or news to confirm
+            if key is not None and start is not None and key.serial > start.serial:
+                waiter.ignore_key(key)  # of a timeline a restore undid
+                await here.forget_key(slug, key)
+        if start is None or start.version != version:
+            return True  # not there, or not where the board is
+        if serial is not None and start.serial != serial:
+            return True  # changed since the board's last answer
+        waiter.start = start
+        # Spread over the last 15 %: boards that began together (a deploy, a
+        # reconnect) do not all come back in the same second.
+        seconds = WAIT_SECONDS if seconds is None else seconds
+        deadline = here.loop.time() + seconds * random.uniform(0.85, 1.0)
+        while (left := deadline - here.loop.time()) > 0:
+            if waiter.moved():
+                return True
+            if not here.subscribed and not slot and not here.slots.locked():
+                await here.slots.acquire()  # one of the few that poll the database
+                slot = True
+            polling = slot and not here.subscribed
+            waiter.event.clear()
+            step = min(left, POLL_EVERY if polling else CHECK_HUB_EVERY)
+            try:
+                await asyncio.wait_for(waiter.event.wait(), step)
+            except TimeoutError:
+                pass
+            if waiter.moved():
+                return True
+            if polling and await database_pulse(slug) != start:
+                return True
+        try:
+            return await here.database.pulse(slug) != start
+        except Exception as error:
+            log.info("live: no word from the database on room %s (%r)", slug, error)
+            return True  # Django answers, or says why it cannot
+    finally:
+        here.discard(slug, waiter)
+        if slot:
+            here.slots.release()
