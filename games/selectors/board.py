@@ -22,7 +22,7 @@ from games.lib.actions import SiteAction
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.selectors import review, talk, vacations
 from games.selectors.history import HistoryEntry, sheet_lines
-from games.selectors.results import GameResultWords, game_results
+from games.selectors.results import GameResultWords, game_results, match_outcome
 
 # The room state's JSON shapes (room_state's docstring says what each key means).
 
@@ -106,6 +106,7 @@ class MatchView(TypedDict):
     score: list[int]
     away: list[int] | None
     end_reason: EndReason | None
+    outcome: str | None  # how the match ended, in words (games.selectors.results)
     game_number: int
     crawford: bool
     phase: str
@@ -173,6 +174,7 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     [{number, nickname, is_bot, is_you, side, away_until (the end of the
     seat's vacation, for the two players only; None when not away)}]; match (None while waiting):
     number, status, format, length, score [side0, side1], away, end_reason,
+    outcome (the finished match's end in words, else None),
     game_number, crawford, phase, turn (side owing an action or None),
     turn_seat, turn_started_at, dice, cube {value, owner}, resign_offered,
     position {side, id, me, them}, match_id and gnubg_id (GNU Backgammon's
@@ -304,6 +306,7 @@ def _match_state(
         "score": list(state.score),
         "away": list(away) if away else None,  # points still needed
         "end_reason": state.end_reason,  # "won", "stop", "resign" or "absence" once over
+        "outcome": match_outcome(state, names) if match.status == Match.Status.FINISHED else None,
         "game_number": state.game_number,
         "crawford": state.crawford_game,
         "phase": str(state.phase),

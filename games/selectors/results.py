@@ -10,7 +10,7 @@ from typing import TypedDict
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import GameResult, WinKind
+from games.engine import EndReason, Format, GameResult, MatchState, WinKind
 
 
 class GameResultWords(TypedDict):
@@ -101,3 +101,80 @@ def game_results(
 
 def kind_word_key(kind: WinKind | None) -> str | None:
     return None if kind is None else kind.name.lower()
+
+
+def match_outcome(state: MatchState, names: dict[int, str]) -> str | None:
+    """How a finished match ended, in one sentence; None while it is played.
+
+    A match given up (abandoned, or lost by absence) says who gave it up, the
+    score at that moment and what the winner gets: the match, and no points
+    for the game that was being played (the engine scores a forfeit nothing).
+    """
+    rules = state.rules
+    if state.winner is None:
+        if state.end_reason == EndReason.STOP:
+            return _("La sesión terminó empatada: %(a)s %(x)s, %(b)s %(y)s.") % _score_words(
+                state.score, names
+            )
+        return None
+    if state.end_reason in (EndReason.RESIGN, EndReason.ABSENCE):
+        return forfeit_sentence(state, names)
+    words = {
+        "name": names.get(state.winner, "?"),
+        "won": state.score[state.winner],
+        "lost": state.score[1 - state.winner],
+    }
+    if rules.format == Format.SINGLE:
+        return _("%(name)s gana la partida.") % words
+    if rules.format == Format.SESSION:
+        return _("%(name)s gana la sesión, %(won)s a %(lost)s.") % words
+    return _("%(name)s gana el encuentro, %(won)s a %(lost)s.") % words
+
+
+def forfeit_sentence(state: MatchState, names: dict[int, str]) -> str | None:
+    """The end of a match given up, or None when it ended otherwise."""
+    if state.winner is None or state.end_reason not in (EndReason.RESIGN, EndReason.ABSENCE):
+        return None
+    rules = state.rules
+    absent = state.end_reason == EndReason.ABSENCE
+    words: dict[str, object] = {
+        "loser": names.get(1 - state.winner, "?"),
+        "name": names.get(state.winner, "?"),
+        "game": state.game_number,
+        "length": rules.length,
+        **_score_words(state.score, names),
+    }
+    if rules.format == Format.SINGLE:
+        if absent:
+            return _("%(loser)s perdió la partida por ausencia: la gana %(name)s.") % words
+        return _("%(loser)s abandonó la partida: la gana %(name)s.") % words
+    # Given up during a game (not between two of a session): that game scores nothing.
+    during = bool(state.games) and state.games[-1].ending == "forfeit"
+    if rules.format == Format.SESSION:
+        if absent:
+            sentence = _(
+                "%(loser)s perdió la sesión por ausencia en la partida %(game)s, con "
+                "%(a)s %(x)s, %(b)s %(y)s: %(name)s gana la sesión."
+            )
+        else:
+            sentence = _(
+                "%(loser)s abandonó la sesión en la partida %(game)s, con "
+                "%(a)s %(x)s, %(b)s %(y)s: %(name)s gana la sesión."
+            )
+    elif absent:
+        sentence = _(
+            "%(loser)s perdió el encuentro por ausencia en la partida %(game)s, con "
+            "%(a)s %(x)s, %(b)s %(y)s (a %(length)s puntos): %(name)s gana el encuentro."
+        )
+    else:
+        sentence = _(
+            "%(loser)s abandonó el encuentro en la partida %(game)s, con "
+            "%(a)s %(x)s, %(b)s %(y)s (a %(length)s puntos): %(name)s gana el encuentro."
+        )
+    if not during:
+        return sentence % words
+    return " ".join((sentence % words, _("La partida que se jugaba no suma puntos.")))
+
+
+def _score_words(score: tuple[int, int], names: dict[int, str]) -> dict[str, object]:
+    return {"a": names.get(0, "?"), "x": score[0], "b": names.get(1, "?"), "y": score[1]}

@@ -4,7 +4,7 @@ Every sentence is translatable with Spanish as the source; nothing here knows a
 rule of the game, it only puts into words what the turn log says happened.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 from django import template
@@ -112,6 +112,9 @@ def _player_of_side(players: Sequence[PlayerEntry], side: int | None) -> PlayerE
 
 def match_result(match: MatchView, players: Sequence[PlayerEntry]) -> str:
     """The end of a match: who won, and the score when there was one."""
+    if match.get("end_reason") in ("resign", "absence") and match.get("outcome"):
+        # Who gave it up, the score then, what the winner got: the one sentence.
+        return match["outcome"] or ""
     if match["format"] == "session" and len(players) == 2 and "score" in players[0]:
         first, second = sorted(players, key=lambda p: p["side"] or 0)  # both seated
         return _("La sesión terminó: %(a)s %(x)s, %(b)s %(y)s.") % {
@@ -131,14 +134,6 @@ def match_result(match: MatchView, players: Sequence[PlayerEntry]) -> str:
         if loser["is_you"]:
             return _("Perdiste: %(name)s ganó la partida.") % {"name": winner["nickname"]}
         return _("%(name)s ganó la partida.") % {"name": winner["nickname"]}
-    last: Mapping[str, object] = {}
-    if match.get("history"):
-        last = match["history"][-1]
-    if last.get("kind") == "forfeit":
-        words: dict[str, object] = {"name": winner["nickname"], "loser": loser["nickname"]}
-        if last.get("reason") == "absence":
-            return _("%(name)s ganó el match por ausencia de %(loser)s.") % words
-        return _("%(name)s ganó el match: %(loser)s abandonó.") % words
     score = match["score"]
     words = {
         "name": winner["nickname"],

@@ -58,6 +58,17 @@ test("the end of the match is said to each: you, and who won", () => {
   assert.deepEqual(statusLines(modelFor(null, over), t), ["h_absence name=alice. winner_single name=bob"]);
 });
 
+test("a match given up ends on the server's sentence: who, the score then, what the winner got", () => {
+  const outcome = "alice abandonó el encuentro en la partida 2, con alice 1, bob 0 (a 5 puntos): bob gana el encuentro.";
+  const over = {
+    status: "finished", phase: "match_over", turn: null, winner: 1, end_reason: "resign",
+    format: "match", score: [1, 0], outcome,
+  };
+  assert.deepEqual(statusLines(modelFor(0, over), t), [`you_forfeited ${outcome}`]);
+  assert.deepEqual(statusLines(modelFor(1, over), t), [`you_won ${outcome}`]);
+  assert.deepEqual(statusLines(modelFor(null, over), t), [outcome]);
+});
+
 test("a spectator sees side 0 at the bottom until they flip the board", () => {
   const model = modelFor(null);
   assert.equal(bottomSide(model), 0);

@@ -74,11 +74,12 @@ function resultText(model, t) {
   // An abandonment or an absence says who gave the match away: "you" to that player.
   if (lost && m.end_reason === "resign") words.push(t("you_forfeited"));
   else if (lost && m.end_reason === "absence") words.push(t("you_absent"));
-  else {
-    if (me !== null) words.push(me === m.winner ? t("you_won") : t("you_lost"));
-    if (m.end_reason === "resign") words.push(`${t("h_forfeit", { name: loser })}.`);
-    if (m.end_reason === "absence") words.push(`${t("h_absence", { name: loser })}.`);
-  }
+  else if (me !== null) words.push(me === m.winner ? t("you_won") : t("you_lost"));
+  // The server's sentence: who won, the score, and for a match given up who
+  // gave it up, the score then and what the winner got.
+  if (m.outcome) return [...words, m.outcome].join(" ");
+  if (!lost && m.end_reason === "resign") words.push(`${t("h_forfeit", { name: loser })}.`);
+  if (!lost && m.end_reason === "absence") words.push(`${t("h_absence", { name: loser })}.`);
   const winner = nameOf(model, m.winner);
   if (m.format === "single") words.push(t("winner_single", { name: winner }));
   else words.push(t("winner_match", { name: winner, a: m.score[m.winner], b: m.score[1 - m.winner] }));
