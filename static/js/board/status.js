@@ -10,7 +10,31 @@ import {
 
 /** The status line's sentences, in the order they are read. */
 export function statusLines(model, t) {
-  return [lastPlayText(model, t), ...passedTurns(model, t), statusText(model, t)].filter(Boolean);
+  return [
+    writtenAnswerText(model, t), lastPlayText(model, t), ...passedTurns(model, t), statusText(model, t),
+  ].filter(Boolean);
+}
+
+const WRITTEN_ANSWERS = { take: "written_take", beaver: "written_beaver", drop: "written_drop" };
+
+/**
+ * The answer the other side wrote ahead, played the moment the viewer doubled:
+ * the doubler reads it first, until their next play (the history says it too).
+ */
+function writtenAnswerText(model, t) {
+  const m = match(model);
+  const me = viewerSide(model);
+  const history = m.history || [];
+  for (let i = history.length - 1; i >= 0; i -= 1) {
+    const turn = history[i];
+    if (turn.game !== m.game_number || turn.kind === "play") return "";
+    const key = WRITTEN_ANSWERS[turn.kind];
+    if (!key) continue;
+    if (turn.reason !== "conditional" || turn.side === me) return "";
+    const value = turn.kind === "beaver" ? turn.cube_value * 2 : turn.cube_value;
+    return t(key, { name: nameOf(model, turn.side), value });
+  }
+  return "";
 }
 
 /** What the other side just played, in notation, until the viewer moves. */
