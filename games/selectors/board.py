@@ -22,7 +22,13 @@ from games.lib.actions import SiteAction
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.selectors import review, talk, vacations
 from games.selectors.history import HistoryEntry, sheet_lines
-from games.selectors.results import GameResultWords, game_results, match_outcome
+from games.selectors.results import (
+    GameResultWords,
+    ResignOfferWords,
+    game_results,
+    match_outcome,
+    resign_offers,
+)
 
 # The room state's JSON shapes (room_state's docstring says what each key means).
 
@@ -116,6 +122,7 @@ class MatchView(TypedDict):
     dice: list[int] | None
     cube: CubeInfo
     resign_offered: int | None
+    resign_offers: list[ResignOfferWords]
     resign_declined: bool
     position: PositionInfo
     match_id: str
@@ -177,6 +184,7 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     outcome (the finished match's end in words, else None),
     game_number, crawford, phase, turn (side owing an action or None),
     turn_seat, turn_started_at, dice, cube {value, owner}, resign_offered,
+    resign_offers [{value, points, score, text}] (each resignation's worth now),
     position {side, id, me, them}, match_id and gnubg_id (GNU Backgammon's
     Match ID, and "PositionID:MatchID" seen from the side on roll; a partida
     simple is a 1-point match to GNU Backgammon, a sesión libre money play),
@@ -316,6 +324,8 @@ def _match_state(
         "dice": list(state.dice) if state.dice else None,
         "cube": {"value": state.cube_value, "owner": state.cube_owner},
         "resign_offered": state.resign_value,
+        # What each resignation is worth now (the cube, the score it leaves), in words.
+        "resign_offers": resign_offers(state, names) if owing is not None else [],
         # The player on roll had a resignation declined this turn: no new offer until the next.
         "resign_declined": state.resign_declined,
         "position": {

@@ -10,7 +10,7 @@ from typing import TypedDict
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import EndReason, Format, GameResult, MatchState, WinKind
+from games.engine import EndReason, Format, GameResult, MatchState, Phase, WinKind
 
 
 class GameResultWords(TypedDict):
@@ -23,6 +23,64 @@ class GameResultWords(TypedDict):
     score: list[int]
     text: str
     score_text: str
+
+
+class ResignOfferWords(TypedDict):
+    """One resignation the table may offer or answer now: what it is worth at the cube."""
+
+    value: int  # 1 single, 2 gammon, 3 backgammon
+    points: int
+    score: list[int] | None  # the match's score if it is accepted (None outside a match)
+    text: str
+
+
+# A resignation can be offered or answered in these phases.
+_RESIGN_PHASES = frozenset({Phase.ROLL, Phase.MOVE, Phase.RESIGN_OFFERED})
+
+
+def resign_offers(state: MatchState, names: dict[int, str]) -> list[ResignOfferWords]:
+    """Each resignation's worth now, as the engine scores it (cube, Jacoby, partida simple),
+    and in a match the score it leaves; [] when no game is being played.
+
+    The side on roll is the one who offers (and who offered, while the other answers).
+    """
+    if state.phase not in _RESIGN_PHASES:
+        return []
+    winner = 1 - state.on_roll
+    single = state.rules.format == Format.SINGLE
+    offers: list[ResignOfferWords] = []
+    for kind in (WinKind.SINGLE,) if single else tuple(WinKind):
+        points = state.score_value(kind)
+        after: list[int] | None = None
+        words: dict[str, object] = {"kind": _RESIGN_KINDS[kind](), "count": points}
+        if state.rules.format == Format.MATCH:
+            after = list(state.score)
+            after[winner] += points
+            if after[winner] >= state.rules.length:
+                text = ngettext(
+                    "%(kind)s, %(count)s punto (%(name)s ganaría el encuentro)",
+                    "%(kind)s, %(count)s puntos (%(name)s ganaría el encuentro)",
+                    points,
+                ) % {**words, "name": names.get(winner, "?")}
+            else:
+                text = ngettext(
+                    "%(kind)s, %(count)s punto (el marcador quedaría %(a)s %(x)s, %(b)s %(y)s)",
+                    "%(kind)s, %(count)s puntos (el marcador quedaría %(a)s %(x)s, %(b)s %(y)s)",
+                    points,
+                ) % {**words, **_score_words((after[0], after[1]), names)}
+        else:
+            text = (
+                ngettext("%(kind)s, %(count)s punto", "%(kind)s, %(count)s puntos", points) % words
+            )
+        offers.append({"value": int(kind), "points": points, "score": after, "text": text})
+    return offers
+
+
+_RESIGN_KINDS = {
+    WinKind.SINGLE: lambda: _("partida simple"),
+    WinKind.GAMMON: lambda: _("gammon"),
+    WinKind.BACKGAMMON: lambda: _("backgammon"),
+}
 
 
 def kind_word(kind: WinKind | None) -> str:

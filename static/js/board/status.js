@@ -73,13 +73,19 @@ function statusText(model, t) {
         : t("wait_double", { name: other, value: m.cube.value * 2 });
     case "resign_offered":
       return mine
-        ? t("resign_offered_you", { name: nameOf(model, 1 - me), what: t(`resign_${m.resign_offered}`) })
+        ? t("resign_offered_you", { name: nameOf(model, 1 - me), what: offerText(m) })
         : t("wait_resign", { name: other });
     case "game_over":
       return gameOverText(model);
     default:
       return t("opening");
   }
+}
+
+/** The offer on the table, worth what the server says at the cube. */
+function offerText(m) {
+  const offer = (m.resign_offers || []).find(({ value }) => value === m.resign_offered);
+  return offer ? offer.text : "";
 }
 
 function gameOverText(model) {
