@@ -5,9 +5,11 @@ rule of the game, it only puts into words what the turn log says happened.
 """
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django import template
+from django.utils import formats, timezone
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -95,6 +97,19 @@ def phase_text(context: template.Context, match: MatchView, turn_player: PlayerE
     }
     mine, theirs = texts.get(phase, ("", ""))
     return str(mine) if you else theirs % {"name": name}
+
+
+@register.filter
+def moment(value: datetime | None) -> str:
+    """A moment as every page writes it: <time data-moment>, which static/js/moments.js
+    rewrites in the reader's language and time zone; without a script, UTC says so."""
+    if value is None:
+        return ""
+    with timezone.override(UTC):
+        fallback = formats.date_format(value, "DATETIME_FORMAT")
+    return format_html(
+        '<time datetime="{}" data-moment>{} (UTC)</time>', value.isoformat(), fallback
+    )
 
 
 @register.filter
