@@ -297,10 +297,10 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
     turns = list(Turn.objects.filter(game=game).order_by("number")) if game else []
     zone = zone_of(zone_name)
     # The clock the board shows: it stands still while the reader is on vacation.
-    turn = vacations.turn_clock(match)
-    due = turn.closes_at
+    turn_clock = vacations.turn_clock(match)
+    due = turn_clock.closes_at
     now = clock.now()
-    away = next((end for start, end in turn.pauses if start <= now < end), None)
+    away = next((end for start, end in turn_clock.pauses if start <= now < end), None)
     answered = written_answer(match, me)
     base: _Common = {
         "opponent": opponent,
