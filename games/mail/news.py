@@ -21,7 +21,7 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState, Phase
+from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState, Phase, WinKind
 from games.lib import clock
 from games.models import Game, Match, Seat, Turn
 from games.selectors import vacations
@@ -320,7 +320,7 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
         return TurnNews(DOUBLED, cube=state.cube_value * 2, **base)
     if state.phase is Phase.RESIGN_OFFERED:
         offered = state.resign_value or 1
-        points = offered * state.cube_value if rules.format != Format.SINGLE else 1
+        points = state.score_value(WinKind(offered))  # the engine's count: cube, Jacoby
         return TurnNews(RESIGN_OFFERED, resign_kind=offered, resign_points=points, **base)
 
     opening = _opening_rolls(turns)

@@ -10,7 +10,7 @@ from typing import TypedDict
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import EndReason, Format, GameResult, MatchState, Phase, WinKind
+from games.engine import Ending, EndReason, Format, GameResult, MatchState, Phase, WinKind
 
 
 class GameResultWords(TypedDict):
@@ -207,7 +207,7 @@ def forfeit_sentence(state: MatchState, names: dict[int, str]) -> str | None:
             return _("%(loser)s perdió la partida por ausencia: la gana %(name)s.") % words
         return _("%(loser)s abandonó la partida: la gana %(name)s.") % words
     # Given up during a game (not between two of a session): that game scores nothing.
-    during = bool(state.games) and state.games[-1].ending == "forfeit"
+    during = bool(state.games) and state.games[-1].ending == Ending.FORFEIT
     if rules.format == Format.SESSION:
         if absent:
             sentence = _(

@@ -2,11 +2,11 @@
 
 One world is built once (two accounts, a match being played, a finished and
 analysed game, an open challenge, a vacation) and every page is opened in it
-as its readers see it: the board as a player on a desktop and on a phone and
-as a spectator, the review, the archive, Mis partidas, the lobby, a profile,
-the leaderboard, the vacation page, the account's pages and the pages of
-signing up, logging in and the password. The failure lists every page's
-violations at once.
+as its readers see it: the board as a player on a desktop (and with its
+resignation dialog open) and on a phone, and as a spectator; the review, the
+archive, Mis partidas, the lobby, a profile, the leaderboard, the vacation
+page, the account's pages and the pages of signing up, logging in and the
+password. The failure lists every page's violations at once.
 """
 
 import pytest
@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from games import services, tasks
 from games.engine import Format, MatchRules
 from games.models import GameAnalysis
+from games.services.vacations import vacation_start
 from tests.browser.axe import violations
 from tests.helpers import Persona, make_player, play_out, seat_url, when_published
 
@@ -51,6 +52,8 @@ def world(monkeypatch, dice, clock, fast_analysis):
     )
     dice.push((3, 1))
     services.room_join(room=playing.room, nickname="ben", user=ben)
+    # ben is away: the board says until when.
+    vacation_start(user=ben, days=3)
     # ben's open challenge in the lobby.
     services.challenge_post(author=ben, rules=MatchRules(format=Format.MATCH, length=5).to_json())
     return {
@@ -95,6 +98,9 @@ def test_every_page_has_no_axe_violations(world, live_server, open_page):
     seat = url + seat_url(world["playing"].room, world["playing"].token)
     player = open_page("ana", seat)
     check("board, player", player, drawn=".board-svg .piece")
+    player.locator("#board-resign").click()
+    check("board, the resignation dialog", player, drawn=".board-dialog #resign-choice")
+    player.keyboard.press("Escape")
     check("board, phone", open_page("ana phone", seat, viewport=PHONE), drawn=".board-svg .piece")
 
     sign_in(player, live_server, world["ana"])
@@ -111,5 +117,5 @@ def test_every_page_has_no_axe_violations(world, live_server, open_page):
         for name, page_violations in failing.items()
         for v in page_violations
     ]
-    assert len(found) == 23
+    assert len(found) == 24
     assert failing == {}, "axe-core violations:\n" + "\n".join(report)

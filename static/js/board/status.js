@@ -96,7 +96,7 @@ function gameOverText(model) {
 /** The match's end, said to each: "¡Ganaste! Gana bob la partida." */
 function resultText(model, t) {
   const m = match(model);
-  if (m.winner === null || m.winner === undefined) return t("match_over");
+  if (m.winner === null || m.winner === undefined) return m.outcome || t("match_over");
   const me = viewerSide(model);
   const loser = nameOf(model, 1 - m.winner);
   const words = [];
