@@ -19,6 +19,7 @@ from django.db.models import F, Min, Q
 
 from accounts import fibs
 from accounts.models import Rating, RatingChange
+from games.bots import BOT_NAMES
 from games.engine import Format, MatchRules
 from games.models import Match, Room, Seat
 from games.selectors import review
@@ -361,9 +362,22 @@ def rating_name(rating: Rating) -> str:
 
 
 def leaderboard(size: int = LEADERBOARD_SIZE) -> list[Rating]:
-    """The rated players (accounts and computer players), best first."""
-    return list(
+    """The rated players (accounts and computer players), best first, the first `size`;
+    and every computer player, rated yet or not (two queries).
+
+    The computer players are there to measure oneself against: a newcomer looks
+    for them before they have played anyone, at the rating they start from.
+    """
+    rows = list(
         Rating.objects.filter(Q(matches__gt=0))
         .select_related("user__profile")
         .order_by("-rating", "pk")[:size]
     )
+    listed = {row.pk for row in rows}
+    bots = {row.bot: row for row in Rating.objects.exclude(bot="")}
+    for name in BOT_NAMES:
+        # Each bot's row is made with the schema; without it, the rating it starts from.
+        row = bots.get(name) or Rating(bot=name)
+        if row.pk is None or row.pk not in listed:
+            rows.append(row)
+    return sorted(rows, key=lambda row: (-row.rating, row.pk or 0))

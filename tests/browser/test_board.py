@@ -181,7 +181,7 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
             alice.screenshot(path=str(artifacts / "board-phone.png"))
 
     for page in (*pages.values(), carol):
-        expect(page.locator(".board-status")).to_contain_text("Gana bob la partida")
+        expect(page.locator(".board-status")).to_contain_text("bob gana la partida.")
     expect(pages[BOB].locator(".board-status")).to_contain_text("¡Ganaste!")
     expect(pages[ALICE].locator(".board-status")).to_contain_text("Perdiste.")
     # The dice can be checked from the board itself: the seed is out once the game ends.
@@ -278,16 +278,26 @@ def test_dice_cube_and_resignation_are_all_handled_on_the_board(
 
     # alice may not redouble, so the table rolled her 5-2; she offers a gammon instead.
     expect(alice.locator(".board-status")).to_contain_text("Te toca mover con 5-2")
+    # Each offer says what it is worth at the cube, and what it does to the score.
     alice.locator("#board-resign").click()
+    expect(alice.locator("#resign-choice option")).to_have_text(
+        [
+            "partida simple, 2 puntos (el marcador quedaría alice 0, bob 2)",
+            "gammon, 4 puntos (bob ganaría el encuentro)",
+            "backgammon, 6 puntos (bob ganaría el encuentro)",
+        ]
+    )
     alice.locator("#resign-choice").select_option("2")
     alice.get_by_role("button", name="Ofrecer la rendición").click()
-    expect(bob.locator(".board-status")).to_contain_text("alice ofrece rendirse: gammon (2)")
+    expect(bob.locator(".board-status")).to_contain_text(
+        "alice ofrece rendirse: gammon, 4 puntos (bob ganaría el encuentro)."
+    )
     bob.get_by_role("button", name="Aceptar la rendición").click()
     bob.locator(".board-dialog").get_by_role("button", name="Aceptar la rendición").click()
 
     expect(bob.locator(".board-status")).to_contain_text("¡Ganaste!")
     expect(bob.locator(".player-slot.bottom")).to_contain_text("4 puntos")
-    expect(alice.locator(".board-status")).to_contain_text("Gana bob el encuentro, 4 a 0")
+    expect(alice.locator(".board-status")).to_contain_text("bob gana el encuentro, 4 a 0.")
     expect(alice.locator(".board-history")).to_contain_text("bob acepta la rendición")
 
 
@@ -311,7 +321,9 @@ def test_the_waiting_player_closes_the_game_for_absence_after_confirming(
         expect(page.locator(".board-status")).to_contain_text("Le toca mover a alice")
         claim.click()
         page.locator(".board-dialog").get_by_role("button", name="Cerrar la partida").click()
-        expect(page.locator(".board-status")).to_contain_text("alice pierde por ausencia")
+        expect(page.locator(".board-status")).to_contain_text(
+            "alice perdió la partida por ausencia: la gana bob."
+        )
         expect(page.locator(".board-status")).to_contain_text("¡Ganaste!")
 
 

@@ -15,7 +15,7 @@ export { pieceIcon, styleOf } from "./pieces.js"; // the review page reads them 
  * {board: {mine, theirs}, styles: [mineStyle, theirsStyle], homeLeft,
  *  selected, targets: Map(key -> label), sources: Set(keys), lastFrom/lastTo: Set(keys),
  *  dice: {values, used: [bool], mine: bool} | null, canRoll, cube: {value, owner: "mine"|"theirs"|null} | null,
- *  canDouble, labels: Map(key -> aria-label), focusKey, strings}
+ *  canDouble, labels: Map(key -> aria-label), focusKey, strings, picture (no controls)}
  */
 export function drawBoard(svg, view) {
   const o = { homeLeft: view.homeLeft };
@@ -224,6 +224,8 @@ function spot(key, view, { control = false } = {}) {
   if (view.sources.has(key)) cls.push("source");
   if (view.targets.has(key)) cls.push("target");
   if (view.selected === key) cls.push("selected");
+  // A picture (the review's boards) has no controls: nothing in it to focus or press.
+  if (view.picture) return el("g", { class: cls.join(" "), "data-key": key });
   return el("g", {
     class: cls.join(" "),
     "data-key": key,

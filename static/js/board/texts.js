@@ -1,6 +1,7 @@
 // The board's words: the translated strings the page hands over as JSON
 // (templates/games/_board_strings.html), their plural forms, and the few
 // texts made from a date. Pure apart from Intl, so node tests it.
+import { formatMoment } from "../moments.js";
 
 /**
  * `t(key, values)`: the string `key` with its "{name}" placeholders filled in.
@@ -27,9 +28,9 @@ export function createTexts(strings, lang = "es") {
     return null;
   }
 
-  /** A moment as the reader's language writes a date and time. */
+  /** A moment as every page writes it: the reader's language and time zone. */
   function moment(iso) {
-    return new Date(iso).toLocaleString(lang);
+    return formatMoment(iso, lang);
   }
 
   /** A number as the reader's language writes it, with `digits` decimals: "3,2" in Spanish. */
