@@ -1,12 +1,13 @@
 """axe-core on every page of the site: 0 violations.
 
-One world is built once (two accounts, a match being played, a finished and
+One world is built once (two accounts, a match being played, two tournaments, a finished and
 analysed game, an open challenge, a vacation) and every page is opened in it
 as its readers see it: the board as a player on a desktop (and with its
 resignation dialog open) and on a phone, and as a spectator; the review, the
-archive, Mis partidas, the lobby, a profile, the leaderboard, the vacation
-page, the account's pages and the pages of signing up, logging in and the
-password. The failure lists every page's violations at once.
+archive, Mis partidas, the lobby, the tournaments (the list, a bracket on a
+desktop and a phone, a league's standings, the hosting form), a profile, the
+leaderboard, the vacation page, the account's pages and the pages of signing
+up, logging in and the password. The failure lists every page's violations at once.
 """
 
 import pytest
@@ -56,12 +57,25 @@ def world(monkeypatch, dice, clock, fast_analysis):
     vacation_start(user=ben, days=3)
     # ben's open challenge in the lobby.
     services.challenge_post(author=ben, rules=MatchRules(format=Format.MATCH, length=5).to_json())
+    # A knockout under way (its bracket) and a league (its standings), four each.
+    field = [ana, ben, make_player("cloe"), make_player("dani")]
+    cup = services.tournament_create(
+        host=None, name="Copa", kind="knockout", capacity=4, lengths=[1, 3]
+    )
+    league = services.tournament_create(
+        host=None, name="Liga", kind="league", capacity=4, lengths=[1]
+    )
+    for tournament in (cup, league):
+        for user in field:
+            services.tournament_join(tournament=tournament, user=user)
     return {
         "ana": ana,
         "ben": ben,
         "done": done.room,
         "playing": playing,
         "slug": playing.room.slug,
+        "cup": cup.slug,
+        "league": league.slug,
     }
 
 
@@ -88,6 +102,9 @@ def test_every_page_has_no_axe_violations(world, live_server, open_page):
     check("leaderboard", visitor, reverse("games:leaderboard"))
     check("profile (public)", visitor, reverse("games:player", args=["ben"]))
     check("lobby (visitor)", visitor, reverse("games:lobby"))
+    check("tournaments", visitor, reverse("games:tournaments"))
+    check("tournament, bracket", visitor, reverse("games:tournament", args=[world["cup"]]))
+    check("tournament, standings", visitor, reverse("games:tournament", args=[world["league"]]))
     check("sign-up", visitor, reverse("accounts:signup"))
     check("log-in", visitor, reverse("accounts:login"))
     check("password reset", visitor, reverse("accounts:password_reset"))
@@ -108,6 +125,11 @@ def test_every_page_has_no_axe_violations(world, live_server, open_page):
     check("lobby (signed in)", player, reverse("games:lobby"))
     check("profile (challenge form)", player, reverse("games:player", args=["ben"]))
     check("vacations", player, reverse("games:vacation"))
+    check("hosting a tournament", player, reverse("games:tournament_new"))
+    check(
+        "tournament, bracket (phone)",
+        open_page("phone", url + reverse("games:tournament", args=[world["cup"]]), viewport=PHONE),
+    )
     check("account", player, reverse("accounts:profile"))
     check("password change", player, reverse("accounts:password_change"))
 
@@ -117,5 +139,5 @@ def test_every_page_has_no_axe_violations(world, live_server, open_page):
         for name, page_violations in failing.items()
         for v in page_violations
     ]
-    assert len(found) == 24
+    assert len(found) == 29
     assert failing == {}, "axe-core violations:\n" + "\n".join(report)
