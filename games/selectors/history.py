@@ -122,7 +122,7 @@ def describe_turn(
     if kind == ActionKind.RESIGN_OFFER:
         return _("%(name)s ofrece rendirse: %(what)s") % {
             "name": name,
-            "what": resign_label(turn.get("value")),
+            "what": resign_label(turn.get("value"), turn.get("cube_value") or 1),
         }
     if kind == ActionKind.RESIGN_ACCEPT:
         return _("%(name)s acepta la rendición") % {"name": name}
@@ -139,13 +139,18 @@ def describe_turn(
     return f"{name}: {kind}"
 
 
-def resign_label(value: int | None) -> str:
-    labels: dict[int | None, str] = {
-        1: _("partida simple (1)"),
-        2: _("gammon (2)"),
-        3: _("backgammon (3)"),
+def resign_label(value: int | None, cube_value: int = 1) -> str:
+    """The kind of game offered, and the cube it counts with once turned: the
+    points themselves are the engine's, shown where the offer is answered."""
+    kinds: dict[int | None, str] = {
+        1: _("partida simple"),
+        2: _("gammon"),
+        3: _("backgammon"),
     }
-    return labels.get(value, "?")
+    kind = kinds.get(value, "?")
+    if cube_value > 1:
+        return _("%(kind)s, con el cubo en %(cube)s") % {"kind": kind, "cube": cube_value}
+    return kind
 
 
 def dice_word(dice: list[int] | tuple[int, ...]) -> str:

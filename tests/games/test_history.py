@@ -25,7 +25,7 @@ HISTORY = [
     {"game": 1, "side": 0, "kind": "double", "cube_value": 1},
     {"game": 1, "side": 1, "kind": "beaver", "cube_value": 2},
     {"game": 1, "side": 0, "kind": "take", "cube_value": 4},
-    {"game": 1, "side": 0, "kind": "resign_offer", "value": 2},
+    {"game": 1, "side": 0, "kind": "resign_offer", "value": 2, "cube_value": 4},
     {"game": 1, "side": 1, "kind": "resign_decline"},
     {"game": 1, "side": 0, "kind": "forfeit", "reason": "absence"},
     {"game": 2, "side": 1, "kind": "roll", "dice": [2, 5]},
@@ -52,7 +52,7 @@ def test_each_entry_carries_its_score_sheet_line_a_roll_written_with_its_play():
         (False, "alice dobla a 2"),
         (False, "bob acepta y redobla a 4 (castor)"),
         (False, "alice acepta el cubo en 4"),
-        (False, "alice ofrece rendirse: gammon (2)"),
+        (False, "alice ofrece rendirse: gammon, con el cubo en 4"),
         (False, "bob rechaza la rendición y sigue jugando"),
         (False, "alice pierde por ausencia"),
         (True, "Salida: alice saca 2, bob saca 5"),
@@ -64,7 +64,7 @@ def test_the_lines_are_in_the_requests_language():
     assert english[0] == "Opening roll: alice rolls 4, bob rolls 4"
     assert english[5] == "alice 66: cannot move"
     assert english[8] == "alice doubles to 2"
-    assert english[11] == "alice offers to resign: gammon (2)"
+    assert english[11] == "alice offers to resign: gammon, with the cube at 4"
 
 
 @pytest.mark.django_db

@@ -242,7 +242,11 @@ def test_a_logged_in_guest_joins_with_their_account(alice, dice):
         ({"kind": "take", "cube_value": 4}, "bob acepta el cubo en 4"),
         ({"kind": "beaver", "cube_value": 4}, "bob acepta y redobla a 8 (castor)"),
         ({"kind": "drop", "cube_value": 2}, "bob rechaza el cubo y pierde la partida"),
-        ({"kind": "resign_offer", "value": 2}, "bob ofrece rendirse: gammon (2)"),
+        ({"kind": "resign_offer", "value": 2}, "bob ofrece rendirse: gammon"),
+        (
+            {"kind": "resign_offer", "value": 1, "cube_value": 2},
+            "bob ofrece rendirse: partida simple, con el cubo en 2",
+        ),
         ({"kind": "forfeit", "reason": "absence"}, "bob pierde por ausencia"),
         ({"kind": "forfeit", "reason": "resign"}, "bob abandona"),
         ({"kind": "stop"}, "bob da por terminada la sesión"),

@@ -43,6 +43,9 @@ def test_each_offer_is_worth_the_cube_and_says_the_score_it_leaves(room, alice, 
     services.game_resign_offer(seat=bob.seat, version=current_match(room).version, value=2)
     offered = selectors.room_state(room, alice.seat)["match"]
     assert offered["resign_offered"] == 2 and offered["resign_offers"][1]["points"] == 4
+    # The history names the cube the offer counts with, not a bare "gammon (2)".
+    lines = [entry.get("text") for entry in offered["history"]]
+    assert "bob ofrece rendirse: gammon, con el cubo en 2" in lines
     services.game_resign_accept(seat=alice.seat, version=current_match(room).version)
     assert current_match(room).state["score"] == [4, 0]
 
