@@ -90,8 +90,8 @@ chaos: $(STAMP)
 
 # The load benchmark (bench/load.py, issue 19): its own gunicorn on PostgreSQL
 # and Redis (ports 19100+, database mesa_load, Redis db 2 unless told), 2,000
-# waiting boards, 50 players, readers, for 150 s; the server on both cores, the
-# load generator on one of them below it (nice). LOAD_ARGS="--boards 500" etc.
+# waiting boards, 50 players, readers, for 150 s; the servers on one core, the
+# load generator on another core at the same priority. LOAD_ARGS="--boards 500" etc.
 LOAD_ARGS ?=
 load: $(STAMP)
 	$(BIN)/python -m bench.load $(LOAD_ARGS)

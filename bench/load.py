@@ -5,11 +5,13 @@
 It starts its own web server (gunicorn as deploy/ runs it, or the ASGI server
 with --server asgi) on PostgreSQL and Redis, with bench/web/settings.py (the site
 and the bare-Django reference view of bench/web/urls.py), pinned with
-taskset to the server's cores (by default both of a 2-core node: the
-issue's "one 2-core node"), and drives it from this process, pinned to one
-of them (--client-cores) at a lower priority (nice 19, the server 10), so
-the generator takes only what the server leaves. Each side's cores and the
-load average are in the report. The clients behave as the site's own pages do:
+taskset to the server's cores (--server-cores, 0 by default), and drives it
+from this process pinned to the others (--client-cores, 1), both at the
+priority `make load` was started with: neither side starves the other. The
+generator measures its own lag (how late its event loop wakes a timer); a
+run whose p99 lag exceeds 100 ms is VOID, as its latencies are partly its
+own. Each side's cores and the load average are in the report. The clients
+behave as the site's own pages do:
 
 - boards: open and waiting as static/js/board/controller.js waits, with
   static/js/poll.js's rhythm: `GET /api/rooms/<slug>/?wait=<version>` with
@@ -77,8 +79,9 @@ DEFAULT_REDIS = "redis://127.0.0.1:6379/2"
 # The two GETs compared: a spectator's room state, and the bare-Django reference.
 PATHS = (("state", "/api/rooms/{}/"), ("reference", "/bench/reference/{}"))
 HELD = 3.0  # poll.js: an answer that took this long was held by the server
-# The server below other work on the machine, the load generator (nice 19) below it.
-SERVER_NICE = 10
+# The generator's own lag (a timer woken late) beyond which its latencies are its own.
+VOID_LAG_MS = 100.0
+LAG_TICK = 0.05  # the lag probe's timer
 
 
 @dataclass
@@ -105,8 +108,8 @@ class Options:
     port: int = DEFAULT_PORT
     database_url: str = DEFAULT_DATABASE
     redis_url: str = DEFAULT_REDIS
-    server_cores: str = "0,1"  # the node's two cores
-    client_cores: str = "1"  # shared with the server, a step below it (SERVER_NICE)
+    server_cores: str = "0"  # the servers' cores (taskset)
+    client_cores: str = "1"  # the generator's, apart from them, at the same priority
     grace: float = 40.0  # after the players stop, for the boards to catch up
     seed: int = 19
     quiet: bool = False
@@ -151,6 +154,7 @@ class Stats:
     connections: list[int] = field(default_factory=list)
     rss_kb: dict[int, int] = field(default_factory=dict)  # pid -> peak
     process_names: dict[int, str] = field(default_factory=dict)
+    lag_ms: list[float] = field(default_factory=list)  # the generator's timer, woken late
 
     def status(self, method: str, code: int) -> None:
         self.statuses[f"{method} {code}"] += 1
@@ -168,6 +172,19 @@ def server_ms(header: str | None) -> float | None:
                 return float(params[4:])
             except ValueError:
                 return None
+    return None
+
+
+def verdict(lag_ms: list[float]) -> str | None:
+    """Why the run is void (its generator's p99 lag above VOID_LAG_MS), None if it holds."""
+    p99 = percentile(lag_ms, 0.99)
+    if p99 is None:
+        return "the generator's lag was never measured"
+    if p99 > VOID_LAG_MS:
+        return (
+            f"the load generator's own p99 lag was {p99:.0f} ms (> {VOID_LAG_MS:.0f} ms): "
+            "its latencies are partly its own"
+        )
     return None
 
 
@@ -263,8 +280,7 @@ def server_commands(options: Options) -> dict[str, list[str]]:
         "--worker-connections",
         str(max(1000, options.boards + options.players * 2)),
     ]
-    niced = ["nice", "-n", str(SERVER_NICE)]
-    commands = {"gunicorn": [*niced, *pin, *gunicorn]}
+    commands = {"gunicorn": [*pin, *gunicorn]}
     if server_kind(options) == "live":
         # deploy/systemd/mesa-live.service's flags, on a port instead of a socket.
         uvicorn = [
@@ -285,7 +301,7 @@ def server_commands(options: Options) -> dict[str, list[str]]:
             "--limit-concurrency",
             "10000",
         ]
-        commands["uvicorn"] = [*niced, *pin, *uvicorn]
+        commands["uvicorn"] = [*pin, *uvicorn]
     return commands
 
 
@@ -737,6 +753,14 @@ class Run:
                 self.stats.connections.append(int(row[0]) if row else 0)
                 await self._pause(0.5, self.stop_samplers)
 
+    async def sample_lag(self) -> None:
+        """How late this event loop wakes a timer: the generator's own delay, in every
+        latency it measures."""
+        while not self.stop_samplers.is_set():
+            asked = time.monotonic()
+            await asyncio.sleep(LAG_TICK)
+            self.stats.lag_ms.append(max(0.0, (time.monotonic() - asked - LAG_TICK) * 1000))
+
     async def sample_memory(self, server_pids: list[int]) -> None:
         while not self.stop_samplers.is_set():
             for pid in [p for server in server_pids for p in (server, *children(server))]:
@@ -755,6 +779,7 @@ class Run:
         samplers = [
             asyncio.create_task(self.sample_connections()),
             asyncio.create_task(self.sample_memory(server_pids)),
+            asyncio.create_task(self.sample_lag()),
         ]
         commits_before = await self.commits()
         self.log(f"seeding {max(1, options.players // 2)} rooms")
@@ -949,7 +974,15 @@ class Run:
         def ms(value: float | None) -> float | None:
             return round(value, 1) if value is not None else None
 
+        void = verdict(stats.lag_ms)
         return {
+            "void": void,
+            "generator_lag": {
+                "p50_ms": ms(percentile(stats.lag_ms, 0.50)),
+                "p99_ms": ms(percentile(stats.lag_ms, 0.99)),
+                "max_ms": ms(max(stats.lag_ms, default=0.0)),
+                "samples": len(stats.lag_ms),
+            },
             "options": {k: v for k, v in asdict(options).items() if k != "quiet"},
             "server": server_kind(options),
             "cores": {
@@ -1030,7 +1063,11 @@ def print_report(report: dict[str, Any]) -> None:
     a, s, b, pg = (report[k] for k in ("actions", "seen_by_every_board", "boards", "postgres"))
     o, cores = report["options"], report["cores"]
     load = ", ".join(f"{x:.1f}" for x in cores["load_average"])
+    lag = report["generator_lag"]
     lines = [
+        *([f"VOID: {report['void']}"] if report["void"] else []),
+        f"load generator's own lag: p50 {lag['p50_ms']} ms, p99 {lag['p99_ms']} ms, "
+        f"max {lag['max_ms']} ms (void above {VOID_LAG_MS:.0f} ms at p99)",
         f"make load: {b['count']} boards, {o['players']} players, {o['readers']} readers, "
         f"{o['duration']:.0f} s; server {report['server']}: gunicorn {o['web_workers']} "
         f"workers x {o['threads']} threads"
@@ -1105,7 +1142,6 @@ def main(argv: list[str] | None = None) -> int:
     cores = {int(core) for core in options.client_cores.split(",")}
     if hasattr(os, "sched_setaffinity") and cores <= set(range(os.cpu_count() or 1)):
         os.sched_setaffinity(0, cores)
-    os.nice(19 - os.nice(0))
     prepare_database(options)
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"mesa-load-server-{options.port}.log"
     servers = start_servers(options, log)
