@@ -149,6 +149,9 @@ class Stats:
     moves: list[Move] = field(default_factory=list)
     statuses: Counter[str] = field(default_factory=Counter)  # "GET 200", "POST 409"...
     exceptions: Counter[str] = field(default_factory=Counter)
+    # Answers that were not the API's JSON (nginx's 502/504 page, a proxy's HTML):
+    # failures, counted, never an exception that stops the counting.
+    error_pages: Counter[str] = field(default_factory=Counter)  # "POST 502"...
     reads: int = 0
     throughput: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     connections: list[int] = field(default_factory=list)
@@ -159,8 +162,22 @@ class Stats:
     def status(self, method: str, code: int) -> None:
         self.statuses[f"{method} {code}"] += 1
 
+    def error_page(self, method: str, code: int) -> None:
+        self.error_pages[f"{method} {code}"] += 1
+
     def failed(self, error: BaseException) -> None:
         self.exceptions[type(error).__name__] += 1
+
+
+async def json_or_none(response: aiohttp.ClientResponse) -> Any:
+    """The answer's JSON, or None when it is not JSON (an HTML error page)."""
+    body = await response.read()
+    if "json" not in response.headers.get("Content-Type", ""):
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
 
 
 def server_ms(header: str | None) -> float | None:
@@ -235,7 +252,9 @@ def server_env(options: Options) -> dict[str, str]:
     return env
 
 
-def prepare_database(options: Options) -> None:
+def prepare_database(options: Options) -> bool:
+    """Migrate the run's database, created if missing: True when this run created it
+    (and drops it at the end), False for one that was there before (kept)."""
     name = database_name(options.database_url)
     with psycopg.connect(admin_url(options.database_url), autocommit=True) as admin:
         found = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
@@ -250,6 +269,13 @@ def prepare_database(options: Options) -> None:
     import redis
 
     redis.Redis.from_url(options.redis_url).flushdb()  # this run's cache, limits and queue
+    return found is None
+
+
+def drop_database(options: Options) -> None:
+    with psycopg.connect(admin_url(options.database_url), autocommit=True) as admin:
+        name = database_name(options.database_url)
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def server_kind(options: Options) -> str:
@@ -391,10 +417,16 @@ class Browser:
     """One person's browser: a cookie jar, a CSRF token, a language."""
 
     def __init__(
-        self, base: str, connector: aiohttp.BaseConnector, language: str, live: str = ""
+        self,
+        base: str,
+        connector: aiohttp.BaseConnector,
+        language: str,
+        stats: Stats | None = None,
+        live: str = "",
     ) -> None:
         self.base = base
         self.live = live or base
+        self.stats = stats if stats is not None else Stats()
         self.language = language
         self.session = aiohttp.ClientSession(
             connector=connector,
@@ -422,7 +454,10 @@ class Browser:
         async with self.session.post(
             self.base + path, data=json.dumps(body), headers=headers
         ) as response:
-            answer = await response.json(content_type=None)
+            answer = await json_or_none(response)
+            self.stats.status("POST", response.status)
+            if answer is None:
+                self.stats.error_page("POST", response.status)
             return response.status, answer, server_ms(response.headers.get("Server-Timing"))
 
     async def close(self) -> None:
@@ -462,9 +497,13 @@ class StateReader:
             if response.status == 304:
                 return False
             if response.status != 200:
-                await response.read()
+                if await json_or_none(response) is None:
+                    self.stats.error_page("GET", response.status)
                 raise RuntimeError(f"state {response.status}")
-            state = await response.json()
+            state = await json_or_none(response)
+            if state is None:
+                self.stats.error_page("GET", response.status)
+                raise RuntimeError(f"state {response.status}: not JSON")
             etag = response.headers.get("ETag")
         changed = self.state is None or state["version"] != self.state["version"]
         if self.state is None or state["version"] >= self.state["version"]:
@@ -586,8 +625,8 @@ class Run:
     ) -> tuple[str, Browser, Browser]:
         """A room with its two guests seated (created and joined through the JSON API)."""
         language = "en" if self.rng.random() < self.options.english_share else "es"
-        host = Browser(self.base, connector, live=self.live, language=language)
-        guest = Browser(self.base, connector, live=self.live, language="es")
+        host = Browser(self.base, connector, language, self.stats, self.live)
+        guest = Browser(self.base, connector, "es", self.stats, self.live)
         await host.open_home()
         status, state = await host.post("/api/rooms", {"nickname": f"{name}a", "rules": {}})
         if status != 201:
@@ -640,10 +679,9 @@ class Run:
                 self.stats.unanswered[seat.slug] += 1
             reader.state = None  # read it again: it may have been stored
             return
-        self.stats.status("POST", status)
-        if status >= 500 and name in TURN_ACTIONS:
+        if (status >= 500 or answer is None) and name in TURN_ACTIONS:
             self.stats.unanswered[seat.slug] += 1
-        if status == 200:
+        if status == 200 and answer is not None:
             answered = time.monotonic()
             self.stats.action_ms.append((answered - sent) * 1000)
             self.stats.action_spans.append((sent, answered))
@@ -781,7 +819,6 @@ class Run:
             asyncio.create_task(self.sample_memory(server_pids)),
             asyncio.create_task(self.sample_lag()),
         ]
-        commits_before = await self.commits()
         self.log(f"seeding {max(1, options.players // 2)} rooms")
         await self.seed(connector)
         bench_session = aiohttp.ClientSession(
@@ -796,8 +833,8 @@ class Run:
             self.stats.throughput[f"idle {name}"].append(rate)
             self.log(f"idle throughput {name}: {rate:.0f} req/s")
         spectators = [
-            Browser(self.base, connector, live=self.live, language="es"),
-            Browser(self.base, connector, live=self.live, language="en"),
+            Browser(self.base, connector, "es", self.stats, self.live),
+            Browser(self.base, connector, "en", self.stats, self.live),
         ]
         boards: list[asyncio.Task[None]] = []
         self.log(f"opening {options.boards} boards")
@@ -836,11 +873,14 @@ class Run:
             for i in range(options.readers)
         ]
         self.log(f"{len(self.seats)} players start")
+        # The transactions of the measured window only: seeding's are not in the rate.
+        commits_before, measured = await self.commits(), time.monotonic()
         players = [asyncio.create_task(self.player(seat)) for seat in self.seats]
         windows = asyncio.create_task(self.throughput_windows(bench_session))
         await asyncio.sleep(options.duration)
         self.log("players stop")
         self.stop_players.set()
+        commits = (await self.commits() - commits_before) / (time.monotonic() - measured)
         # A request still out after its timeout (an overloaded server) is let go.
         _done, late = await asyncio.wait([*players, *readers, windows], timeout=65)
         for task in late:
@@ -853,7 +893,6 @@ class Run:
         for task in boards:
             task.cancel()
         await asyncio.gather(*boards, return_exceptions=True)
-        commits_after = await self.commits()
         self.stop_samplers.set()
         await asyncio.gather(*samplers)
         stored = await self.stored_turns()
@@ -862,8 +901,7 @@ class Run:
         for browser in {seat.browser for seat in self.seats} | set(spectators) | idle_browsers:
             await browser.close()
         await connector.close()
-        elapsed = options.duration
-        return self.report(final, caught_up, stored, (commits_after - commits_before) / elapsed)
+        return self.report(final, caught_up, stored, commits)
 
     async def catch_up(self, final: dict[str, int]) -> int:
         deadline = time.monotonic() + self.options.grace
@@ -1043,6 +1081,8 @@ class Run:
             "statuses": dict(sorted(stats.statuses.items())),
             "exceptions": dict(stats.exceptions),
             "errors_5xx": errors_5xx,
+            "error_pages": dict(sorted(stats.error_pages.items())),
+            "failures": errors_5xx + sum(stats.error_pages.values()),
             "reads": stats.reads,
             "nothing_lost": {
                 "acknowledged_turn_actions": acked_total,
@@ -1095,7 +1135,7 @@ def print_report(report: dict[str, Any]) -> None:
         f"{pg['commits_per_second']} transactions/s",
         "RSS: " + ", ".join(f"{name.strip()}: {mb} MB" for name, mb in report["rss_mb"].items()),
         f"statuses: {report['statuses']}; exceptions: {report['exceptions']}; "
-        f"5xx: {report['errors_5xx']}",
+        f"5xx: {report['errors_5xx']}; answers not JSON (error pages): {report['error_pages']}",
         f"nothing lost: {report['nothing_lost']}",
     ]
     print("\n".join(lines))
@@ -1142,10 +1182,11 @@ def main(argv: list[str] | None = None) -> int:
     cores = {int(core) for core in options.client_cores.split(",")}
     if hasattr(os, "sched_setaffinity") and cores <= set(range(os.cpu_count() or 1)):
         os.sched_setaffinity(0, cores)
-    prepare_database(options)
+    created = prepare_database(options)
     log = Path(os.environ.get("TMPDIR", "/tmp")) / f"mesa-load-server-{options.port}.log"
-    servers = start_servers(options, log)
+    servers: dict[str, subprocess.Popen[bytes]] = {}
     try:
+        servers.update(start_servers(options, log))
         asyncio.run(wait_until_up(f"http://127.0.0.1:{options.port}", servers["gunicorn"], log))
         if "uvicorn" in servers:
             asyncio.run(
@@ -1155,6 +1196,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for server in servers.values():
             stop_server(server)
+        if created:
+            drop_database(options)
+        else:
+            print(f"{database_name(options.database_url)}: there before the run, kept")
     print_report(report)
     path = (
         Path(options.output)
@@ -1164,7 +1209,7 @@ def main(argv: list[str] | None = None) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2))
     print(f"report: {path}")
-    return 0 if report["nothing_lost"]["ok"] and not report["errors_5xx"] else 1
+    return 0 if report["nothing_lost"]["ok"] and not report["failures"] else 1
 
 
 if __name__ == "__main__":

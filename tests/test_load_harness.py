@@ -51,6 +51,11 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     actions = result["actions"]
     assert 0 < actions["at_server_p50_ms"] <= actions["p50_ms"]
     assert "make load:" in done.stdout  # the printed report (--quiet leaves out the progress)
+    assert result["failures"] == 0 and result["error_pages"] == {}
+    # The run's own database is gone: make load dropped what it created.
+    assert not database_exists(database)
+    # Seeding's commits are not in the rate: a handful of actions a second, not hundreds.
+    assert 0 < result["postgres"]["commits_per_second"]
 
 
 def run_load(database: str, redis_url: str, report: Path) -> subprocess.CompletedProcess[str]:
@@ -65,6 +70,16 @@ def run_load(database: str, redis_url: str, report: Path) -> subprocess.Complete
         ],
         cwd=ROOT, capture_output=True, text=True, timeout=400,
     )  # fmt: skip
+
+
+def database_exists(url: str) -> bool:
+    import psycopg
+
+    from bench.load import admin_url, database_name
+
+    with psycopg.connect(admin_url(url), autocommit=True) as admin:
+        query = "SELECT 1 FROM pg_database WHERE datname = %s"
+        return admin.execute(query, (database_name(url),)).fetchone() is not None
 
 
 def drop_database(url: str) -> None:
@@ -91,3 +106,49 @@ def test_a_run_whose_generator_lags_is_void():
     assert verdict([1.0] * 98 + [150.0, 150.0]) is not None
     assert "p99" in verdict([250.0] * 10)
     assert verdict([2.0] * 100) is None
+
+
+def test_an_html_error_page_is_a_failure_counted_not_an_exception():
+    """nginx's 502/504 page is HTML: the action counts as unanswered, the state read as
+    failed, and both as error pages; nothing raises past them."""
+    import asyncio
+
+    import aiohttp
+    from aiohttp import web
+
+    from bench.load import Browser, Options, Run, Seat, StateReader
+
+    page = "<html><body><center><h1>502 Bad Gateway</h1></center></body></html>"
+
+    async def bad_gateway(request):
+        return web.Response(status=502, text=page, content_type="text/html")
+
+    async def scenario():
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", bad_gateway)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]
+        run = Run(Options(port=port))
+        connector = aiohttp.TCPConnector()
+        browser = Browser(f"http://127.0.0.1:{port}", connector, "es", run.stats)
+        seat = Seat(browser, 1, "abc")
+        reader = StateReader(browser, "abc", run.stats)
+        try:
+            await run.act(seat, reader, "roll", {"version": 3})
+            try:
+                await reader.refresh(wait=False)
+            except RuntimeError:
+                pass  # the board's poll.js backs off on it, as on any failure
+        finally:
+            await browser.close()
+            await connector.close()
+            await runner.cleanup()
+        return run
+
+    run = asyncio.run(scenario())
+    assert run.stats.unanswered["abc"] == 1 and not run.stats.acked
+    assert run.stats.error_pages == {"POST 502": 1, "GET 502": 1}
+    assert run.stats.statuses["POST 502"] == 1
