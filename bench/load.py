@@ -50,9 +50,11 @@ import random
 import resource
 import shutil
 import signal
+import ssl
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
@@ -65,6 +67,7 @@ import aiohttp
 import psycopg
 from yarl import URL
 
+from bench import front
 from games.engine import Position, legal_plays
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +80,7 @@ DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/mesa_load"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/2"
 
 # The two GETs compared: a spectator's room state, and the bare-Django reference.
-PATHS = (("state", "/api/rooms/{}/"), ("reference", "/bench/reference/{}"))
+NAMES = ("state", "reference")
 HELD = 3.0  # poll.js: an answer that took this long was held by the server
 # The generator's own lag (a timer woken late) beyond which its latencies are its own.
 VOID_LAG_MS = 100.0
@@ -98,14 +101,17 @@ class Options:
     spectators_per_room: int = 4  # boards on each room being played, besides its players
     boards_per_idle_room: float = 2.5  # the other boards, on rooms where nobody moves
     english_share: float = 0.2
-    server: str = "auto"  # wsgi, live, or auto (live when games/web/live.py exists)
-    web_workers: int = 2
-    live_workers: int = 2  # uvicorn processes (server live), as deploy/'s mesa-live
-    live_pool: int = 2  # their DB_POOL_MAX, as deploy/'s mesa-live unit
-    threads: int = 20
-    pool: int = 3  # DB_POOL_MAX of the web processes (deploy/'s); 0 = no pool
+    server: str = "live"  # live: gunicorn and uvicorn, as the kit; wsgi: gunicorn alone
+    nodes: int = 1  # 2: boards wait on the first node, players act on the second
+    # None: the units' own (deploy/systemd/mesa-web.service, mesa-live.service).
+    web_workers: int | None = None
+    live_workers: int | None = None
+    live_pool: int | None = None
+    threads: int | None = None  # None: config/gunicorn.conf.py's
+    pool: int | None = None
     state_cache: bool = True
-    port: int = DEFAULT_PORT
+    port: int = DEFAULT_PORT  # node n: nginx on port+10n (HTTPS), +1 (HTTP), +2 (reference)
+    keep_files: bool = False  # the nodes' folders (logs, configs) kept after the run
     database_url: str = DEFAULT_DATABASE
     redis_url: str = DEFAULT_REDIS
     server_cores: str = "0"  # the servers' cores (taskset)
@@ -226,9 +232,22 @@ def admin_url(url: str) -> str:
     return urlunsplit(parts._replace(path="/postgres"))
 
 
-def server_env(options: Options) -> dict[str, str]:
+def make_nodes(options: Options, folder: Path) -> list[front.Node]:
+    return [
+        front.Node(
+            folder=folder / f"node{n}",
+            https_port=options.port + 10 * n,
+            http_port=options.port + 10 * n + 1,
+            reference_port=options.port + 2 if n == 0 else None,
+        )
+        for n in range(options.nodes)
+    ]
+
+
+def settings_env(options: Options, nodes: list[front.Node]) -> dict[str, str]:
+    """What /etc/mesa/mesa.env holds for this run (the units' Environment= wins)."""
     env = dict(os.environ)
-    for name in ("DJANGO_SETTINGS_MODULE", "CI", "PYTEST_CURRENT_TEST"):
+    for name in ("DJANGO_SETTINGS_MODULE", "CI", "PYTEST_CURRENT_TEST", "DB_POOL_MAX"):
         env.pop(name, None)
     env.update(
         {
@@ -238,18 +257,33 @@ def server_env(options: Options) -> dict[str, str]:
             "DATABASE_URL": options.database_url,
             "CACHE_URL": options.redis_url,
             "CELERY_BROKER_URL": options.redis_url,
-            "SITE_URL": f"http://127.0.0.1:{options.port}",
-            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "SITE_URL": nodes[0].base,
+            "CSRF_TRUSTED_ORIGINS": ",".join(node.base for node in nodes),
+            "ALLOWED_HOSTS": front.HOST,
+            "TRUSTED_PROXIES": "127.0.0.1",
             # Every player and board comes from 127.0.0.1: one address, a club's.
             "MESA_RATE_LIMIT_SCALE": "1000",
             "MESA_STATE_CACHE": "1" if options.state_cache else "0",
-            "DB_POOL_MAX": str(options.pool),
             "LOG_LEVEL": "WARNING",
-            "WEB_CONCURRENCY": str(options.web_workers),
-            "GUNICORN_THREADS": str(options.threads),
         }
     )
     return env
+
+
+def web_overrides(options: Options) -> dict[str, str]:
+    """The benchmark's own sizes over the web unit's, as an operator's drop-in."""
+    found = {}
+    if options.web_workers is not None:
+        found["WEB_CONCURRENCY"] = str(options.web_workers)
+    if options.threads is not None:
+        found["GUNICORN_THREADS"] = str(options.threads)
+    if options.pool is not None:
+        found["DB_POOL_MAX"] = str(options.pool)
+    return found
+
+
+def live_overrides(options: Options) -> dict[str, str]:
+    return {"DB_POOL_MAX": str(options.live_pool)} if options.live_pool is not None else {}
 
 
 def prepare_database(options: Options) -> bool:
@@ -263,7 +297,7 @@ def prepare_database(options: Options) -> bool:
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
         cwd=ROOT,
-        env=server_env(options),
+        env=settings_env(options, make_nodes(options, Path("/nonexistent"))),
         check=True,
     )
     import redis
@@ -278,82 +312,9 @@ def drop_database(options: Options) -> None:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def server_kind(options: Options) -> str:
-    """wsgi: gunicorn alone, the waits held in its threads; live: gunicorn and, for the
-    `?wait=` requests, uvicorn (config/asgi.py, games/web/live.py), as deploy/ runs them."""
-    if options.server != "auto":
-        return options.server
-    return "live" if (ROOT / "games" / "web" / "live.py").exists() else "wsgi"
-
-
-def live_port(options: Options) -> int:
-    return options.port + 1
-
-
-def server_commands(options: Options) -> dict[str, list[str]]:
-    pin = ["taskset", "-c", options.server_cores] if shutil.which("taskset") else []
-    gunicorn = [
-        str(VENV_BIN / "gunicorn"),
-        "-c",
-        "config/gunicorn.conf.py",
-        "--bind",
-        f"127.0.0.1:{options.port}",
-        "--workers",
-        str(options.web_workers),
-        "--threads",
-        str(options.threads),
-        # gthread's connections per worker: the held polls of every board.
-        "--worker-connections",
-        str(max(1000, options.boards + options.players * 2)),
-    ]
-    commands = {"gunicorn": [*pin, *gunicorn]}
-    if server_kind(options) == "live":
-        # deploy/systemd/mesa-live.service's flags, on a port instead of a socket.
-        uvicorn = [
-            str(VENV_BIN / "uvicorn"),
-            "config.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(live_port(options)),
-            "--workers",
-            str(options.live_workers),
-            "--no-proxy-headers",
-            "--no-access-log",
-            "--timeout-keep-alive",
-            "30",
-            "--backlog",
-            "4096",
-            "--limit-concurrency",
-            "10000",
-        ]
-        commands["uvicorn"] = [*pin, *uvicorn]
-    return commands
-
-
 def _raise_open_files() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-def start_servers(options: Options, log: Path) -> dict[str, subprocess.Popen[bytes]]:
-    out = log.open("wb")
-    env = server_env(options)
-    # No pool in the ASGI process by default (deploy/systemd/mesa-live.service):
-    # there a pooled connection was not handed back and the waits timed out on it.
-    env["DB_POOL_MAX"] = str(options.live_pool)
-    servers = {}
-    for name, command in server_commands(options).items():
-        servers[name] = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=server_env(options) if name == "gunicorn" else env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: stopped by its id at the end
-            preexec_fn=_raise_open_files,
-        )
-    return servers
 
 
 def stop_server(server: subprocess.Popen[bytes]) -> None:
@@ -367,20 +328,43 @@ def stop_server(server: subprocess.Popen[bytes]) -> None:
         server.wait()
 
 
-async def wait_until_up(base: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    async with aiohttp.ClientSession() as session:
+async def wait_until_up(
+    url: str, processes: dict[str, subprocess.Popen[bytes]], log: Path, context: ssl.SSLContext
+) -> None:
+    """Until `url` answers anything but a 5xx through nginx."""
+    deadline = time.monotonic() + 90
+    connector = aiohttp.TCPConnector(ssl=context)
+    async with aiohttp.ClientSession(connector=connector) as session:
         while time.monotonic() < deadline:
-            if server.poll() is not None:
-                raise RuntimeError(f"the server stopped at start:\n{log.read_text()[-3000:]}")
+            for name, process in processes.items():
+                if process.poll() is not None:
+                    raise RuntimeError(f"{name} stopped at start:\n{log.read_text()[-3000:]}")
             try:
-                async with session.get(base + "/healthz") as response:
-                    if response.status == 200:
+                async with session.get(url) as response:
+                    if response.status < 500:
                         return
             except aiohttp.ClientError:
                 pass
             await asyncio.sleep(0.3)
-    raise RuntimeError(f"the server did not answer in 60 s:\n{log.read_text()[-3000:]}")
+    raise RuntimeError(f"{url} did not answer in 90 s:\n{log.read_text()[-3000:]}")
+
+
+async def wait_for_socket(path: Path, process: subprocess.Popen[bytes], log: Path) -> None:
+    """Until uvicorn answers on its unix socket (nginx would quietly fall back without it)."""
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"uvicorn stopped at start:\n{log.read_text()[-3000:]}")
+        if path.exists():
+            try:
+                async with aiohttp.ClientSession(connector=aiohttp.UnixConnector(str(path))) as s:
+                    async with s.get("http://127.0.0.1/healthz") as response:
+                        if response.status < 500:
+                            return
+            except aiohttp.ClientError:
+                pass
+        await asyncio.sleep(0.3)
+    raise RuntimeError(f"uvicorn did not answer in 90 s:\n{log.read_text()[-3000:]}")
 
 
 def children(pid: int) -> list[int]:
@@ -402,14 +386,6 @@ def rss_kb(pid: int) -> int | None:
     return None
 
 
-def process_name(pid: int) -> str:
-    try:
-        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return "?"
-    return " ".join(word.decode(errors="replace") for word in words[:3]).strip()
-
-
 # -- the clients --------------------------------------------------------------------
 
 
@@ -422,10 +398,10 @@ class Browser:
         connector: aiohttp.BaseConnector,
         language: str,
         stats: Stats | None = None,
-        live: str = "",
+        boards: str = "",
     ) -> None:
-        self.base = base
-        self.live = live or base
+        self.base = base  # where this person acts and reads (node B of --nodes 2)
+        self.boards = boards or base  # where their waiting boards are (node A)
         self.stats = stats if stats is not None else Stats()
         self.language = language
         self.session = aiohttp.ClientSession(
@@ -450,7 +426,12 @@ class Browser:
 
     async def post_timed(self, path: str, body: dict[str, Any]) -> tuple[int, Any, float | None]:
         """The status, the JSON answer and what Django spent on it (bench/web/timing.py)."""
-        headers = {"X-CSRFToken": self.csrf(), "Content-Type": "application/json"}
+        headers = {
+            "X-CSRFToken": self.csrf(),
+            "Content-Type": "application/json",
+            # Over HTTPS Django's CSRF check wants the Origin (or the Referer) a browser sends.
+            "Origin": self.base,
+        }
         async with self.session.post(
             self.base + path, data=json.dumps(body), headers=headers
         ) as response:
@@ -476,8 +457,9 @@ class Seat:
 class StateReader:
     """The board's api.state(): GET with If-None-Match, optionally ?wait=<version>."""
 
-    def __init__(self, browser: Browser, slug: str, stats: Stats) -> None:
+    def __init__(self, browser: Browser, slug: str, stats: Stats, board: bool = False) -> None:
         self.browser, self.slug, self.stats = browser, slug, stats
+        self.base = browser.boards if board else browser.base
         self.etag: str | None = None
         self.state: dict[str, Any] | None = None
 
@@ -488,10 +470,10 @@ class StateReader:
     async def refresh(self, wait: bool) -> bool:
         """True when the version changed (controller.js's refresh)."""
         headers = {"If-None-Match": self.etag} if self.etag else {}
-        url = f"{self.browser.base}/api/rooms/{self.slug}/"
+        url = f"{self.base}/api/rooms/{self.slug}/"
         if wait and self.state is not None:
-            # nginx's routing (deploy/nginx): a held ?wait= goes to the live server.
-            url = f"{self.browser.live}/api/rooms/{self.slug}/?wait={self.version}"
+            # Through nginx, which sends a held ?wait= to uvicorn (deploy/nginx).
+            url += f"?wait={self.version}"
         async with self.browser.session.get(url, headers=headers) as response:
             self.stats.status("GET", response.status)
             if response.status == 304:
@@ -577,12 +559,22 @@ def next_action(state: dict[str, Any], rng: random.Random) -> tuple[str, dict[st
 
 
 class Run:
-    def __init__(self, options: Options) -> None:
+    def __init__(
+        self,
+        options: Options,
+        nodes: list[front.Node] | None = None,
+        context: ssl.SSLContext | None = None,
+    ) -> None:
         self.options = options
-        self.base = f"http://127.0.0.1:{options.port}"
-        self.live = (
-            f"http://127.0.0.1:{live_port(options)}" if server_kind(options) == "live" else ""
-        )
+        nodes = nodes or make_nodes(options, Path("/nonexistent"))
+        self.context = context
+        self.boards_base = nodes[0].base  # the boards wait here
+        self.base = nodes[-1].base  # the players act here: the other node with --nodes 2
+        self.sizes: dict[str, str] = {}
+        self.targets = {
+            "state": nodes[0].base + "/api/rooms/{}/",
+            "reference": nodes[0].reference + "/ref/{}",
+        }
         self.rng = random.Random(options.seed)
         self.stats = Stats()
         self.stop_players = asyncio.Event()
@@ -625,8 +617,8 @@ class Run:
     ) -> tuple[str, Browser, Browser]:
         """A room with its two guests seated (created and joined through the JSON API)."""
         language = "en" if self.rng.random() < self.options.english_share else "es"
-        host = Browser(self.base, connector, language, self.stats, self.live)
-        guest = Browser(self.base, connector, "es", self.stats, self.live)
+        host = Browser(self.base, connector, language, self.stats, self.boards_base)
+        guest = Browser(self.base, connector, "es", self.stats, self.boards_base)
         await host.open_home()
         status, state = await host.post("/api/rooms", {"nickname": f"{name}a", "rules": {}})
         if status != 201:
@@ -703,7 +695,7 @@ class Run:
 
     async def board(self, board: Board, browser: Browser, stagger: float) -> None:
         await asyncio.sleep(stagger)
-        reader = StateReader(browser, board.room, self.stats)
+        reader = StateReader(browser, board.room, self.stats, board=True)
 
         def answered(changed: bool, took: float) -> None:
             board.requests += 1
@@ -738,8 +730,8 @@ class Run:
 
     # -- throughput: the state beside the reference view ---------------------------------
 
-    async def throughput(self, session: aiohttp.ClientSession, path: str, seconds: float) -> float:
-        """Closed-loop GETs of `path` for `seconds`: answers of 200 per second. A request
+    async def throughput(self, session: aiohttp.ClientSession, name: str, seconds: float) -> float:
+        """Closed-loop GETs of the `name` target for `seconds`: answers of 200 per second. A request
         still out at the end is cancelled and not counted."""
         done = 0
 
@@ -749,7 +741,7 @@ class Run:
             while True:
                 slug = rng.choice(self.slugs)
                 try:
-                    async with session.get(self.base + path.format(slug)) as response:
+                    async with session.get(self.targets[name].format(slug)) as response:
                         await response.read()
                         self.stats.status("GET", response.status)
                         if response.status == 200:
@@ -770,10 +762,10 @@ class Run:
         await self._pause(self.options.warmup, self.stop_players)
         self.phase = "throughput"
         for _ in range(2):
-            for name, path in PATHS:
+            for name in NAMES:
                 if self.stop_players.is_set():
                     return
-                rate = await self.throughput(session, path, self.options.window)
+                rate = await self.throughput(session, name, self.options.window)
                 self.stats.throughput[name].append(rate)
                 self.log(f"throughput {name}: {rate:.0f} req/s")
         self.phase = "steady"
@@ -799,24 +791,26 @@ class Run:
             await asyncio.sleep(LAG_TICK)
             self.stats.lag_ms.append(max(0.0, (time.monotonic() - asked - LAG_TICK) * 1000))
 
-    async def sample_memory(self, server_pids: list[int]) -> None:
+    async def sample_memory(self, servers: dict[int, str]) -> None:
+        """Each server's processes (the master and its workers), by role."""
         while not self.stop_samplers.is_set():
-            for pid in [p for server in server_pids for p in (server, *children(server))]:
-                kb = rss_kb(pid)
-                if kb is not None:
-                    self.stats.rss_kb[pid] = max(kb, self.stats.rss_kb.get(pid, 0))
-                    self.stats.process_names.setdefault(pid, process_name(pid))
+            for server, role in servers.items():
+                for pid in (server, *children(server)):
+                    kb = rss_kb(pid)
+                    if kb is not None:
+                        self.stats.rss_kb[pid] = max(kb, self.stats.rss_kb.get(pid, 0))
+                        self.stats.process_names.setdefault(pid, role)
             await self._pause(2.0, self.stop_samplers)
 
     # -- the whole run -------------------------------------------------------------------------
 
-    async def drive(self, server_pids: list[int]) -> dict[str, Any]:
+    async def drive(self, servers: dict[int, str]) -> dict[str, Any]:
         options = self.options
         self.start = time.monotonic()
-        connector = aiohttp.TCPConnector(limit=0, limit_per_host=0)
+        connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ssl=self.context or True)
         samplers = [
             asyncio.create_task(self.sample_connections()),
-            asyncio.create_task(self.sample_memory(server_pids)),
+            asyncio.create_task(self.sample_memory(servers)),
             asyncio.create_task(self.sample_lag()),
         ]
         self.log(f"seeding {max(1, options.players // 2)} rooms")
@@ -826,15 +820,15 @@ class Run:
         )
         # The same two GETs on the idle server first (after one warm-up look each):
         # what each costs alone, beside what it costs under the load below.
-        for _name, path in PATHS:
-            await self.throughput(bench_session, path, 1.0)
-        for name, path in PATHS * 2:
-            rate = await self.throughput(bench_session, path, self.options.window / 2)
+        for name in NAMES:
+            await self.throughput(bench_session, name, 1.0)
+        for name in NAMES * 2:
+            rate = await self.throughput(bench_session, name, self.options.window / 2)
             self.stats.throughput[f"idle {name}"].append(rate)
             self.log(f"idle throughput {name}: {rate:.0f} req/s")
         spectators = [
-            Browser(self.base, connector, "es", self.stats, self.live),
-            Browser(self.base, connector, "en", self.stats, self.live),
+            Browser(self.base, connector, "es", self.stats, self.boards_base),
+            Browser(self.base, connector, "en", self.stats, self.boards_base),
         ]
         boards: list[asyncio.Task[None]] = []
         self.log(f"opening {options.boards} boards")
@@ -1022,7 +1016,8 @@ class Run:
                 "samples": len(stats.lag_ms),
             },
             "options": {k: v for k, v in asdict(options).items() if k != "quiet"},
-            "server": server_kind(options),
+            "server": options.server,
+            "sizes": self.sizes,
             "cores": {
                 "server": options.server_cores,
                 "client": options.client_cores,
@@ -1099,20 +1094,33 @@ def _times_1000(value: float | None) -> float | None:
     return value * 1000 if value is not None else None
 
 
+def rss_by_role(rss_mb: dict[str, float]) -> dict[str, float]:
+    """{"123 node0 uvicorn": 25.1, ...} summed by role ("node0 uvicorn")."""
+    found: dict[str, float] = defaultdict(float)
+    for key, mb in rss_mb.items():
+        found[key.partition(" ")[2]] += mb
+    return dict(found)
+
+
 def print_report(report: dict[str, Any]) -> None:
     a, s, b, pg = (report[k] for k in ("actions", "seen_by_every_board", "boards", "postgres"))
     o, cores = report["options"], report["cores"]
     load = ", ".join(f"{x:.1f}" for x in cores["load_average"])
-    lag = report["generator_lag"]
+    lag, z = report["generator_lag"], report["sizes"]
     lines = [
         *([f"VOID: {report['void']}"] if report["void"] else []),
         f"load generator's own lag: p50 {lag['p50_ms']} ms, p99 {lag['p99_ms']} ms, "
         f"max {lag['max_ms']} ms (void above {VOID_LAG_MS:.0f} ms at p99)",
         f"make load: {b['count']} boards, {o['players']} players, {o['readers']} readers, "
-        f"{o['duration']:.0f} s; server {report['server']}: gunicorn {o['web_workers']} "
-        f"workers x {o['threads']} threads"
-        + (f" + uvicorn {o['live_workers']} for ?wait=" if report["server"] == "live" else "")
-        + f", pool {o['pool'] or 'off'}, state cache {'on' if o['state_cache'] else 'off'}",
+        f"{o['duration']:.0f} s; {o['nodes']} node(s), each nginx (deploy/nginx's template) "
+        f"in front of gunicorn {z['web_workers']} workers x {z['threads']} threads, pool "
+        f"{z['pool']}"
+        + (
+            f" + uvicorn {z['live_workers']} workers, pool {z['live_pool']}, for ?wait="
+            if "live_workers" in z
+            else " (no uvicorn: the waits fall back to gunicorn)"
+        )
+        + f"; state cache {'on' if o['state_cache'] else 'off'}",
         f"cores: server {cores['server']}, load generator {cores['client']} "
         f"(of {cores['machine']}; load average {load})",
         f"actions: {a['count']} ({a['per_second']}/s); outside the throughput windows "
@@ -1122,18 +1130,24 @@ def print_report(report: dict[str, Any]) -> None:
         f"the same actions as Django timed them (Server-Timing; the rest is the wait for a "
         f"thread and the generator's own lag): p50 {a['at_server_p50_ms']} ms, "
         f"p95 {a['at_server_p95_ms']} ms, p99 {a['at_server_p99_ms']} ms",
-        f"a move seen by every waiting board of its room, outside the windows: p50 "
+        (
+            "a move made on node B seen by every waiting board of its room on node A"
+            if o["nodes"] > 1
+            else "a move seen by every waiting board of its room"
+        )
+        + ", outside the windows: p50 "
         f"{s['p50_ms']} ms, p95 {s['p95_ms']} ms, max {s['max_ms']} ms ({s['moves']} moves, "
         f"{s['never_seen']} never); in them ({s['in_windows']}): p95 {s['in_windows_p95_ms']} ms",
         f"rooms: {report['rooms']['played']} played, {report['rooms']['idle']} where nobody "
         f"moves; boards' requests: {b['requests']}, held by the server: {b['held_share']}",
-        f"under load: state GET {report['state_get_per_second']} req/s, bare Django "
+        f"under load: state GET {report['state_get_per_second']} req/s, bare Django project "
         f"{report['reference_get_per_second']} req/s: {report['state_to_reference']}x",
-        f"idle server: state GET {report['idle_state_get_per_second']} req/s, bare Django "
+        f"idle server: state GET {report['idle_state_get_per_second']} req/s, bare Django project "
         f"{report['idle_reference_get_per_second']} req/s: {report['idle_state_to_reference']}x",
         f"PostgreSQL: peak {pg['peak_connections']} connections (mean {pg['mean_connections']}), "
         f"{pg['commits_per_second']} transactions/s",
-        "RSS: " + ", ".join(f"{name.strip()}: {mb} MB" for name, mb in report["rss_mb"].items()),
+        "RSS (peak, summed over each server's processes): "
+        + ", ".join(f"{role}: {mb:.0f} MB" for role, mb in rss_by_role(report["rss_mb"]).items()),
         f"statuses: {report['statuses']}; exceptions: {report['exceptions']}; "
         f"5xx: {report['errors_5xx']}; answers not JSON (error pages): {report['error_pages']}",
         f"nothing lost: {report['nothing_lost']}",
@@ -1155,7 +1169,9 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--warmup", type=float, default=defaults.warmup)
     parser.add_argument("--window", type=float, default=defaults.window)
     parser.add_argument("--think", type=float, nargs=2, default=defaults.think)
-    parser.add_argument("--server", choices=("auto", "wsgi", "live"), default=defaults.server)
+    parser.add_argument("--server", choices=("wsgi", "live"), default=defaults.server)
+    parser.add_argument("--nodes", type=int, choices=(1, 2), default=defaults.nodes)
+    parser.add_argument("--keep-files", action="store_true")
     parser.add_argument("--live-workers", type=int, default=defaults.live_workers)
     parser.add_argument("--live-pool", type=int, default=defaults.live_pool)
     parser.add_argument("--web-workers", type=int, default=defaults.web_workers)
@@ -1176,6 +1192,41 @@ def parse(argv: list[str]) -> Options:
     return Options(**values)
 
 
+def run_nodes(options: Options, nodes: list[front.Node]) -> dict[str, Any]:
+    """Start every node, wait for each server, drive the run."""
+    settings = settings_env(options, nodes)
+    sizes: dict[str, str] = {}
+    for node in nodes:
+        sizes = front.start_node(
+            node,
+            settings=settings,
+            web=web_overrides(options),
+            live=live_overrides(options) if options.server == "live" else None,
+            live_workers=options.live_workers,
+            database_url=options.database_url,
+            cores=options.server_cores,
+        )
+    context = ssl.create_default_context()
+    for node in nodes:
+        context.load_verify_locations(cafile=str(node.folder / "cert.pem"))
+    for node in nodes:
+        log = node.folder / "logs" / "servers.log"
+        if "uvicorn" in node.processes:
+            socket = Path(node.run_path("/run/mesa-live/uvicorn.sock"))
+            asyncio.run(wait_for_socket(socket, node.processes["uvicorn"], log))
+        asyncio.run(wait_until_up(node.base + "/healthz", node.processes, log, context))
+        if node.reference:
+            asyncio.run(wait_until_up(node.reference + "/ref/-", node.processes, log, context))
+    run = Run(options, nodes, context)
+    run.sizes = sizes
+    servers = {
+        process.pid: f"{node.folder.name} {name}"
+        for node in nodes
+        for name, process in node.processes.items()
+    }
+    return asyncio.run(run.drive(servers))
+
+
 def main(argv: list[str] | None = None) -> int:
     options = parse(sys.argv[1:] if argv is None else argv)
     _raise_open_files()
@@ -1183,23 +1234,22 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(os, "sched_setaffinity") and cores <= set(range(os.cpu_count() or 1)):
         os.sched_setaffinity(0, cores)
     created = prepare_database(options)
-    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"mesa-load-server-{options.port}.log"
-    servers: dict[str, subprocess.Popen[bytes]] = {}
+    folder = Path(tempfile.mkdtemp(prefix="mesa-load-"))
+    nodes = make_nodes(options, folder)
     try:
-        servers.update(start_servers(options, log))
-        asyncio.run(wait_until_up(f"http://127.0.0.1:{options.port}", servers["gunicorn"], log))
-        if "uvicorn" in servers:
-            asyncio.run(
-                wait_until_up(f"http://127.0.0.1:{live_port(options)}", servers["uvicorn"], log)
-            )
-        report = asyncio.run(Run(options).drive([server.pid for server in servers.values()]))
+        report = run_nodes(options, nodes)
     finally:
-        for server in servers.values():
-            stop_server(server)
+        for node in nodes:
+            for process in reversed(node.processes.values()):  # nginx first
+                stop_server(process)
         if created:
             drop_database(options)
         else:
             print(f"{database_name(options.database_url)}: there before the run, kept")
+        if options.keep_files:
+            print(f"the nodes' configs and logs: {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
     print_report(report)
     path = (
         Path(options.output)
