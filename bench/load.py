@@ -1041,6 +1041,8 @@ class Run:
                 "in_windows_p95_ms": ms(percentile(action_ms_in_windows, 0.95)),
             },
             "seen_by_every_board": {
+                # --nodes 2: moves made on the second node, boards waiting on the first.
+                "across_nodes": options.nodes > 1,
                 "moves": len(delays),
                 "p50_ms": ms(_times_1000(percentile(delays, 0.50))),
                 "p95_ms": ms(_times_1000(percentile(delays, 0.95))),
@@ -1165,7 +1167,7 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--readers", type=int, default=defaults.readers)
     parser.add_argument("--spectators-per-room", type=int, default=defaults.spectators_per_room)
     parser.add_argument("--boards-per-idle-room", type=float, default=defaults.boards_per_idle_room)
-    parser.add_argument("--duration", type=float, default=defaults.duration)
+    parser.add_argument("--duration", "--seconds", type=float, default=defaults.duration)
     parser.add_argument("--warmup", type=float, default=defaults.warmup)
     parser.add_argument("--window", type=float, default=defaults.window)
     parser.add_argument("--think", type=float, nargs=2, default=defaults.think)

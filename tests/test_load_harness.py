@@ -152,3 +152,48 @@ def test_an_html_error_page_is_a_failure_counted_not_an_exception():
     assert run.stats.unanswered["abc"] == 1 and not run.stats.acked
     assert run.stats.error_pages == {"POST 502": 1, "GET 502": 1}
     assert run.stats.statuses["POST 502"] == 1
+
+
+def test_the_servers_are_started_with_the_units_own_command_lines(tmp_path):
+    """deploy/systemd's ExecStart= and Environment= as systemd reads them, the machine's
+    paths mapped to the checkout and the node's folder: nothing of the kit's sizes or
+    flags restated in the benchmark."""
+    from bench import front
+
+    node = front.Node(folder=tmp_path, https_port=1, http_port=2, reference_port=None)
+    argv, env = front.unit_command("mesa-live.service", node, {"PATH": "/usr/bin"}, {})
+    assert argv[0] == str(front.ROOT / ".venv" / "bin" / "uvicorn")  # /srv/mesa/.venv/bin/...
+    assert argv[argv.index("--uds") + 1] == str(tmp_path / "run/mesa-live/uvicorn.sock")
+    assert argv[argv.index("--workers") + 1] == "2"
+    assert argv[argv.index("--limit-concurrency") + 1] == "10000"
+    assert env["DB_POOL_MAX"] == "2"
+    assert (tmp_path / "run" / "mesa-live").is_dir()  # RuntimeDirectory=
+
+    argv, env = front.unit_command(
+        "mesa-web.service",
+        node,
+        {"PATH": "/usr/bin", "DB_POOL_MAX": "9"},
+        {"GUNICORN_THREADS": "8"},
+    )
+    assert argv[1:] == ["-c", "config/gunicorn.conf.py"]
+    # The unit's Environment= wins over the settings file's stand-in; a drop-in over both.
+    assert env["WEB_CONCURRENCY"] == "3" and env["DB_POOL_MAX"] == "3"
+    assert env["GUNICORN_THREADS"] == "8"
+    assert env["GUNICORN_BIND"] == f"unix:{tmp_path}/run/mesa/gunicorn.sock"
+
+
+def test_the_front_is_the_template_with_the_reference_beside_it(tmp_path):
+    """nginx -t passes on the rendered template and the reference's server block."""
+    import shutil
+
+    from bench import front
+
+    if not (shutil.which("openssl") and shutil.which(front.NGINX)):
+        missing("nginx and openssl make the benchmark's front")
+    node = front.Node(folder=tmp_path, https_port=21391, http_port=21392, reference_port=21393)
+    conf = front.write_nginx(node, live=True)  # runs nginx -t, raises on an error
+    site = (tmp_path / "mesa.conf").read_text()
+    assert site.startswith((front.ROOT / "deploy/nginx/mesa.conf.template").read_text()[:200])
+    assert f"unix:{tmp_path}/run/mesa-live/uvicorn.sock max_fails=3" in site
+    assert "listen 127.0.0.1:21393 ssl" in conf.read_text()
+    assert "worker_connections 16384" in conf.read_text()
