@@ -37,6 +37,7 @@ ON_MACHINE = "/srv/mesa"  # where the units expect the checkout (WorkingDirector
 HOST = "127.0.0.1"
 # The held waits of thousands of boards, each a client and an upstream connection.
 WORKER_CONNECTIONS = 16384
+REFERENCE_APPLICATION = "mesa-load-reference"
 
 REFERENCE_VIEW = '''
 
@@ -200,7 +201,11 @@ def make_reference(folder: Path, database_url: str, pool: str) -> Path:
         "PASSWORD": parts.password or "",
         "HOST": parts.hostname or "127.0.0.1",
         "PORT": str(parts.port or 5432),
-        "OPTIONS": {"pool": {"min_size": 1, "max_size": int(pool), "timeout": 10.0}},
+        # Named, so that the site's connections are counted without the reference's.
+        "OPTIONS": {
+            "application_name": REFERENCE_APPLICATION,
+            "pool": {"min_size": 1, "max_size": int(pool), "timeout": 10.0},
+        },
     }
     settings = project / "bareref" / "settings.py"
     settings.write_text(

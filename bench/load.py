@@ -774,7 +774,11 @@ class Run:
 
     async def sample_connections(self) -> None:
         name = database_name(self.options.database_url)
-        query = "SELECT count(*) FROM pg_stat_activity WHERE datname = %s"
+        # The site's connections: the reference project's are not the node's.
+        query = (
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s"
+            f" AND application_name <> '{front.REFERENCE_APPLICATION}'"
+        )
         async with await psycopg.AsyncConnection.connect(
             admin_url(self.options.database_url), autocommit=True
         ) as conn:

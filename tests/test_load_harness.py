@@ -1,6 +1,7 @@
-"""`make load` itself (bench/load.py), tiny: five boards, two players, a real gunicorn
-on PostgreSQL and Redis. Nothing timed: the run goes through, every acknowledged
-action is one Turn row, every board ends at its room's final version."""
+"""`make load` itself (bench/load.py), tiny: five boards, two players, behind nginx,
+gunicorn and uvicorn as the deploy kit starts them, on PostgreSQL and Redis. Nothing
+timed: the run goes through, every acknowledged action is one Turn row, every board
+ends at its room's final version, nothing failed, the run's database is gone."""
 
 import json
 import os
@@ -19,8 +20,14 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith(("postgres://", "postgresql://")):
         missing("the load benchmark runs on PostgreSQL (DATABASE_URL=postgres://...)")
+    import shutil
+
     import redis
 
+    from bench.front import NGINX
+
+    if not (shutil.which(NGINX) and shutil.which("openssl")):
+        missing("make load runs behind nginx (apt-get install nginx openssl; .ci/run does)")
     redis_url = os.environ.get("MESA_LOAD_REDIS_URL", "redis://127.0.0.1:6379/12")
     try:
         redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
