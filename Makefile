@@ -88,10 +88,12 @@ run: $(STAMP)
 chaos: $(STAMP)
 	$(BIN)/python scripts/chaos.py $(CHAOS_ARGS)
 
-# The load benchmark (bench/load.py): its own gunicorn on PostgreSQL
-# and Redis (ports 19100+, database mesa_load, Redis db 2 unless told), 2,000
-# waiting boards, 50 players, readers, for 150 s; the server on both cores, the
-# load generator on one of them below it (nice). LOAD_ARGS="--boards 500" etc.
+# The load benchmark (bench/load.py, docs/LOAD.md): nginx from deploy/nginx's
+# template in front of gunicorn and uvicorn as deploy/systemd starts them, on
+# PostgreSQL and Redis (ports 19100+, database mesa_load, dropped at the end,
+# Redis db 2 unless told), 2,000 waiting boards, 50 players, readers, 150 s;
+# the servers on core 0, the generator on core 1, same priority; --nodes 2.
+# LOAD_ARGS="--boards 500" etc.
 LOAD_ARGS ?=
 load: $(STAMP)
 	$(BIN)/python -m bench.load $(LOAD_ARGS)

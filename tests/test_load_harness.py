@@ -1,6 +1,7 @@
-"""`make load` itself (bench/load.py), tiny: five boards, two players, a real gunicorn
-on PostgreSQL and Redis. Nothing timed: the run goes through, every acknowledged
-action is one Turn row, every board ends at its room's final version."""
+"""`make load` itself (bench/load.py), tiny: five boards, two players, behind nginx,
+gunicorn and uvicorn as the deploy kit starts them, on PostgreSQL and Redis. Nothing
+timed: the run goes through, every acknowledged action is one Turn row, every board
+ends at its room's final version, nothing failed, the run's database is gone."""
 
 import json
 import os
@@ -19,8 +20,14 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith(("postgres://", "postgresql://")):
         missing("the load benchmark runs on PostgreSQL (DATABASE_URL=postgres://...)")
+    import shutil
+
     import redis
 
+    from bench.front import NGINX
+
+    if not (shutil.which(NGINX) and shutil.which("openssl")):
+        missing("make load runs behind nginx (apt-get install nginx openssl; .ci/run does)")
     redis_url = os.environ.get("MESA_LOAD_REDIS_URL", "redis://127.0.0.1:6379/12")
     try:
         redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
@@ -51,6 +58,11 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     actions = result["actions"]
     assert 0 < actions["at_server_p50_ms"] <= actions["p50_ms"]
     assert "make load:" in done.stdout  # the printed report (--quiet leaves out the progress)
+    assert result["failures"] == 0 and result["error_pages"] == {}
+    # The run's own database is gone: make load dropped what it created.
+    assert not database_exists(database)
+    # Seeding's commits are not in the rate: a handful of actions a second, not hundreds.
+    assert 0 < result["postgres"]["commits_per_second"]
 
 
 def run_load(database: str, redis_url: str, report: Path) -> subprocess.CompletedProcess[str]:
@@ -65,6 +77,16 @@ def run_load(database: str, redis_url: str, report: Path) -> subprocess.Complete
         ],
         cwd=ROOT, capture_output=True, text=True, timeout=400,
     )  # fmt: skip
+
+
+def database_exists(url: str) -> bool:
+    import psycopg
+
+    from bench.load import admin_url, database_name
+
+    with psycopg.connect(admin_url(url), autocommit=True) as admin:
+        query = "SELECT 1 FROM pg_database WHERE datname = %s"
+        return admin.execute(query, (database_name(url),)).fetchone() is not None
 
 
 def drop_database(url: str) -> None:
@@ -83,3 +105,102 @@ def test_the_server_timing_header_is_read_as_django_wrote_it():
     assert server_ms("app;dur=12.5") == 12.5
     assert server_ms('cache;desc="hit", app;dur=3') == 3.0
     assert server_ms(None) is None and server_ms("app;dur=x") is None
+
+
+def test_a_run_whose_generator_lags_is_void():
+    from bench.load import verdict
+
+    assert verdict([1.0] * 98 + [150.0, 150.0]) is not None
+    assert "p99" in verdict([250.0] * 10)
+    assert verdict([2.0] * 100) is None
+
+
+def test_an_html_error_page_is_a_failure_counted_not_an_exception():
+    """nginx's 502/504 page is HTML: the action counts as unanswered, the state read as
+    failed, and both as error pages; nothing raises past them."""
+    import asyncio
+
+    import aiohttp
+    from aiohttp import web
+
+    from bench.load import Browser, Options, Run, Seat, StateReader
+
+    page = "<html><body><center><h1>502 Bad Gateway</h1></center></body></html>"
+
+    async def bad_gateway(request):
+        return web.Response(status=502, text=page, content_type="text/html")
+
+    async def scenario():
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", bad_gateway)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]
+        run = Run(Options(port=port))
+        connector = aiohttp.TCPConnector()
+        browser = Browser(f"http://127.0.0.1:{port}", connector, "es", run.stats)
+        seat = Seat(browser, 1, "abc")
+        reader = StateReader(browser, "abc", run.stats)
+        try:
+            await run.act(seat, reader, "roll", {"version": 3})
+            try:
+                await reader.refresh(wait=False)
+            except RuntimeError:
+                pass  # the board's poll.js backs off on it, as on any failure
+        finally:
+            await browser.close()
+            await connector.close()
+            await runner.cleanup()
+        return run
+
+    run = asyncio.run(scenario())
+    assert run.stats.unanswered["abc"] == 1 and not run.stats.acked
+    assert run.stats.error_pages == {"POST 502": 1, "GET 502": 1}
+    assert run.stats.statuses["POST 502"] == 1
+
+
+def test_the_servers_are_started_with_the_units_own_command_lines(tmp_path):
+    """deploy/systemd's ExecStart= and Environment= as systemd reads them, the machine's
+    paths mapped to the checkout and the node's folder: nothing of the kit's sizes or
+    flags restated in the benchmark."""
+    from bench import front
+
+    node = front.Node(folder=tmp_path, https_port=1, http_port=2, reference_port=None)
+    argv, env = front.unit_command("mesa-live.service", node, {"PATH": "/usr/bin"}, {})
+    assert argv[0] == str(front.ROOT / ".venv" / "bin" / "uvicorn")  # /srv/mesa/.venv/bin/...
+    assert argv[argv.index("--uds") + 1] == str(tmp_path / "run/mesa-live/uvicorn.sock")
+    assert argv[argv.index("--workers") + 1] == "2"
+    assert argv[argv.index("--limit-concurrency") + 1] == "10000"
+    assert env["DB_POOL_MAX"] == "2"
+    assert (tmp_path / "run" / "mesa-live").is_dir()  # RuntimeDirectory=
+
+    argv, env = front.unit_command(
+        "mesa-web.service",
+        node,
+        {"PATH": "/usr/bin", "DB_POOL_MAX": "9"},
+        {"GUNICORN_THREADS": "8"},
+    )
+    assert argv[1:] == ["-c", "config/gunicorn.conf.py"]
+    # The unit's Environment= wins over the settings file's stand-in; a drop-in over both.
+    assert env["WEB_CONCURRENCY"] == "3" and env["DB_POOL_MAX"] == "3"
+    assert env["GUNICORN_THREADS"] == "8"
+    assert env["GUNICORN_BIND"] == f"unix:{tmp_path}/run/mesa/gunicorn.sock"
+
+
+def test_the_front_is_the_template_with_the_reference_beside_it(tmp_path):
+    """nginx -t passes on the rendered template and the reference's server block."""
+    import shutil
+
+    from bench import front
+
+    if not (shutil.which("openssl") and shutil.which(front.NGINX)):
+        missing("nginx and openssl make the benchmark's front")
+    node = front.Node(folder=tmp_path, https_port=21391, http_port=21392, reference_port=21393)
+    conf = front.write_nginx(node, live=True)  # runs nginx -t, raises on an error
+    site = (tmp_path / "mesa.conf").read_text()
+    assert site.startswith((front.ROOT / "deploy/nginx/mesa.conf.template").read_text()[:200])
+    assert f"unix:{tmp_path}/run/mesa-live/uvicorn.sock max_fails=3" in site
+    assert "listen 127.0.0.1:21393 ssl" in conf.read_text()
+    assert "worker_connections 16384" in conf.read_text()

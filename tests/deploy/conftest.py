@@ -5,7 +5,6 @@ on a throwaway certificate. Ports come from MESA_NGINX_PORT_BASE (18450..)."""
 
 from __future__ import annotations
 
-import getpass
 import http.client
 import os
 import shutil
@@ -19,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.deploy import nginxconf
+from tests.deploy.nginxconf import render, write_nginx_conf
 from tests.helpers import missing
 from tests.test_deploy import ROOT, production_env
 
@@ -43,54 +44,8 @@ def free_ports(count: int) -> list[int]:
     missing(f"no two free ports from {base} for nginx (MESA_NGINX_PORT_BASE)")
 
 
-def render(template: str, values: dict[str, str]) -> str:
-    for name, value in values.items():
-        template = template.replace("${" + name + "}", value)
-    assert "${MESA_" not in template, "a placeholder of the template was left unfilled"
-    return template
-
-
 def certificate(folder: Path) -> None:
-    """A throwaway certificate for HOST and 127.0.0.1: cert.pem and key.pem in `folder`."""
-    subprocess.run(
-        [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-            "-nodes", "-days", "2", "-subj", f"/CN={HOST}",
-            "-addext", f"subjectAltName=DNS:{HOST},IP:127.0.0.1",
-            "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem"),
-        ],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-
-
-def write_nginx_conf(folder: Path) -> Path:
-    """nginx.conf in `folder` around the site rendered into folder/mesa.conf: its pid,
-    error log (folder/logs) and temporary files (folder/temp) in `folder` too."""
-    temp = folder / "temp"
-    temp.mkdir(exist_ok=True)
-    (folder / "logs").mkdir(exist_ok=True)
-    user = f"user {getpass.getuser()};" if os.geteuid() == 0 else ""
-    (folder / "nginx.conf").write_text(
-        f"""{user}
-worker_processes 1;
-pid {folder}/nginx.pid;
-error_log {folder}/logs/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-    include /etc/nginx/mime.types;
-    default_type application/octet-stream;
-    client_body_temp_path {temp}/body;
-    proxy_temp_path {temp}/proxy;
-    fastcgi_temp_path {temp}/fastcgi;
-    uwsgi_temp_path {temp}/uwsgi;
-    scgi_temp_path {temp}/scgi;
-    access_log off;
-    include {folder}/mesa.conf;
-}}
-"""
-    )
-    return folder / "nginx.conf"
+    nginxconf.certificate(folder, HOST)
 
 
 @dataclass

@@ -321,7 +321,8 @@ def next_word(text: str, at: int = 0) -> tuple[str | None, int]:
 
 
 def split_words(text: str) -> list[str]:
-    words, at = [], 0
+    words: list[str] = []
+    at = 0
     while True:
         word, at = next_word(text, at)
         if word is None:

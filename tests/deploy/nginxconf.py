@@ -1,0 +1,70 @@
+"""deploy/nginx/mesa.conf.template rendered and wrapped in an nginx.conf that
+runs from a folder (`nginx -p <dir> -c <conf>`, not a daemon), with a
+throwaway certificate: for tests/deploy/conftest.py's front and for
+`make load` (bench/front.py), which both start Debian's nginx with it."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import subprocess
+from pathlib import Path
+
+TEMPLATE = Path(__file__).resolve().parent.parent.parent / "deploy/nginx/mesa.conf.template"
+
+
+def render(template: str, values: dict[str, str]) -> str:
+    for name, value in values.items():
+        template = template.replace("${" + name + "}", value)
+    assert "${MESA_" not in template, "a placeholder of the template was left unfilled"
+    return template
+
+
+def certificate(folder: Path, host: str) -> None:
+    """A throwaway certificate for `host` and 127.0.0.1: cert.pem and key.pem in `folder`."""
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+            "-nodes", "-days", "2", "-subj", f"/CN={host}",
+            "-addext", f"subjectAltName=DNS:{host},IP:127.0.0.1",
+            "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem"),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+
+
+def write_nginx_conf(folder: Path, *, worker_connections: int = 1024, http_extra: str = "") -> Path:
+    """nginx.conf in `folder` around the site rendered into folder/mesa.conf: its pid,
+    error log (folder/logs) and temporary files (folder/temp) in `folder` too.
+    `http_extra` goes into the http block after the site."""
+    temp = folder / "temp"
+    temp.mkdir(exist_ok=True)
+    (folder / "logs").mkdir(exist_ok=True)
+    user = f"user {getpass.getuser()};" if os.geteuid() == 0 else ""
+    # Each proxied request holds two descriptors: the client's and the upstream's.
+    files = ""
+    if worker_connections > 1024:
+        files = f"worker_rlimit_nofile {2 * worker_connections + 64};"
+    (folder / "nginx.conf").write_text(
+        f"""{user}
+worker_processes 1;
+{files}
+pid {folder}/nginx.pid;
+error_log {folder}/logs/error.log warn;
+events {{ worker_connections {worker_connections}; }}
+http {{
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    client_body_temp_path {temp}/body;
+    proxy_temp_path {temp}/proxy;
+    fastcgi_temp_path {temp}/fastcgi;
+    uwsgi_temp_path {temp}/uwsgi;
+    scgi_temp_path {temp}/scgi;
+    access_log off;
+    include {folder}/mesa.conf;
+{http_extra}
+}}
+"""
+    )
+    return folder / "nginx.conf"
