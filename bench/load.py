@@ -2,9 +2,9 @@
 
     python -m bench.load [--boards 2000] [--players 50] [--readers 20] [--duration 150]
 
-It starts its own web server (gunicorn as deploy/ runs it, or the ASGI server
-with --server asgi) on PostgreSQL and Redis, with bench/web/settings.py (the site
-and the bare-Django reference view of bench/web/urls.py), pinned with
+It starts its own front (bench/front.py: nginx from the template, gunicorn
+and uvicorn as deploy/systemd's units run them; --server wsgi for gunicorn
+alone) on PostgreSQL and Redis, with bench/web/settings.py, pinned with
 taskset to the server's cores (--server-cores, 0 by default), and drives it
 from this process pinned to the others (--client-cores, 1), both at the
 priority `make load` was started with: neither side starves the other. The
