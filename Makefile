@@ -60,12 +60,13 @@ typecheck: $(STAMP)
 	DJANGO_SETTINGS_MODULE=config.settings.test MYPYPATH=typings $(BIN)/python -m mypy.stubtest \
 		--ignore-missing-stub bgsage bgbot_cpp environ whitenoise.storage pywebpush
 
-# The site on RUN_ADDR (127.0.0.1:8000) with three Celery workers and beat beside
+# The site on RUN_ADDR (127.0.0.1:8000) with four Celery workers and beat beside
 # it, on the embedded defaults (SQLite, filesystem broker, email on the console),
 # with DEBUG on unless set, so static files are served without collectstatic.
-# One worker (with beat) reads the bots and sweeps queues, one the mail queue, one
-# the analysis, so a slow mail server or a long analysis never holds up a bot
-# (settings.CELERY_TASK_ROUTES). config/embedded.py runs the four, each in a
+# One worker reads the bots queue (a search in one thread per process,
+# BGBOT_MULTIPLY_THREADS=1), one (with beat) the sweeps, one the mail queue, one
+# the analysis, so a slow mail server, a long analysis or a sweep never holds up
+# a bot (settings.CELERY_TASK_ROUTES). config/embedded.py runs the five, each in a
 # process group of its own: Ctrl-C or SIGTERM stops them all within seconds,
 # and when one of them stops by itself the others stop too.
 RUN_ADDR ?= 127.0.0.1:8000
@@ -74,7 +75,9 @@ run: $(STAMP)
 	$(BIN)/python manage.py createcachetable  # before migrate, whose checks want it (config/checks.py)
 	$(BIN)/python manage.py migrate --noinput
 	exec $(BIN)/python -m config.embedded \
-		"$(BIN)/celery -A config worker --beat -n bots@%h -Q bots,sweeps --concurrency=2 \
+		"env BGBOT_MULTIPLY_THREADS=1 $(BIN)/celery -A config worker -n bots@%h -Q bots \
+			--concurrency=2 --without-gossip --without-mingle --loglevel=INFO" \
+		"$(BIN)/celery -A config worker --beat -n sweeps@%h -Q sweeps --concurrency=1 \
 			--without-gossip --without-mingle --loglevel=INFO" \
 		"$(BIN)/celery -A config worker -n mail@%h -Q mail --concurrency=1 \
 			--without-gossip --without-mingle --loglevel=INFO" \
