@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-engine bench duel cube-ladder lint typecheck install messages chaos load
+.PHONY: run test test-engine bench botload duel cube-ladder lint typecheck install messages chaos load
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,13 @@ test-engine: $(ENGINE_VENV)/.installed
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The bots' worker under load (bench/botload.py): games against each bot, a person
+# answering every 15 s, the kit's worker settings; a bot turn's wall time, the
+# turns nudged or killed, and the capacity docs/DEPLOY.md sizes the worker by.
+# BOTLOAD_ARGS="--games 10 --seconds 300" for a longer run.
+botload: $(STAMP)
+	nice -n 5 $(BIN)/python -m bench.botload $(BOTLOAD_ARGS)
 
 # Strength against GNU Backgammon (apt-get install gnubg; without it they say so
 # and stop): Empresario against World class in duplicate-dice matches to 5 and 7,
