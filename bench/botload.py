@@ -181,6 +181,9 @@ def run(args: argparse.Namespace) -> None:
                 future = pool.submit(bot_turn, name, state.to_json(), now, budget, seed)
                 running[future] = (number, now)
             timeout = max(0.0, min(due[0][0] - time.time(), 1.0)) if due else 1.0
+            if not running:  # wait() on no futures returns at once: no busy loop
+                time.sleep(timeout)
+                continue
             done, _ = wait(list(running), timeout=timeout, return_when=FIRST_COMPLETED)
             for future in done:
                 number, started = running.pop(future)
