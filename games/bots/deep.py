@@ -23,10 +23,11 @@ candidate. Measured here on close decisions against a longer rollout, it
 chose better than 4-ply at a lower cost (docs/BOTS.md). Pure: no Django.
 
 The search is anytime: given a deadline (``deepen``'s, on a monotonic
-clock), no evaluation starts after it, and a stage the deadline cut short
-is dropped whole, so the play comes from the last stage that finished (a
-deeper value is never compared with a shallower one). A move overruns its
-deadline by at most the one evaluation under way.
+clock), no evaluation starts that would end after it (judged by the
+longest one so far), and a stage the deadline cut short is dropped whole,
+so the play comes from the last stage that finished (a deeper value is
+never compared with a shallower one). A move overruns its deadline only
+when an evaluation takes longer than every one before it.
 """
 
 from __future__ import annotations
@@ -370,8 +371,18 @@ def deepen(
     """
     cubeful = uses_cube_equity(context)
 
+    last, longest = now(), 0.0
+
     def spent() -> bool:
-        return deadline is not None and now() >= deadline
+        # Called as each evaluation starts: the longest gap between two calls is
+        # the longest evaluation so far, and one that would end past the
+        # deadline is not begun.
+        nonlocal last, longest
+        if deadline is None:
+            return False
+        moment = now()
+        longest, last = max(longest, moment - last), moment
+        return moment + longest >= deadline
 
     for stage in stages:
         if not ranked or spent():

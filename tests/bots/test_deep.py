@@ -200,3 +200,26 @@ def test_empresario_given_a_tiny_budget_plays_a_legal_play_within_it_and_a_small
             assert play in legal_plays(position, dice)
             # The first pass (≤ 0.6 s measured) and at most one evaluation past the budget.
             assert took < 0.02 + 1.5, (position.position_id(), dice, took)
+
+
+def test_an_evaluation_that_would_end_past_the_deadline_is_not_begun(rollout_spot):
+    position, dice, ranked = rollout_spot
+    rollout = SEARCH[1]
+    close: list = []
+    for candidate in ranked:
+        if ranked[0].equity - candidate.equity > rollout.window or len(close) == rollout.top:
+            break
+        if all(candidate.after != other.after for other in close):
+            close.append(candidate)
+    assert len(close) >= 2
+    ticks = iter(range(1000))
+
+    def clock() -> float:  # every evaluation takes one second
+        return float(next(ticks))
+
+    # The last candidate starts at len(close) + 1 s and would end a second later.
+    late = deep.deepen(position, ranked, MATCH, [rollout], deadline=len(close) + 1.5, now=clock)
+    assert late == ranked
+    ticks = iter(range(1000))
+    on_time = deep.deepen(position, ranked, MATCH, [rollout], deadline=len(close) + 2.5, now=clock)
+    assert on_time == deep.deepen(position, ranked, MATCH, [rollout])
