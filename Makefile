@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-engine bench duel cube-ladder lint typecheck install messages chaos load
+.PHONY: run test test-engine bench botload duel cube-ladder lint typecheck install messages chaos load
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,13 @@ test-engine: $(ENGINE_VENV)/.installed
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+# The bots' worker under load (bench/botload.py): games against each bot, a person
+# answering every 15 s, the kit's worker settings; a bot turn's wall time, the
+# turns nudged or killed, and the capacity docs/DEPLOY.md sizes the worker by.
+# BOTLOAD_ARGS="--games 10 --seconds 300" for a longer run.
+botload: $(STAMP)
+	nice -n 5 $(BIN)/python -m bench.botload $(BOTLOAD_ARGS)
+
 # Strength against GNU Backgammon (apt-get install gnubg; without it they say so
 # and stop): Empresario against World class in duplicate-dice matches to 5 and 7,
 # 20 minutes per run, appended to bench/results/ (run again to go on; 100 pairs =
@@ -60,12 +67,13 @@ typecheck: $(STAMP)
 	DJANGO_SETTINGS_MODULE=config.settings.test MYPYPATH=typings $(BIN)/python -m mypy.stubtest \
 		--ignore-missing-stub bgsage bgbot_cpp environ whitenoise.storage pywebpush
 
-# The site on RUN_ADDR (127.0.0.1:8000) with three Celery workers and beat beside
+# The site on RUN_ADDR (127.0.0.1:8000) with four Celery workers and beat beside
 # it, on the embedded defaults (SQLite, filesystem broker, email on the console),
 # with DEBUG on unless set, so static files are served without collectstatic.
-# One worker (with beat) reads the bots and sweeps queues, one the mail queue, one
-# the analysis, so a slow mail server or a long analysis never holds up a bot
-# (settings.CELERY_TASK_ROUTES). config/embedded.py runs the four, each in a
+# One worker reads the bots queue (a search in one thread per process,
+# BGBOT_MULTIPLY_THREADS=1), one (with beat) the sweeps, one the mail queue, one
+# the analysis, so a slow mail server, a long analysis or a sweep never holds up
+# a bot (settings.CELERY_TASK_ROUTES). config/embedded.py runs the five, each in a
 # process group of its own: Ctrl-C or SIGTERM stops them all within seconds,
 # and when one of them stops by itself the others stop too.
 RUN_ADDR ?= 127.0.0.1:8000
@@ -74,7 +82,9 @@ run: $(STAMP)
 	$(BIN)/python manage.py createcachetable  # before migrate, whose checks want it (config/checks.py)
 	$(BIN)/python manage.py migrate --noinput
 	exec $(BIN)/python -m config.embedded \
-		"$(BIN)/celery -A config worker --beat -n bots@%h -Q bots,sweeps --concurrency=2 \
+		"env BGBOT_MULTIPLY_THREADS=1 $(BIN)/celery -A config worker -n bots@%h -Q bots \
+			--concurrency=2 --without-gossip --without-mingle --loglevel=INFO" \
+		"$(BIN)/celery -A config worker --beat -n sweeps@%h -Q sweeps --concurrency=1 \
 			--without-gossip --without-mingle --loglevel=INFO" \
 		"$(BIN)/celery -A config worker -n mail@%h -Q mail --concurrency=1 \
 			--without-gossip --without-mingle --loglevel=INFO" \

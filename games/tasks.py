@@ -15,6 +15,7 @@ the sweeps on "sweeps", so a hung mail server never holds up a bot.
 
 import logging
 import smtplib
+import time
 from datetime import datetime
 from typing import Any, TypedDict
 
@@ -28,7 +29,7 @@ from django.db import DatabaseError, OperationalError
 from games import bots, mail, selectors, services
 from games.bots.runner import next_action
 from games.engine import MatchState
-from games.lib import deadlines
+from games.lib import clock, deadlines
 from games.lib.errors import Conflict
 from games.models import Match
 from games.services import outbox
@@ -83,7 +84,24 @@ RETRYING: _Retrying = {
 }
 
 
-@shared_task(**RETRYING)
+def move_deadline(turn_started_at: datetime | None) -> float:
+    """When the bot's search must stop, on time.monotonic: BOT_MOVE_BUDGET_SECONDS
+    after its turn began. Counted from the turn, not from this task: a turn
+    that waited in the queue searches less, and a second copy (a nudge, a
+    re-drive) that runs while or after the first searched finds no time left
+    and costs only the first pass."""
+    budget = float(django_settings.BOT_MOVE_BUDGET_SECONDS)
+    waited = (clock.now() - turn_started_at).total_seconds() if turn_started_at else 0.0
+    return time.monotonic() + max(0.0, budget - max(0.0, waited))
+
+
+# Its own limits, above the move's budget: the budget stops the search, the
+# limits only a task gone wrong (settings: BOT_TURN_SOFT_TIME_LIMIT).
+@shared_task(
+    **RETRYING,
+    soft_time_limit=django_settings.BOT_TURN_SOFT_TIME_LIMIT,
+    time_limit=django_settings.BOT_TURN_TIME_LIMIT,
+)
 def bot_turn(match_id: int, version: int) -> str:
     """Let the computer act for its seat, once, for the version it was scheduled for.
 
@@ -104,7 +122,8 @@ def bot_turn(match_id: int, version: int) -> str:
         if match.turn_seat_id != seat.pk:
             return "not the bot's turn"
         state = MatchState.from_json(match.state)
-        action = next_action(bot, state, match.side_of(seat))
+        deadline = move_deadline(match.turn_started_at)
+        action = next_action(bot, state, match.side_of(seat), deadline=deadline)
         if action is None:
             return "nothing to do"
         play = [list(step) for step in action.play] if action.play is not None else None

@@ -36,6 +36,8 @@ print(json.dumps({
     "email_backend": settings.EMAIL_BACKEND,
     "email_timeout": settings.EMAIL_TIMEOUT,
     "soft": app.conf.task_soft_time_limit,
+    "bot_budget": settings.BOT_MOVE_BUDGET_SECONDS,
+    "bot_stuck_after": settings.BOT_STUCK_AFTER.total_seconds(),
     "hard": app.conf.task_time_limit,
     "limits": {name: [task.soft_time_limit, task.time_limit] for name, task in app.tasks.items()},
     "backoff_max": {name: getattr(task, "retry_backoff_max", 0) for name, task in app.tasks.items()
@@ -84,6 +86,18 @@ def test_lost_work_comes_back_in_minutes_and_nothing_hangs_for_long():
     assert conf["connect"] <= 5
     assert conf["email_backend"] == "games.mail.smtp.EmailBackend"
     assert 0 < conf["email_timeout"] <= 30 < conf["soft"]
+
+
+def test_a_bots_move_ends_by_its_budget_long_before_its_limits_or_a_nudge():
+    conf = production_settings()
+    budget = conf["bot_budget"]
+    soft, hard = conf["limits"]["games.tasks.bot_turn"]
+    # The search stops at the budget; the limits are for a task gone wrong,
+    # with room for the first pass and the last evaluation on a loaded machine.
+    assert 0 < budget and budget + 30 <= soft < hard
+    # The first pass and one evaluation past the budget (~2 s idle) end
+    # before a stuck bot is nudged: a copy comes only for a turn still queued.
+    assert budget + 2 < conf["bot_stuck_after"]
 
 
 def test_a_task_that_lost_the_database_retries_past_a_thirty_second_outage():

@@ -1,4 +1,4 @@
-"""config/embedded.py, the process that runs `make run`'s four: one stop for all."""
+"""config/embedded.py, the process that runs `make run`'s five: one stop for all."""
 
 import os
 import signal

@@ -397,6 +397,16 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 # it (the prefork pool). Both stay under CELERY_VISIBILITY_TIMEOUT.
 CELERY_TASK_SOFT_TIME_LIMIT = 60
 CELERY_TASK_TIME_LIMIT = 90
+# A bot's move (games.tasks.bot_turn) is an anytime search: its deeper
+# stages stop BOT_MOVE_BUDGET_SECONDS after the bot's turn began and it plays
+# the best found so far (games/bots/deep.py). A move overruns by at most its
+# first pass and one evaluation, ~0.6 s + ~1 s idle (docs/BOTS.md), so the
+# budget plus that stays under BOT_STUCK_AFTER: a nudge comes only for a turn
+# that waited in the queue, and its copy finds no budget left. The task's own
+# limits sit far above the budget, for a task gone wrong, not a slow move.
+BOT_MOVE_BUDGET_SECONDS = env.float("BOT_MOVE_BUDGET_SECONDS", default=5.0)
+BOT_TURN_SOFT_TIME_LIMIT = int(BOT_MOVE_BUDGET_SECONDS) + 55
+BOT_TURN_TIME_LIMIT = BOT_TURN_SOFT_TIME_LIMIT + 30
 # Queues: bots, mail and sweeps each have their own, so a hung mail server
 # never holds up a bot's move. Workers name the queues they read (Makefile,
 # README's deploy section). A new queue is one line here and one -Q name.

@@ -21,13 +21,21 @@ rollout instead of a deeper tree: a few dozen games played a few turns on
 from each candidate, with variance reduction, the same dice for every
 candidate. Measured here on close decisions against a longer rollout, it
 chose better than 4-ply at a lower cost (docs/BOTS.md). Pure: no Django.
+
+The search is anytime: given a deadline (``deepen``'s, on a monotonic
+clock), no evaluation starts that would end after it (judged by the
+longest one so far), and a stage the deadline cut short is dropped whole,
+so the play comes from the last stage that finished (a deeper value is
+never compared with a shallower one). A move overruns its deadline only
+when an evaluation takes longer than every one before it.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -183,9 +191,20 @@ def warm_up(stages: Sequence[Search]) -> None:
             _multiply_strategy(stage.plies)  # the cubeless search; the cubeful one needs the base
 
 
+Spent = Callable[[], bool]  # whether the move's time is up
+
+
+def _never() -> bool:
+    return False
+
+
 def _cubeful(
-    position: Position, chosen: list[Candidate], plies: int, context: BotContext
-) -> list[Candidate]:
+    position: Position,
+    chosen: list[Candidate],
+    plies: int,
+    context: BotContext,
+    spent: Spent = _never,
+) -> list[Candidate] | None:
     import bgbot_cpp
 
     strategy, db = _base_strategy()
@@ -199,7 +218,9 @@ def _cubeful(
     money = context.is_money
     root = to_board(position)
 
-    def evaluate(candidate: Candidate) -> Candidate:
+    def evaluate(candidate: Candidate) -> Candidate | None:
+        if spent():
+            return None
         found = bgbot_cpp.cubeful_probs_and_equity_nply(
             bgbot_cpp.flip_board(to_board(candidate.after)),
             owner,
@@ -226,14 +247,26 @@ def _cubeful(
 
     workers = min(threads(), len(chosen))
     if workers <= 1:
-        return [evaluate(candidate) for candidate in chosen]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(evaluate, chosen))
+        looked = [evaluate(candidate) for candidate in chosen]
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            looked = list(pool.map(evaluate, chosen))
+    return _whole(looked)
+
+
+def _whole(looked: list[Candidate | None]) -> list[Candidate] | None:
+    """Every candidate's value, or None when the deadline left one out."""
+    done = [candidate for candidate in looked if candidate is not None]
+    return done if len(done) == len(looked) else None
 
 
 def _cubeless(
-    position: Position, chosen: list[Candidate], plies: int, context: BotContext
-) -> list[Candidate]:
+    position: Position,
+    chosen: list[Candidate],
+    plies: int,
+    context: BotContext,
+    spent: Spent = _never,
+) -> list[Candidate] | None:
     strategy = _multiply_strategy(plies)
     root = to_board(position)
     winning_only = context.away() == (1, 1)
@@ -241,6 +274,8 @@ def _cubeless(
     with _search_lock:
         try:
             for candidate in chosen:
+                if spent():
+                    return None
                 result = strategy.evaluate_board(to_board(candidate.after), root)
                 mine = [float(p) for p in result["probs"]]
                 equity = 2 * mine[0] - 1 if winning_only else float(result["equity"])
@@ -265,8 +300,12 @@ def movers_cube_owner(context: BotContext) -> CubeOwner:
 
 
 def _rolled_out(
-    position: Position, chosen: list[Candidate], rollout: Rollout, context: BotContext
-) -> list[Candidate]:
+    position: Position,
+    chosen: list[Candidate],
+    rollout: Rollout,
+    context: BotContext,
+    spent: Spent = _never,
+) -> list[Candidate] | None:
     strategy = _rollout_strategy(rollout)
     root = to_board(position)
     cubeful = uses_cube_equity(context)
@@ -278,6 +317,8 @@ def _rolled_out(
     found: list[Candidate] = []
     with _rollout_lock:
         for candidate in chosen:
+            if spent():
+                return None
             board = to_board(candidate.after)
             if cubeful:
                 result = strategy.cubeful_evaluate_board(
@@ -308,7 +349,13 @@ def _rolled_out(
 
 
 def deepen(
-    position: Position, ranked: list[Candidate], context: BotContext, stages: Sequence[Search]
+    position: Position,
+    ranked: list[Candidate],
+    context: BotContext,
+    stages: Sequence[Search],
+    *,
+    deadline: float | None = None,
+    now: Callable[[], float] = time.monotonic,
 ) -> list[Candidate]:
     """``ranked`` (best first) with its close plays re-evaluated stage by stage.
 
@@ -317,10 +364,28 @@ def deepen(
     by more than the window, and a deeper value is never compared with a
     shallower one to pick the best. A stage with fewer than two close plays
     ends the search: the decision is clear.
+
+    With a ``deadline`` (on the clock ``now``) the search stops there: a
+    stage not finished by then is dropped, and the ranking of the last
+    finished one is the answer.
     """
     cubeful = uses_cube_equity(context)
+
+    last, longest = now(), 0.0
+
+    def spent() -> bool:
+        # Called as each evaluation starts: the longest gap between two calls is
+        # the longest evaluation so far, and one that would end past the
+        # deadline is not begun.
+        nonlocal last, longest
+        if deadline is None:
+            return False
+        moment = now()
+        longest, last = max(longest, moment - last), moment
+        return moment + longest >= deadline
+
     for stage in stages:
-        if not ranked:
+        if not ranked or spent():
             break
         best = ranked[0].equity
         chosen: list[Candidate] = []
@@ -332,10 +397,12 @@ def deepen(
         if len(chosen) < 2:
             break
         if isinstance(stage, Rollout):
-            looked = _rolled_out(position, chosen, stage, context)
+            looked = _rolled_out(position, chosen, stage, context, spent)
         else:
             evaluate = _cubeful if cubeful else _cubeless
-            looked = evaluate(position, chosen, stage.plies, context)
+            looked = evaluate(position, chosen, stage.plies, context, spent)
+        if looked is None:
+            break  # out of time mid-stage: the last finished stage's ranking stands
         deeper = {c.after: c for c in looked}
         front = [
             replace(deeper[candidate.after], play=candidate.play)

@@ -11,6 +11,8 @@ random nonsense. See docs/BOTS.md for the numbers and why.
 from __future__ import annotations
 
 import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -105,7 +107,12 @@ class Player(Protocol):
     def name(self) -> str: ...
 
     def choose_play(
-        self, position: Position, dice: tuple[int, int], context: BotContext | None = None
+        self,
+        position: Position,
+        dice: tuple[int, int],
+        context: BotContext | None = None,
+        *,
+        deadline: float | None = None,
     ) -> Play: ...
 
     def should_double(self, position: Position, context: BotContext) -> bool: ...
@@ -124,9 +131,15 @@ class Player(Protocol):
 class Bot:
     """A computer player. Positions are always seen from the bot's own side."""
 
-    def __init__(self, character: Character, rng: random.Random | None = None):
+    def __init__(
+        self,
+        character: Character,
+        rng: random.Random | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.character = character
         self.rng = rng if rng is not None else random.Random()
+        self.clock = clock  # what a move's deadline is read on; tests pass their own
 
     def __repr__(self) -> str:
         return f"<Bot {self.character.name}>"
@@ -138,9 +151,18 @@ class Bot:
     # Checker play -----------------------------------------------------------
 
     def choose_play(
-        self, position: Position, dice: tuple[int, int], context: BotContext | None = None
+        self,
+        position: Position,
+        dice: tuple[int, int],
+        context: BotContext | None = None,
+        *,
+        deadline: float | None = None,
     ) -> Play:
-        """One of ``legal_plays(position, dice)``; the empty play when none exists."""
+        """One of ``legal_plays(position, dice)``; the empty play when none exists.
+
+        ``deadline`` (on ``self.clock``) ends the deeper search there: the
+        first pass always runs, the later stages only while time is left.
+        """
         context = context or CUBELESS_MONEY
         c = self.character
         cubeful = sage.uses_cube_equity(context)
@@ -149,7 +171,9 @@ class Bot:
             return ()
         stages = c.cubeful_search if cubeful else c.search
         if stages and len(ranked) > 1:
-            ranked = deep.deepen(position, ranked, context, stages)
+            ranked = deep.deepen(
+                position, ranked, context, stages, deadline=deadline, now=self.clock
+            )
         if len(ranked) == 1 or (c.noise == 0 and not self._has_style()):
             return ranked[0].play
         best = ranked[0].equity
@@ -297,7 +321,12 @@ class RandomPlayer:
         self.rng = rng if rng is not None else random.Random()
 
     def choose_play(
-        self, position: Position, dice: tuple[int, int], context: BotContext | None = None
+        self,
+        position: Position,
+        dice: tuple[int, int],
+        context: BotContext | None = None,
+        *,
+        deadline: float | None = None,
     ) -> Play:
         plays = legal_plays(position, dice)
         return self.rng.choice(plays) if plays else ()

@@ -43,8 +43,13 @@ def context_for(state: MatchState, side: int) -> BotContext:
     )
 
 
-def next_action(bot: Player, state: MatchState, side: int) -> Action | None:
-    """What ``bot``, sitting on ``side``, does now; None when it is not the bot's move."""
+def next_action(
+    bot: Player, state: MatchState, side: int, *, deadline: float | None = None
+) -> Action | None:
+    """What ``bot``, sitting on ``side``, does now; None when it is not the bot's move.
+
+    ``deadline`` bounds a checker play's deeper search (``Bot.choose_play``).
+    """
     if state.turn != side or state.phase in (Phase.OPENING, Phase.GAME_OVER, Phase.MATCH_OVER):
         return None
     position = state.position_for(side)
@@ -56,9 +61,8 @@ def next_action(bot: Player, state: MatchState, side: int) -> Action | None:
         return Action(ActionKind.ROLL, side)
     if phase is Phase.MOVE:
         assert state.dice is not None
-        return Action(
-            ActionKind.PLAY, side, play=tuple(bot.choose_play(position, state.dice, context))
-        )
+        play = bot.choose_play(position, state.dice, context, deadline=deadline)
+        return Action(ActionKind.PLAY, side, play=tuple(play))
     if phase is Phase.DOUBLED:
         if state.beaver_pending:
             # The bot doubled and was beavered; the stake now is the cube after the beaver.

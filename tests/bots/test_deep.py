@@ -140,3 +140,86 @@ def test_empresario_rolls_out_a_close_cube_and_decides_a_clear_one_at_3_ply():
     assert bot._verdict(close, held, take=False).eval_level == "Rollout"
     assert bot._verdict(clear, held, take=False).eval_level == "3-ply"
     assert bot.should_double(clear, held)
+
+
+SEARCH = (Stage(3, 6, 0.16), Rollout(3, 0.06))
+
+
+@pytest.fixture(scope="module")
+def rollout_spot() -> tuple[Position, tuple[int, int], list]:
+    """A seeded close spot where the rollout reorders what cubeful 3-ply found."""
+    for position, dice in self_play_sample(200, 31):
+        ranked = sage.rank_plays(position, dice, "2ply", MATCH)
+        if len({c.after for c in ranked}) < 3 or ranked[0].equity - ranked[1].equity > 0.05:
+            continue
+        staged = deep.deepen(position, ranked, MATCH, SEARCH[:1])
+        if deep.deepen(position, ranked, MATCH, SEARCH)[0].after != staged[0].after:
+            return position, dice, ranked
+    raise AssertionError("no spot in the sample where the rollout changes the choice")
+
+
+def test_a_stage_the_deadline_cuts_short_is_dropped_and_the_last_finished_one_plays(
+    monkeypatch, rollout_spot
+):
+    position, dice, ranked = rollout_spot
+    finished = deep.deepen(position, ranked, MATCH, SEARCH[:1])
+    now = [0.0]
+    rolled_out = deep._rolled_out
+
+    def late(*args, **kwargs):  # the budget runs out as the rollout begins
+        now[0] = 10.0
+        return rolled_out(*args, **kwargs)
+
+    monkeypatch.setattr(deep, "_rolled_out", late)
+    cut = deep.deepen(position, ranked, MATCH, SEARCH, deadline=5.0, now=lambda: now[0])
+    assert [c.after for c in cut] == [c.after for c in finished]
+    assert [c.equity for c in cut] == [c.equity for c in finished]
+    # With the time there, the same search goes on to the rollout.
+    now[0] = 0.0
+    monkeypatch.setattr(deep, "_rolled_out", rolled_out)
+    full = deep.deepen(position, ranked, MATCH, SEARCH, deadline=5.0, now=lambda: now[0])
+    assert full[0].after != finished[0].after
+
+
+def test_a_deadline_already_passed_leaves_the_first_pass_as_it_was(rollout_spot):
+    position, dice, ranked = rollout_spot
+    assert deep.deepen(position, ranked, MATCH, SEARCH, deadline=0.0, now=lambda: 1.0) == ranked
+
+
+def test_empresario_given_a_tiny_budget_plays_a_legal_play_within_it_and_a_small_margin():
+    import time
+
+    bot = get_bot("empresario")
+    spots = self_play_sample(12, 7)
+    for context in (MATCH, BotContext(match_length=1)):
+        for position, dice in spots:
+            bot.choose_play(position, dice, context)  # the strategies are built: not timed
+            started = time.monotonic()
+            play = bot.choose_play(position, dice, context, deadline=started + 0.02)
+            took = time.monotonic() - started
+            assert play in legal_plays(position, dice)
+            # The first pass (≤ 0.6 s measured) and at most one evaluation past the budget.
+            assert took < 0.02 + 1.5, (position.position_id(), dice, took)
+
+
+def test_an_evaluation_that_would_end_past_the_deadline_is_not_begun(rollout_spot):
+    position, dice, ranked = rollout_spot
+    rollout = SEARCH[1]
+    close: list = []
+    for candidate in ranked:
+        if ranked[0].equity - candidate.equity > rollout.window or len(close) == rollout.top:
+            break
+        if all(candidate.after != other.after for other in close):
+            close.append(candidate)
+    assert len(close) >= 2
+    ticks = iter(range(1000))
+
+    def clock() -> float:  # every evaluation takes one second
+        return float(next(ticks))
+
+    # The last candidate starts at len(close) + 1 s and would end a second later.
+    late = deep.deepen(position, ranked, MATCH, [rollout], deadline=len(close) + 1.5, now=clock)
+    assert late == ranked
+    ticks = iter(range(1000))
+    on_time = deep.deepen(position, ranked, MATCH, [rollout], deadline=len(close) + 2.5, now=clock)
+    assert on_time == deep.deepen(position, ranked, MATCH, [rollout])

@@ -134,7 +134,15 @@ def test_the_app_trusts_forwarding_from_nginx_alone(compose):
     (subnet,) = [item["subnet"] for item in compose["networks"]["default"]["ipam"]["config"]]
     assert ipaddress.ip_address(address) in ipaddress.ip_network(subnet)
     apps = {name: s for name, s in services.items() if s.get("image") == "mesa:latest"}
-    assert {"web", "live", "beat", "worker-bots", "worker-mail", "worker-analysis"} <= set(apps)
+    assert {
+        "web",
+        "live",
+        "beat",
+        "worker-bots",
+        "worker-sweeps",
+        "worker-mail",
+        "worker-analysis",
+    } <= set(apps)
     for name, service in apps.items():
         trusted = service["environment"]["TRUSTED_PROXIES"].split(",")
         networks = [ipaddress.ip_network(entry.strip(), strict=False) for entry in trusted]

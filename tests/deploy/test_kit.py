@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import socket
+import subprocess
 import warnings
 from pathlib import Path
 from typing import Any
@@ -218,3 +220,50 @@ def test_a_stopped_worker_lets_its_running_task_finish():
         children_get_it = mode == "control-group"
         it_kills_a_child = kill in prefork.WORKER_SIGRESET and kill not in prefork.WORKER_SIGIGNORE
         assert not (children_get_it and it_kills_a_child), f"{name}: KillMode={mode}"
+
+
+def unit_environments() -> dict[str, dict[str, str]]:
+    """Each unit's environment as systemd gives it, the example env file installed."""
+    manager = systemd.Manager(hostname=socket.gethostname())
+
+    def read(path: str) -> str | None:
+        return INSTALLED[path].read_text() if path in INSTALLED else None
+
+    return {
+        path.name: systemd.environment(
+            systemd.load_unit(path, installed_as=f"/etc/systemd/system/{path.name}"),
+            manager,
+            read=read,
+        )
+        for path in sorted((DEPLOY / "systemd").glob("*.service"))
+    }
+
+
+def test_the_bots_worker_reads_its_queue_alone_one_search_thread_a_process():
+    """A long sweep never delays a bot's turn, and the worker's processes x the
+    search's threads stay at its cores (docs/DEPLOY.md, the bots' capacity)."""
+    by_queues = {}
+    for name, argv in command_lines().items():
+        if Path(argv[0]).name == "celery":
+            subcommand, options = celery_parses(argv)
+            if subcommand == "worker":
+                by_queues[name] = (set(options["queues"]), options["concurrency"])
+    assert by_queues["mesa-worker-bots.service"] == ({"bots"}, 2)
+    assert by_queues["mesa-worker-sweeps.service"][0] == {"sweeps"}
+    assert unit_environments()["mesa-worker-bots.service"]["BGBOT_MULTIPLY_THREADS"] == "1"
+    import yaml
+
+    bots = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]["worker-bots"]
+    assert bots["command"][bots["command"].index("-Q") + 1] == "bots"
+    assert bots["environment"]["BGBOT_MULTIPLY_THREADS"] == "1"
+    # make run: the commands make would run, as make reads the Makefile.
+    dry = subprocess.run(
+        ["make", "-n", "run", "STAMP="], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert dry.returncode == 0, dry.stderr
+    lines = dry.stdout.replace("\\\n", " ").splitlines()
+    launched = [shlex.split(line) for line in lines if "config.embedded" in line]
+    [commands] = [words[words.index("config.embedded") + 1 :] for words in launched]
+    [bots_run] = [c for c in commands if "-Q bots " in c + " "]
+    assert bots_run.startswith("env BGBOT_MULTIPLY_THREADS=1 ")
+    assert any("-Q sweeps" in c and "--beat" in c for c in commands)

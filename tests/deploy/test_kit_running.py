@@ -60,6 +60,7 @@ SERVICES = [
     "mesa-web.service",
     "mesa-live.service",
     "mesa-worker-bots.service",
+    "mesa-worker-sweeps.service",
     "mesa-worker-mail.service",
     "mesa-worker-analysis.service",
     "mesa-beat.service",

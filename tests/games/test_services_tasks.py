@@ -4,6 +4,7 @@ The bots here are bgsage-free random players (same interface), so the tests
 are fast; the bots' strength is tested in tests/bots.
 """
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -42,6 +43,29 @@ def test_the_bot_plays_its_turn_once(db, clock, dice, random_bots):
     assert tasks.bot_turn(match.pk, match.version) == "stale"  # a second delivery
     match.refresh_from_db()
     assert match.turn_seat_id == seat.pk and match.version == 2
+
+
+def test_the_bots_search_ends_its_budget_after_its_turn_began(
+    db, clock, dice, random_bots, monkeypatch, settings
+):
+    settings.BOT_MOVE_BUDGET_SECONDS = 4
+    left = []
+    real = tasks.next_action
+
+    def next_action(*args, deadline, **kwargs):
+        left.append(deadline - time.monotonic())
+        return real(*args, deadline=deadline, **kwargs)
+
+    monkeypatch.setattr(tasks, "next_action", next_action)
+    dice.push((1, 3))  # the bot (side 1) starts
+    seat = services.room_create(rules=MatchRules(), nickname="alice", bot="domador")
+    match = current_match(seat.room)
+    clock.tick(timedelta(seconds=1))  # the turn waited a second in the queue
+    tasks.bot_turn(match.pk, match.version)
+    assert 2.5 < left[0] <= 3.0
+    # A copy that comes after the budget (a nudge, a re-drive) has no time to search.
+    clock.tick(timedelta(seconds=10))
+    assert tasks.move_deadline(match.turn_started_at) <= time.monotonic()
 
 
 def test_a_person_plays_a_whole_game_against_the_bot(db, clock, dice, random_bots, worker):
