@@ -323,4 +323,52 @@
 
 /** What render.drawBoard draws: a view and the spot in the Tab order. @typedef {BoardView & {focusKey: SpotKey | null}} DrawnView */
 
+// --- the review page (games/selectors/review.py, page_context and review_steps) ----------
+
+/** Both sides' checkers seen from side 0. @typedef {{me: number[], them: number[]}} ReviewPosition */
+
+/**
+ * One of the best plays the evaluator found, best first.
+ * @typedef {object} ReviewAlternative
+ * @property {string} notation
+ * @property {Step[]} steps
+ * @property {number} equity
+ */
+
+/**
+ * One rated decision of the game: a checker play or a cube action.
+ * @typedef {object} ReviewStep
+ * @property {number} turn
+ * @property {Side} side
+ * @property {string} kind  "play", "no_double", "double", "take", "drop" or "beaver"
+ * @property {number[] | null} dice
+ * @property {string | null} dice_text
+ * @property {string} played
+ * @property {string} best
+ * @property {string} played_text
+ * @property {string} best_text
+ * @property {number} played_equity
+ * @property {number} best_equity
+ * @property {number} loss
+ * @property {string} mark  "", "doubtful", "error" or "blunder"
+ * @property {boolean} forced
+ * @property {boolean} counted
+ * @property {ReviewAlternative[]} alternatives
+ * @property {{nd: number, dt: number, dp: number} | null} cube  the doubler's equities
+ * @property {number} cube_value
+ * @property {ReviewPosition} before
+ * @property {Step[]} [played_steps]  a play's, from side 0
+ * @property {ReviewPosition} [after_played]
+ * @property {Step[]} [best_steps]
+ * @property {ReviewPosition} [after_best]
+ */
+
+/**
+ * What the review page hands over in #review-data.
+ * @typedef {object} ReviewData
+ * @property {ReviewStep[]} steps
+ * @property {string[]} names  by side
+ * @property {Record<string, number>} thresholds
+ */
+
 export {};

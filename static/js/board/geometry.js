@@ -295,7 +295,7 @@ export function lastPlay(history, gameNumber, bottomSide) {
     return {
       side: turn.side,
       notation: turn.notation || "",
-      steps: steps.map(([src, dst]) => /** @type {Step} */ ([convert(src), convert(dst)])),
+      steps: steps.map(/** @returns {Step} */ ([src, dst]) => [convert(src), convert(dst)]),
     };
   }
   return null;
