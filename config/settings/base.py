@@ -16,6 +16,7 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from accounts.client import parse_trusted as parse_trusted_proxies
+from config.vapid import local_key_pair
 
 # Django's generic classes take the type parameters django-stubs gives them
 # (admin.ModelAdmin[Room]) at run time too.
@@ -180,6 +181,11 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Mesa <mesa@localhost
 # (see README, "Web Push").
 VAPID_PRIVATE_KEY = env.str("VAPID_PRIVATE_KEY", default="")  # PEM or base64url raw
 VAPID_PUBLIC_KEY = env.str("VAPID_PUBLIC_KEY", default="")  # base64url, uncompressed point
+# A development run (DEBUG on) without a pair makes one on its first start and
+# keeps it with the local data (config/vapid.py), never in the repository.
+VAPID_KEY_FILE = Path(env.str("VAPID_KEY_FILE", default=str(BASE_DIR / ".mesa" / "vapid.json")))
+if DEBUG and not (VAPID_PRIVATE_KEY or VAPID_PUBLIC_KEY):
+    VAPID_PRIVATE_KEY, VAPID_PUBLIC_KEY = local_key_pair(VAPID_KEY_FILE)
 VAPID_SUBJECT = env.str("VAPID_SUBJECT", default="mailto:mesa@localhost")
 # Push services are https; only tests point a subscription at a loopback http peer.
 PUSH_ALLOW_LOOPBACK = False

@@ -21,9 +21,10 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState, Phase
-from games.lib import deadlines
+from games.engine import CONDITIONAL, ActionKind, Format, MatchRules, MatchState, Phase, WinKind
+from games.lib import clock
 from games.models import Game, Match, Seat, Turn
+from games.selectors import vacations
 
 # What happened, in the order of the checks in `turn_news`.
 DOUBLED = "doubled"  # the opponent doubles: take or drop
@@ -68,6 +69,9 @@ class TurnNews:
     my_dice: str | None = None  # the table already rolled for the reader
     deadline: datetime | None = None  # aware, in the reader's zone; None against a bot
     zone: str = "UTC"
+    # The end of the reader's vacation, in their zone, while it runs: their clock
+    # stands still until then, and `deadline` counts from it.
+    away_until: datetime | None = None
     # The reader's written answer the table played when the opponent doubled
     # ("take", "drop", "beaver"), when the turn came straight back with it.
     answered: str | None = None
@@ -177,6 +181,13 @@ class TurnNews:
             return _("Juega cuando quieras: esta mesa no tiene plazo.")
         with timezone.override(self.deadline.tzinfo):
             when = formats.date_format(self.deadline, "DATETIME_FORMAT")
+            back = self.away_until and formats.date_format(self.away_until, "DATETIME_FORMAT")
+        if back:
+            return _(
+                "Estás de vacaciones hasta el %(back)s (hora de %(zone)s): tu reloj está parado. "
+                "Cuando vuelvas tendrás hasta el %(when)s para jugar; después %(name)s podrá "
+                "cerrar la partida por ausencia."
+            ) % {"back": back, "when": when, "zone": self.zone, "name": self.opponent}
         return _(
             "Tienes hasta el %(when)s (hora de %(zone)s) para jugar; después %(name)s podrá "
             "cerrar la partida por ausencia."
@@ -261,6 +272,7 @@ class _Common(TypedDict):
     match_number: int
     deadline: datetime | None
     zone: str
+    away_until: datetime | None
     answered: str | None
     answered_cube: int | None
 
@@ -269,7 +281,8 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
     """What happened since `seat` last acted in `match`, which waits for it now.
 
     Reads the match's current game and its Turn rows, and the reader's
-    written answer the table may just have played (three queries).
+    written answer the table may just have played (three queries), and the clock of
+    the turn with the reader's vacations (two more).
     """
     room = match.room
     state = MatchState.from_json(match.state)
@@ -283,8 +296,11 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
     game = Game.objects.filter(match=match).order_by("-number").first()
     turns = list(Turn.objects.filter(game=game).order_by("number")) if game else []
     zone = zone_of(zone_name)
-    clock = deadlines.TurnClock.of(match, against_bot=bool(room.bot))
-    due = clock.closes_at
+    # The clock the board shows: it stands still while the reader is on vacation.
+    turn_clock = vacations.turn_clock(match)
+    due = turn_clock.closes_at
+    now = clock.now()
+    away = next((end for start, end in turn_clock.pauses if start <= now < end), None)
     answered = written_answer(match, me)
     base: _Common = {
         "opponent": opponent,
@@ -296,6 +312,7 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
         "match_number": match.number,
         "deadline": due.astimezone(zone) if due else None,
         "zone": str(zone),
+        "away_until": away.astimezone(zone) if away and due else None,
         "answered": answered[0] if answered else None,
         "answered_cube": answered[1] if answered else None,
     }
@@ -303,7 +320,7 @@ def turn_news(match: Match, seat: Seat, *, zone_name: str | None = None) -> Turn
         return TurnNews(DOUBLED, cube=state.cube_value * 2, **base)
     if state.phase is Phase.RESIGN_OFFERED:
         offered = state.resign_value or 1
-        points = offered * state.cube_value if rules.format != Format.SINGLE else 1
+        points = state.score_value(WinKind(offered))  # the engine's count: cube, Jacoby
         return TurnNews(RESIGN_OFFERED, resign_kind=offered, resign_points=points, **base)
 
     opening = _opening_rolls(turns)

@@ -9,9 +9,11 @@ that game is over (Game.revealed_seed); its commitment shows always.
 from datetime import datetime
 from typing import TypedDict
 
+from games.engine import MatchState
 from games.lib.errors import NotFound
 from games.models import Game, Match, Room
 from games.selectors.board import GameInfo, MatchView, game_infos, spectator_match_state
+from games.selectors.results import forfeit_sentence
 
 
 class SideLine(TypedDict):
@@ -30,6 +32,7 @@ class MatchSummary(TypedDict):
     sides: list[SideScore]
     winner: str | None
     end_reason: str | None
+    forfeit: str | None  # a match given up: who, the score then, what the winner got
     games: list[GameInfo]
     game_count: int
     created_at: datetime
@@ -78,6 +81,7 @@ def _summary(match: Match, names: dict[int, str], games: list[GameInfo] | None) 
         "sides": [{"side": side, "nickname": sides[side], "score": score[side]} for side in (0, 1)],
         "winner": sides[winner] if winner is not None else None,
         "end_reason": match.state.get("end_reason"),
+        "forfeit": forfeit_sentence(MatchState.from_json(match.state), dict(enumerate(sides))),
         "games": games or [],
         # A finished match's state lists every game it played; a running one's
         # lists the finished games only, so count the rows when we have them.

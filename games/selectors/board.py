@@ -22,7 +22,13 @@ from games.lib.actions import SiteAction
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.selectors import review, talk, vacations
 from games.selectors.history import HistoryEntry, sheet_lines
-from games.selectors.results import GameResultWords, game_results
+from games.selectors.results import (
+    GameResultWords,
+    ResignOfferWords,
+    game_results,
+    match_outcome,
+    resign_offers,
+)
 
 # The room state's JSON shapes (room_state's docstring says what each key means).
 
@@ -106,6 +112,7 @@ class MatchView(TypedDict):
     score: list[int]
     away: list[int] | None
     end_reason: EndReason | None
+    outcome: str | None  # how the match ended, in words (games.selectors.results)
     game_number: int
     crawford: bool
     phase: str
@@ -115,6 +122,7 @@ class MatchView(TypedDict):
     dice: list[int] | None
     cube: CubeInfo
     resign_offered: int | None
+    resign_offers: list[ResignOfferWords]
     resign_declined: bool
     position: PositionInfo
     match_id: str
@@ -173,8 +181,10 @@ def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     [{number, nickname, is_bot, is_you, side, away_until (the end of the
     seat's vacation, for the two players only; None when not away)}]; match (None while waiting):
     number, status, format, length, score [side0, side1], away, end_reason,
+    outcome (the finished match's end in words, else None),
     game_number, crawford, phase, turn (side owing an action or None),
     turn_seat, turn_started_at, dice, cube {value, owner}, resign_offered,
+    resign_offers [{value, points, score, text}] (each resignation's worth now),
     position {side, id, me, them}, match_id and gnubg_id (GNU Backgammon's
     Match ID, and "PositionID:MatchID" seen from the side on roll; a partida
     simple is a 1-point match to GNU Backgammon, a sesión libre money play),
@@ -304,6 +314,7 @@ def _match_state(
         "score": list(state.score),
         "away": list(away) if away else None,  # points still needed
         "end_reason": state.end_reason,  # "won", "stop", "resign" or "absence" once over
+        "outcome": match_outcome(state, names) if match.status == Match.Status.FINISHED else None,
         "game_number": state.game_number,
         "crawford": state.crawford_game,
         "phase": str(state.phase),
@@ -313,6 +324,8 @@ def _match_state(
         "dice": list(state.dice) if state.dice else None,
         "cube": {"value": state.cube_value, "owner": state.cube_owner},
         "resign_offered": state.resign_value,
+        # What each resignation is worth now (the cube, the score it leaves), in words.
+        "resign_offers": resign_offers(state, names) if owing is not None else [],
         # The player on roll had a resignation declined this turn: no new offer until the next.
         "resign_declined": state.resign_declined,
         "position": {

@@ -11,7 +11,7 @@ from django.db.models import Q
 from games.engine import Format, MatchRules, MatchState
 from games.lib import clock
 from games.models import Match, Room, Seat
-from games.selectors import review, vacations
+from games.selectors import results, review, vacations
 
 YOUR_TURN, THEIR_TURN, FINISHED = "your_turn", "their_turn", "finished"
 
@@ -33,6 +33,7 @@ class RoomLine(TypedDict):
     finished_matches: int
     prs: list[review.SeatPR]
     score: dict[str, int | None] | None
+    forfeit: str | None
     rival_deadline: datetime | None
     rival_hours_left: int | None
 
@@ -50,7 +51,8 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[RoomLine]:
     last_move_at, ended_at, finished_matches (how many matches the room
     keeps in its archive), prs (each analysed game of the latest match:
     your PR and your rival's), score ({mine, theirs, length} or None for a
-    partida simple) and, on the rival's turn, rival_deadline and
+    partida simple), forfeit (a finished match given up, in words, else
+    None) and, on the rival's turn, rival_deadline and
     rival_hours_left (when you may close their game for absence).
     """
     now = clock.now()
@@ -91,6 +93,7 @@ def rooms_for_seats(seats: Iterable[Seat]) -> list[RoomLine]:
             "finished_matches": finished.get(room.pk, 0),
             "prs": review.seat_prs(prs, match, seat),  # analysed games: your PR, theirs
             "score": _seat_score(room, match, seat),
+            "forfeit": _forfeit(match, by_room.get(room.pk, {})),
             "rival_deadline": None,
             "rival_hours_left": None,
         }
@@ -129,6 +132,14 @@ def _seat_score(room: Room, match: Match | None, seat: Seat) -> dict[str, int | 
     mine = match.side_of(seat)
     length = rules.length if rules.format == Format.MATCH else None
     return {"mine": score[mine], "theirs": score[1 - mine], "length": length}
+
+
+def _forfeit(match: Match | None, seats: dict[int, Seat]) -> str | None:
+    """The sentence of a match given up (who, the score then, what the winner got)."""
+    if match is None or match.status != Match.Status.FINISHED:
+        return None
+    names = {match.side_of(seat): seat.nickname for seat in seats.values()}
+    return results.forfeit_sentence(MatchState.from_json(match.state), names)
 
 
 def _urgency(line: RoomLine) -> tuple[int, bool, datetime | float, datetime | None]:

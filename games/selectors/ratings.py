@@ -361,9 +361,17 @@ def rating_name(rating: Rating) -> str:
 
 
 def leaderboard(size: int = LEADERBOARD_SIZE) -> list[Rating]:
-    """The rated players (accounts and computer players), best first."""
-    return list(
+    """The rated players (accounts and computer players), best first, the first `size`;
+    and every computer player, rated yet or not (two queries).
+
+    The computer players are there to measure oneself against: a newcomer looks
+    for them before they have played anyone, at the rating they start from.
+    """
+    rows = list(
         Rating.objects.filter(Q(matches__gt=0))
         .select_related("user__profile")
         .order_by("-rating", "pk")[:size]
     )
+    listed = {row.pk for row in rows}
+    rows += [row for row in Rating.objects.exclude(bot="") if row.pk not in listed]
+    return sorted(rows, key=lambda row: (-row.rating, row.pk))

@@ -10,7 +10,7 @@ from typing import TypedDict
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import GameResult, WinKind
+from games.engine import Ending, EndReason, Format, GameResult, MatchState, Phase, WinKind
 
 
 class GameResultWords(TypedDict):
@@ -23,6 +23,64 @@ class GameResultWords(TypedDict):
     score: list[int]
     text: str
     score_text: str
+
+
+class ResignOfferWords(TypedDict):
+    """One resignation the table may offer or answer now: what it is worth at the cube."""
+
+    value: int  # 1 single, 2 gammon, 3 backgammon
+    points: int
+    score: list[int] | None  # the match's score if it is accepted (None outside a match)
+    text: str
+
+
+# A resignation can be offered or answered in these phases.
+_RESIGN_PHASES = frozenset({Phase.ROLL, Phase.MOVE, Phase.RESIGN_OFFERED})
+
+
+def resign_offers(state: MatchState, names: dict[int, str]) -> list[ResignOfferWords]:
+    """Each resignation's worth now, as the engine scores it (cube, Jacoby, partida simple),
+    and in a match the score it leaves; [] when no game is being played.
+
+    The side on roll is the one who offers (and who offered, while the other answers).
+    """
+    if state.phase not in _RESIGN_PHASES:
+        return []
+    winner = 1 - state.on_roll
+    single = state.rules.format == Format.SINGLE
+    offers: list[ResignOfferWords] = []
+    for kind in (WinKind.SINGLE,) if single else tuple(WinKind):
+        points = state.score_value(kind)
+        after: list[int] | None = None
+        words: dict[str, object] = {"kind": _RESIGN_KINDS[kind](), "count": points}
+        if state.rules.format == Format.MATCH:
+            after = list(state.score)
+            after[winner] += points
+            if after[winner] >= state.rules.length:
+                text = ngettext(
+                    "%(kind)s, %(count)s punto (%(name)s ganaría el encuentro)",
+                    "%(kind)s, %(count)s puntos (%(name)s ganaría el encuentro)",
+                    points,
+                ) % {**words, "name": names.get(winner, "?")}
+            else:
+                text = ngettext(
+                    "%(kind)s, %(count)s punto (el marcador quedaría %(a)s %(x)s, %(b)s %(y)s)",
+                    "%(kind)s, %(count)s puntos (el marcador quedaría %(a)s %(x)s, %(b)s %(y)s)",
+                    points,
+                ) % {**words, **_score_words((after[0], after[1]), names)}
+        else:
+            text = (
+                ngettext("%(kind)s, %(count)s punto", "%(kind)s, %(count)s puntos", points) % words
+            )
+        offers.append({"value": int(kind), "points": points, "score": after, "text": text})
+    return offers
+
+
+_RESIGN_KINDS = {
+    WinKind.SINGLE: lambda: _("partida simple"),
+    WinKind.GAMMON: lambda: _("gammon"),
+    WinKind.BACKGAMMON: lambda: _("backgammon"),
+}
 
 
 def kind_word(kind: WinKind | None) -> str:
@@ -101,3 +159,80 @@ def game_results(
 
 def kind_word_key(kind: WinKind | None) -> str | None:
     return None if kind is None else kind.name.lower()
+
+
+def match_outcome(state: MatchState, names: dict[int, str]) -> str | None:
+    """How a finished match ended, in one sentence; None while it is played.
+
+    A match given up (abandoned, or lost by absence) says who gave it up, the
+    score at that moment and what the winner gets: the match, and no points
+    for the game that was being played (the engine scores a forfeit nothing).
+    """
+    rules = state.rules
+    if state.winner is None:
+        if state.end_reason == EndReason.STOP:
+            return _("La sesión terminó empatada: %(a)s %(x)s, %(b)s %(y)s.") % _score_words(
+                state.score, names
+            )
+        return None
+    if state.end_reason in (EndReason.RESIGN, EndReason.ABSENCE):
+        return forfeit_sentence(state, names)
+    words = {
+        "name": names.get(state.winner, "?"),
+        "won": state.score[state.winner],
+        "lost": state.score[1 - state.winner],
+    }
+    if rules.format == Format.SINGLE:
+        return _("%(name)s gana la partida.") % words
+    if rules.format == Format.SESSION:
+        return _("%(name)s gana la sesión, %(won)s a %(lost)s.") % words
+    return _("%(name)s gana el encuentro, %(won)s a %(lost)s.") % words
+
+
+def forfeit_sentence(state: MatchState, names: dict[int, str]) -> str | None:
+    """The end of a match given up, or None when it ended otherwise."""
+    if state.winner is None or state.end_reason not in (EndReason.RESIGN, EndReason.ABSENCE):
+        return None
+    rules = state.rules
+    absent = state.end_reason == EndReason.ABSENCE
+    words: dict[str, object] = {
+        "loser": names.get(1 - state.winner, "?"),
+        "name": names.get(state.winner, "?"),
+        "game": state.game_number,
+        "length": rules.length,
+        **_score_words(state.score, names),
+    }
+    if rules.format == Format.SINGLE:
+        if absent:
+            return _("%(loser)s perdió la partida por ausencia: la gana %(name)s.") % words
+        return _("%(loser)s abandonó la partida: la gana %(name)s.") % words
+    # Given up during a game (not between two of a session): that game scores nothing.
+    during = bool(state.games) and state.games[-1].ending == Ending.FORFEIT
+    if rules.format == Format.SESSION:
+        if absent:
+            sentence = _(
+                "%(loser)s perdió la sesión por ausencia en la partida %(game)s, con "
+                "%(a)s %(x)s, %(b)s %(y)s: %(name)s gana la sesión."
+            )
+        else:
+            sentence = _(
+                "%(loser)s abandonó la sesión en la partida %(game)s, con "
+                "%(a)s %(x)s, %(b)s %(y)s: %(name)s gana la sesión."
+            )
+    elif absent:
+        sentence = _(
+            "%(loser)s perdió el encuentro por ausencia en la partida %(game)s, con "
+            "%(a)s %(x)s, %(b)s %(y)s (a %(length)s puntos): %(name)s gana el encuentro."
+        )
+    else:
+        sentence = _(
+            "%(loser)s abandonó el encuentro en la partida %(game)s, con "
+            "%(a)s %(x)s, %(b)s %(y)s (a %(length)s puntos): %(name)s gana el encuentro."
+        )
+    if not during:
+        return sentence % words
+    return " ".join((sentence % words, _("La partida que se jugaba no suma puntos.")))
+
+
+def _score_words(score: tuple[int, int], names: dict[int, str]) -> dict[str, object]:
+    return {"a": names.get(0, "?"), "x": score[0], "b": names.get(1, "?"), "y": score[1]}

@@ -4,10 +4,12 @@ Every sentence is translatable with Spanish as the source; nothing here knows a
 rule of the game, it only puts into words what the turn log says happened.
 """
 
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from django import template
+from django.utils import formats, timezone
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -98,6 +100,19 @@ def phase_text(context: template.Context, match: MatchView, turn_player: PlayerE
 
 
 @register.filter
+def moment(value: datetime | None) -> str:
+    """A moment as every page writes it: <time data-moment>, which static/js/moments.js
+    rewrites in the reader's language and time zone; without a script, UTC says so."""
+    if value is None:
+        return ""
+    with timezone.override(UTC):
+        fallback = formats.date_format(value, "DATETIME_FORMAT")
+    return format_html(
+        '<time datetime="{}" data-moment>{} (UTC)</time>', value.isoformat(), fallback
+    )
+
+
+@register.filter
 def parse_iso(value: str) -> datetime | None:
     """The ISO 8601 times of the state dict, as datetimes for |timesince and |date."""
     try:
@@ -112,6 +127,9 @@ def _player_of_side(players: Sequence[PlayerEntry], side: int | None) -> PlayerE
 
 def match_result(match: MatchView, players: Sequence[PlayerEntry]) -> str:
     """The end of a match: who won, and the score when there was one."""
+    if match.get("end_reason") in ("resign", "absence") and match.get("outcome"):
+        # Who gave it up, the score then, what the winner got: the one sentence.
+        return match["outcome"] or ""
     if match["format"] == "session" and len(players) == 2 and "score" in players[0]:
         first, second = sorted(players, key=lambda p: p["side"] or 0)  # both seated
         return _("La sesión terminó: %(a)s %(x)s, %(b)s %(y)s.") % {
@@ -131,14 +149,6 @@ def match_result(match: MatchView, players: Sequence[PlayerEntry]) -> str:
         if loser["is_you"]:
             return _("Perdiste: %(name)s ganó la partida.") % {"name": winner["nickname"]}
         return _("%(name)s ganó la partida.") % {"name": winner["nickname"]}
-    last: Mapping[str, object] = {}
-    if match.get("history"):
-        last = match["history"][-1]
-    if last.get("kind") == "forfeit":
-        words: dict[str, object] = {"name": winner["nickname"], "loser": loser["nickname"]}
-        if last.get("reason") == "absence":
-            return _("%(name)s ganó el match por ausencia de %(loser)s.") % words
-        return _("%(name)s ganó el match: %(loser)s abandonó.") % words
     score = match["score"]
     words = {
         "name": winner["nickname"],

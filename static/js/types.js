@@ -89,6 +89,15 @@
  */
 
 /**
+ * A resignation the table may offer or answer now, worth what it is at the cube.
+ * @typedef {object} ResignOfferWords
+ * @property {number} value  1 single, 2 gammon, 3 backgammon
+ * @property {number} points
+ * @property {number[] | null} score  the match's score if it is accepted (null outside a match)
+ * @property {string} text
+ */
+
+/**
  * @typedef {object} GameInfo
  * @property {number} number
  * @property {string} status
@@ -157,6 +166,7 @@
  * @property {number[]} score  by side
  * @property {number[] | null} away
  * @property {EndReason | null} end_reason
+ * @property {string | null} outcome  the finished match's end in words
  * @property {number} game_number
  * @property {boolean} crawford
  * @property {Phase} phase
@@ -166,6 +176,7 @@
  * @property {number[] | null} dice
  * @property {CubeInfo} cube
  * @property {number | null} resign_offered
+ * @property {ResignOfferWords[]} resign_offers  each resignation's worth now
  * @property {boolean} resign_declined
  * @property {PositionInfo} position
  * @property {string} match_id
@@ -319,6 +330,7 @@
  * @property {boolean} canDouble
  * @property {Map<SpotKey, string>} labels  each spot's spoken label
  * @property {boolean} [busy]
+ * @property {boolean} [picture]  a position to look at (the review's boards): no controls
  */
 
 /** What render.drawBoard draws: a view and the spot in the Tab order. @typedef {BoardView & {focusKey: SpotKey | null}} DrawnView */

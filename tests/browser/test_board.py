@@ -278,16 +278,26 @@ def test_dice_cube_and_resignation_are_all_handled_on_the_board(
 
     # alice may not redouble, so the table rolled her 5-2; she offers a gammon instead.
     expect(alice.locator(".board-status")).to_contain_text("Te toca mover con 5-2")
+    # Each offer says what it is worth at the cube, and what it does to the score.
     alice.locator("#board-resign").click()
+    expect(alice.locator("#resign-choice option")).to_have_text(
+        [
+            "partida simple, 2 puntos (el marcador quedaría alice 0, bob 2)",
+            "gammon, 4 puntos (bob ganaría el encuentro)",
+            "backgammon, 6 puntos (bob ganaría el encuentro)",
+        ]
+    )
     alice.locator("#resign-choice").select_option("2")
     alice.get_by_role("button", name="Ofrecer la rendición").click()
-    expect(bob.locator(".board-status")).to_contain_text("alice ofrece rendirse: gammon (2)")
+    expect(bob.locator(".board-status")).to_contain_text(
+        "alice ofrece rendirse: gammon, 4 puntos (bob ganaría el encuentro)."
+    )
     bob.get_by_role("button", name="Aceptar la rendición").click()
     bob.locator(".board-dialog").get_by_role("button", name="Aceptar la rendición").click()
 
     expect(bob.locator(".board-status")).to_contain_text("¡Ganaste!")
     expect(bob.locator(".player-slot.bottom")).to_contain_text("4 puntos")
-    expect(alice.locator(".board-status")).to_contain_text("Gana bob el encuentro, 4 a 0")
+    expect(alice.locator(".board-status")).to_contain_text("bob gana el encuentro, 4 a 0.")
     expect(alice.locator(".board-history")).to_contain_text("bob acepta la rendición")
 
 

@@ -66,8 +66,12 @@ def test_an_answer_written_changed_and_kept_is_played_when_the_double_comes(
     dice.push((6, 4))
     bob.locator('.board-svg [data-key="cube"]').click()
     bob.get_by_role("button", name="Sí, doblo").click()
-    # The take was played with the double: bob, who may not redouble, moves at once.
+    # The take was played with the double: bob, who may not redouble, moves at once,
+    # and reads first that alice had taken in writing.
     expect(bob.locator(".board-status")).to_contain_text("Te toca mover con 6-4")
+    expect(bob.locator(".board-status")).to_contain_text(
+        "alice aceptó el cubo en 2 (lo dejó escrito)."
+    )
     expect(bob.locator(".board-history")).to_contain_text(
         "alice acepta el cubo en 2, como lo dejó escrito"
     )

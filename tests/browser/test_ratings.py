@@ -46,9 +46,10 @@ def test_a_rated_match_played_in_the_browser_moves_both_ratings(live_server, dic
     expect(ben.locator(".head-to-head")).to_contain_text("ganaste 0, perdiste 1")
     ben.goto(live_server.url + reverse("games:leaderboard"))
     rows = ben.locator(".leaderboard tbody tr")
-    expect(rows).to_have_count(2)
+    expect(rows).to_have_count(6)  # ana, the four computer players at 1500, ben
     expect(rows.nth(0)).to_contain_text("1510,00")
-    expect(rows.nth(1)).to_contain_text("1490,00")
+    expect(rows.nth(1)).to_contain_text("Domador")
+    expect(rows.nth(5)).to_contain_text("1490,00")
 
 
 def test_the_board_tells_the_opponent_until_when_a_player_is_on_vacation(

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from accounts.models import Profile
 from games import services
+from games.bots import BOT_NAMES
 from games.engine import Format, MatchRules
 from games.lib import evaluator
 from games.models import GameAnalysis
@@ -173,12 +174,27 @@ class TestTheProfileJson:
 class TestTheLeaderboard:
     def test_it_lists_the_rated_players_best_first_with_links(self, season, ana, ben, client):
         page = client.get(reverse("games:leaderboard"))
-        rows = page.context["rows"]
+        rows = [row for row in page.context["rows"] if not row["is_bot"]]
         assert [row["username"] for row in rows] == ["ana", "ben"]
         assert rows[0]["rating"] > rows[1]["rating"]
         assert reverse("games:player", args=["ana"]) in page.content.decode()
         data = client.get(reverse("games:api_leaderboard")).json()
-        assert [p["username"] for p in data["players"]] == ["ana", "ben"]
+        people = [p["username"] for p in data["players"] if not p["is_bot"]]
+        assert people == ["ana", "ben"]
+
+    def test_the_computer_players_are_listed_before_anyone_played_them(self, db, client):
+        # The page says they are there to measure yourself against: at their
+        # starting rating until their first rated match.
+        page = client.get(reverse("games:leaderboard"))
+        rows = page.context["rows"]
+        assert [(r["name"], r["is_bot"], r["rating"], r["matches"]) for r in rows] == [
+            (name.capitalize(), True, 1500.0, 0) for name in BOT_NAMES
+        ]
+        html = page.content.decode()
+        assert all(name.capitalize() in html for name in BOT_NAMES)
+        assert "Todavía nadie jugó" not in html
+        data = client.get(reverse("games:api_leaderboard")).json()
+        assert [p["name"] for p in data["players"]] == [name.capitalize() for name in BOT_NAMES]
 
     def test_a_computer_player_is_listed_without_a_profile_link(self, ana, clock, dice, client):
         seat = services.room_create(rules=MatchRules(), nickname="ana", user=ana, bot="chofer")
@@ -186,6 +202,7 @@ class TestTheLeaderboard:
         rows = client.get(reverse("games:leaderboard")).context["rows"]
         assert [(r["name"], r["is_bot"], r["username"]) for r in rows] == [
             ("Chofer", True, None),
+            *[(name.capitalize(), True, None) for name in BOT_NAMES if name != "chofer"],
             ("ana", False, "ana"),
         ]
 

@@ -360,7 +360,11 @@ def test_stopping_a_sesion_libre_shows_the_final_score(room, alice, bob, carol, 
 def test_abandoning_a_match_names_the_winner(room, alice, bob, carol, rules):
     bind(alice, room)
     press(alice, room, "forfeit", confirm="yes")
-    assert "bob ganó el match: alice abandonó." in page_of(carol, room)
+    page = page_of(carol, room)
+    assert (
+        "alice abandonó el encuentro en la partida 1, con alice 0, bob 0 (a 3 puntos): "
+        "bob gana el encuentro." in page
+    )
 
 
 @pytest.mark.parametrize("rules", [MatchRules(format=Format.MATCH, length=1)])

@@ -58,6 +58,43 @@ test("the end of the match is said to each: you, and who won", () => {
   assert.deepEqual(statusLines(modelFor(null, over), t), ["h_absence name=alice. winner_single name=bob"]);
 });
 
+test("a match given up ends on the server's sentence: who, the score then, what the winner got", () => {
+  const outcome = "alice abandonó el encuentro en la partida 2, con alice 1, bob 0 (a 5 puntos): bob gana el encuentro.";
+  const over = {
+    status: "finished", phase: "match_over", turn: null, winner: 1, end_reason: "resign",
+    format: "match", score: [1, 0], outcome,
+  };
+  assert.deepEqual(statusLines(modelFor(0, over), t), [`you_forfeited ${outcome}`]);
+  assert.deepEqual(statusLines(modelFor(1, over), t), [`you_won ${outcome}`]);
+  assert.deepEqual(statusLines(modelFor(null, over), t), [outcome]);
+});
+
+test("the doubler is told first that the double was answered as written ahead", () => {
+  const history = [
+    { game: 1, side: 1, kind: "double", cube_value: 1 },
+    { game: 1, side: 0, kind: "take", reason: "conditional", cube_value: 2 },
+    { game: 1, side: 1, kind: "roll", dice: [6, 4] },
+  ];
+  const state = { turn: 1, phase: "move", dice: [6, 4], history, cube: { value: 2, owner: 0 } };
+  assert.deepEqual(statusLines(modelFor(1, state), t), [
+    "written_take name=alice value=2", "your_move dice=6-4",
+  ]);
+  // Not to the one who wrote it, and no longer once the doubler has played.
+  assert.deepEqual(statusLines(modelFor(0, state), t), ["wait_move name=bob"]);
+  const played = [...history, { game: 1, side: 1, kind: "play", notation: "24/14", steps: [[24, 14]] }];
+  const after = { ...state, turn: 0, phase: "roll", dice: null, history: played };
+  assert.deepEqual(statusLines(modelFor(1, after), t), ["wait_roll name=alice"]);
+  // A beaver written ahead: the doubler reads it above the question it asks.
+  const beaver = [
+    { game: 1, side: 1, kind: "double", cube_value: 1 },
+    { game: 1, side: 0, kind: "beaver", reason: "conditional", cube_value: 2 },
+  ];
+  const asked = { turn: 1, phase: "doubled", dice: null, history: beaver, cube: { value: 2, owner: 0 } };
+  assert.deepEqual(statusLines(modelFor(1, asked), t), [
+    "written_beaver name=alice value=4", "doubled_you name=alice value=4",
+  ]);
+});
+
 test("a spectator sees side 0 at the bottom until they flip the board", () => {
   const model = modelFor(null);
   assert.equal(bottomSide(model), 0);

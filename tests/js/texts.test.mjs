@@ -54,3 +54,12 @@ test("numbers are written as the page's language writes them", () => {
   assert.equal(createTexts(STRINGS, "en").number(3.25), "3.3");
   assert.equal(createTexts(STRINGS, "es").number(0, 1), "0,0");
 });
+
+test("every moment is written one way: the language's words, the reader's zone", async () => {
+  const { formatMoment } = await import("../../static/js/moments.js");
+  const iso = "2026-12-07T16:53:37+00:00";
+  const lima = formatMoment(iso, "es", "America/Lima");
+  assert.match(lima, /^7 de diciembre.*11:53$/);
+  assert.doesNotMatch(lima, /2026|:37/);
+  assert.match(formatMoment(iso, "en", "UTC"), /^December 7.*04:53\sPM$/);
+});

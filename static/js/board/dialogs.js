@@ -32,19 +32,19 @@ export function createDialogs({ t }, model, act) {
   }
 
   async function resign() {
-    // A partida simple is worth one point however it ends: only that value is offered.
-    // Otherwise every value is offered; the engine judges what the format allows.
+    // The server says what each offer is worth at the cube, and in a match the
+    // score it leaves (a partida simple has one offer: the game).
     const single = match(model).format === "single";
-    const choices = single ? [1] : [1, 2, 3];
-    const select = h("select", { id: "resign-choice" }, choices.map((value) => (
-      h("option", { value, text: t(`resign_${value}`) }))));
+    const offers = match(model).resign_offers || [];
+    const select = h("select", { id: "resign-choice" }, offers.map(({ value, text }) => (
+      h("option", { value, text }))));
     const offerable = allowed(model, "resign_offer");
     const extra = offerable && !single
       ? h("p", {}, [h("label", { for: "resign-choice", text: t("resign_as") }), " ", select])
       : null;
     if (offerable) {
       const question = single ? t("resign_question_single") : t("resign_question");
-      if (await confirm(question, t("resign_offer"), { extra })) act("resign_offer", { value: Number(select.value) });
+      if (await confirm(question, t("resign_offer"), { extra })) act("resign_offer", { value: Number(select.value || 1) });
     } else if (allowed(model, "forfeit")) {
       forfeit();
     }

@@ -14,7 +14,8 @@ export { pieceIcon, styleOf } from "./pieces.js"; // the review page reads them 
 
 /**
  * Build the SVG content for `view` (types.js, DrawnView: the checkers, the marks,
- * dice, cube, each spot's label and the spot in the Tab order).
+ * dice, cube, each spot's label and the spot in the Tab order; a `picture`,
+ * the review's boards, has no controls).
  * @param {SVGSVGElement} svg
  * @param {DrawnView} view
  */
@@ -256,6 +257,8 @@ function spot(key, view, { control = false } = {}) {
   if (view.sources.has(key)) cls.push("source");
   if (view.targets.has(key)) cls.push("target");
   if (view.selected === key) cls.push("selected");
+  // A picture (the review's boards) has no controls: nothing in it to focus or press.
+  if (view.picture) return el("g", { class: cls.join(" "), "data-key": key });
   return el("g", {
     class: cls.join(" "),
     "data-key": key,

@@ -2,6 +2,7 @@
 // (templates/games/_board_strings.html), their plural forms, and the few
 // texts made from a date. Pure apart from Intl, so node tests it.
 /** @import { Texts } from "../types.js" */
+import { formatMoment } from "../moments.js";
 
 /**
  * The page's strings by key: a string, or its plural forms by Intl.PluralRules' category.
@@ -47,11 +48,11 @@ export function createTexts(strings, lang = "es") {
   }
 
   /**
-   * A moment as the reader's language writes a date and time.
+   * A moment as every page writes it: the reader's language and time zone.
    * @param {string} iso
    */
   function moment(iso) {
-    return new Date(iso).toLocaleString(lang);
+    return formatMoment(iso, lang);
   }
 
   /**

@@ -58,6 +58,7 @@ function view(position, marks, dice, side) {
     canDouble: false,
     labels: new Map(),
     focusKey: null,
+    picture: true, // a position to look at, named by its caption: no controls inside
   };
 }
 
