@@ -3,7 +3,8 @@
 Each measurement runs in a fresh Python process pinned to one CPU core (as an
 analysis worker with --concurrency=1 would be): it loads the networks, rates
 every decision of one bot-vs-bot game at the site's depth
-(games.analysis.DEFAULT_SETTINGS) and reports the seconds and its peak
+(games.analysis.DEFAULT_SETTINGS), measures the luck of every roll as the
+analysis task does (games.analysis.game_luck), and reports the seconds and its peak
 resident memory (resource.getrusage ru_maxrss); then it rates the first game
 of ``SPREAD`` more seeded bot matches, for the median, the p95 and the
 longest game. Target: under 10 s of CPU a game at p95. The CPU seconds are
@@ -24,7 +25,7 @@ import sys
 import time
 from typing import TypedDict
 
-from games.analysis import DEFAULT_SETTINGS, analyse, match_decisions, summarise
+from games.analysis import DEFAULT_SETTINGS, analyse, game_luck, match_decisions, summarise
 from games.analysis.ladder import bot_game, bot_prs
 from games.engine import Action, Format, MatchRules
 
@@ -66,6 +67,7 @@ def measure(label: str) -> Measurement:
     decisions = match_decisions(rules, actions)
     started, cpu = time.perf_counter(), time.process_time()
     ratings = analyse(decisions)
+    game_luck(rules, actions, range(len(actions)), DEFAULT_SETTINGS.luck_level)
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     sides = summarise(ratings)
     return {
@@ -81,12 +83,14 @@ def measure(label: str) -> Measurement:
 
 
 def spread(rules: MatchRules, games: int = SPREAD) -> list[float]:
-    """CPU seconds to rate each of ``games`` seeded bot games (seeds 1000 on), in order."""
+    """CPU seconds to rate each of ``games`` seeded bot games (seeds 1000 on), luck included."""
     seconds: list[float] = []
     for seed in range(1000, 1000 + games):
-        decisions = match_decisions(rules, bot_game(rules, PLAYERS, seed))
+        actions = bot_game(rules, PLAYERS, seed)
+        decisions = match_decisions(rules, actions)
         cpu = time.process_time()
         analyse(decisions)
+        game_luck(rules, actions, range(len(actions)), DEFAULT_SETTINGS.luck_level)
         seconds.append(time.process_time() - cpu)
     return sorted(seconds)
 
@@ -116,7 +120,7 @@ def run() -> dict[str, float]:
         results[label] = found["cpu_seconds"]
         print(
             f"  {label:<26} {found['decisions']} decisions ({found['cube']} cube), "
-            f"checker play at bgsage {depth}: {found['cpu_seconds']:.2f} s of CPU "
+            f"checker play at bgsage {depth}, luck included: {found['cpu_seconds']:.2f} s of CPU "
             f"({found['seconds']:.2f} s wall, load {os.getloadavg()[0]:.1f}), "
             f"peak memory {found['maxrss_mb']:.0f} MB (seed {found['seed']}, PR {found['pr']})"
         )

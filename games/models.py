@@ -417,6 +417,11 @@ class GameAnalysis(models.Model):
     summary = models.JSONField(
         null=True, blank=True, help_text="[side 0, side 1]: PlayerSummary.to_json()"
     )
+    luck = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Each roll's luck and each side's: {unit, rolls, sides}.",
+    )
 
     class Meta:
         constraints = [

@@ -48,13 +48,14 @@ class Settings:
     play_level: str = "3ply"  # checker play without a cube or score (partida simple)
     cubeful_play_level: str = "2ply"  # checker play with a cube or a match score
     cube_level: str = "3ply"  # cube decisions: XG's 3-ply, GNU Backgammon's 2-ply
+    luck_level: str = "1ply"  # each roll's luck (games.analysis.luck): gnubg's 0-ply, its default
     revision: int = 1  # bump when the way decisions are rated changes
 
     @property
     def version(self) -> str:
         return (
             f"bgsage-{_bgsage_version()}:play-{self.play_level}:cubeful-{self.cubeful_play_level}"
-            f":cube-{self.cube_level}:r{self.revision}"
+            f":cube-{self.cube_level}:luck-{self.luck_level}:r{self.revision}"
         )
 
 

@@ -216,3 +216,25 @@ def match_winning_chance(away_me: int, away_them: int, post_crawford: bool) -> f
     import bgbot_cpp
 
     return bgbot_cpp.get_met(away_me, away_them, post_crawford)
+
+
+def best_equity(
+    position: Position, dice: tuple[int, int], level: str, context: BotContext
+) -> float:
+    """The roller's equity after playing ``dice`` as well as bgsage sees at ``level``.
+
+    Cheaper than ``rank_plays``: bgsage's own move list, no cross-check with
+    the engine's (the luck of a roll needs only the best play's value, for
+    all 21 rolls). A roll with no legal play leaves the position as it is.
+    """
+    board = to_board(position)
+    if uses_cube_equity(context):
+        result = analyzer(level, True).checker_play(
+            board, dice[0], dice[1], **_cube_args(context), beaver=context.beavers
+        )
+        return max(move.equity for move in result.moves)
+    result = analyzer(level, False).checker_play(board, dice[0], dice[1])
+    if context.away() == (1, 1):
+        # Only winning counts: the best play is the one that wins most often.
+        return max(2 * move.probs.win - 1 for move in result.moves)
+    return max(move.equity for move in result.moves)

@@ -91,27 +91,33 @@ def game_analysis_run(*, analysis_id: int) -> GameAnalysis | None:
     live.room_moved(row.game.match.room_id)  # the boards say it is being analysed
     try:
         started = time.perf_counter()
-        turns, ratings = _rate(row.game)
+        turns, ratings, luck = _rate(row.game)
         seconds = time.perf_counter() - started
     except Exception:
         GameAnalysis.objects.filter(pk=row.pk).update(status=GameAnalysis.Status.FAILED)
         live.room_moved(row.game.match.room_id)
         raise
-    return _store(row, turns, ratings, seconds)
+    return _store(row, turns, ratings, luck, seconds)
 
 
-def _rate(game: Game) -> tuple[list[Turn], list[analysis.Rating]]:
+def _rate(game: Game) -> tuple[list[Turn], list[analysis.Rating], analysis.GameLuck]:
     match = game.match
     turns = list(Turn.objects.filter(game__match=match).order_by("game__number", "number"))
     actions = [turn_action(turn) for turn in turns]
     wanted = [i for i, turn in enumerate(turns) if turn.game_id == game.pk]
     rules = MatchRules.from_json(match.room.rules)
-    ratings = analysis.analyse(analysis.match_decisions(rules, actions, wanted), evaluator.SETTINGS)
-    return turns, ratings
+    settings = evaluator.SETTINGS
+    ratings = analysis.analyse(analysis.match_decisions(rules, actions, wanted), settings)
+    luck = analysis.game_luck(rules, actions, wanted, settings.luck_level)
+    return turns, ratings, luck
 
 
 def _store(
-    row: GameAnalysis, turns: list[Turn], ratings: list[analysis.Rating], seconds: float
+    row: GameAnalysis,
+    turns: list[Turn],
+    ratings: list[analysis.Rating],
+    luck: analysis.GameLuck,
+    seconds: float,
 ) -> GameAnalysis:
     summaries = analysis.summarise(ratings)
     room_id = row.game.match.room_id  # read with the row (select_related)
@@ -125,10 +131,32 @@ def _store(
         row.finished_at = clock.now()
         row.seconds = round(seconds, 3)
         row.summary = [summary.to_json() for summary in summaries]
+        row.luck = _luck_json(luck, turns)
         row.save()
         # The boards of the room show the review's link: wake them (same pulse, new state).
         live.room_moved(room_id)
     return row
+
+
+def _luck_json(luck: analysis.GameLuck, turns: list[Turn]) -> dict[str, object]:
+    sides = luck.summaries()
+    return {
+        "unit": luck.unit,
+        "rolls": [
+            {
+                "turn": turns[roll.index].number,
+                "side": roll.side,
+                "dice": list(roll.dice),
+                "luck": round(roll.luck, 4),
+                "value": round(roll.value, 5),
+                "mark": roll.mark,
+                "level": round(roll.level_before, 5),  # the roller's standing before it
+            }
+            for roll in luck.rolls
+        ],
+        "sides": [sides[0].to_json(sides[1]), sides[1].to_json(sides[0])],
+        "end": None if luck.end is None else round(luck.end, 5),
+    }
 
 
 def _steps(play: Iterable[Iterable[int]] | None) -> list[list[int]] | None:

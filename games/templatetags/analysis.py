@@ -5,6 +5,7 @@ A tag rather than a line in accounts' view, so accounts needs no import of games
 
 from django import template
 from django.contrib.auth.models import User
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -31,3 +32,14 @@ def cube_errors_text(summary: dict[str, int]) -> str:
         "blunders": ngettext("%(n)s grave", "%(n)s graves", blunders) % {"n": blunders},
         "decisions": ngettext("%(n)s decisión", "%(n)s decisiones", decisions) % {"n": decisions},
     }
+
+
+@register.filter
+def signed(value: float | None, digits: int = 3) -> str:
+    """A number with its sign, as the page's language writes it: "+0,327", "−1,5"; "—" for None."""
+    if value is None:
+        return "—"
+    text = number_format(abs(value), decimal_pos=digits)
+    if round(value, digits) == 0:
+        return text
+    return ("+" if value > 0 else "−") + text

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET
 from games import selectors
 from games.lib.errors import NotFound
 from games.models import Match, Room
-from games.selectors import archive
+from games.selectors import archive, dice_stats
 from games.web import presenters
 from games.web.seats import get_room_or_404
 
@@ -43,6 +43,8 @@ def past_match(request: HttpRequest, slug: str, number: int) -> HttpResponse:
         # For the analysis links: each game's PR and its review page.
         "match": record["match"],
         "players": record["seats"],
+        # Beside the dice proofs: the match's dice against fair dice.
+        "dice": dice_stats.match_table(room, number),
     }
     return render(request, "games/past_match.html", context)
 

@@ -31,7 +31,7 @@ from django.views.decorators.http import require_GET
 from accounts.models import Rating
 from games.lib import clock
 from games.lib.errors import NotSeatHolder, ServiceError, public_message
-from games.selectors import ratings, vacations
+from games.selectors import dice_stats, ratings, vacations
 from games.services import vacations as vacation_service
 from games.web.api import json_endpoint, read_json_body
 from games.web.sparkline import sparkline
@@ -93,6 +93,7 @@ def profile_page(request: HttpRequest, username: str) -> HttpResponse:
         "picture": mark_safe(rating_picture(profile)),  # noqa: S308
         "recent": list(reversed(profile["history"]))[:20],
         "is_me": request.user.is_authenticated and request.user.pk == user.pk,
+        "dice": dice_stats.player_table(user, profile["name"]),
     }
     return render(request, "games/player.html", context)
 

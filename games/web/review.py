@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from games import services
 from games.lib.errors import NotSeatHolder, ServiceError, public_message
 from games.models import Game, Room
-from games.selectors import review
+from games.selectors import luck, review
 from games.web.seats import get_room_or_404, viewer_seat
 
 # The words the review's script shows, in the request's language.
@@ -31,6 +31,10 @@ STRINGS = {
     "step": _("Decisión {n} de {total}"),
     "equity": _("Equity"),
     "play": _("Jugada"),
+    # The chart of the game (static/js/review/luck.js), on hovering a mark.
+    "chart_roll": _("{name} sacó {dice}: suerte {luck} ({mark})"),
+    "chart_error": _("{name}: {mark}"),
+    "roll_luck": _("Suerte de la tirada {dice}: {luck}"),
 }
 REFRESH_SECONDS = 5  # while the analysis runs, the page reloads itself this often
 
@@ -55,6 +59,7 @@ def review_page(
         raise Http404  # a running game is not reviewed: its moves are still being made
     context = review.page_context(room, game, viewer_seat(request, room))
     context.update(refresh=REFRESH_SECONDS, strings={k: str(v) for k, v in STRINGS.items()})
+    context["luck"] = luck.page_luck(room, game)
     return render(request, "games/review.html", context)
 
 

@@ -159,6 +159,7 @@ function show(index) {
   for (const item of findAll(document, "#decision-list li", HTMLElement)) {
     item.classList.toggle("current", Number(item.dataset.index) === current);
   }
+  document.dispatchEvent(new CustomEvent("review:shown", { detail: current }));
 }
 
 /** @type {Record<string, () => number>} */
@@ -182,5 +183,9 @@ if (app && steps.length) {
   for (const item of findAll(document, "#decision-list li", HTMLElement)) {
     item.addEventListener("click", () => show(Number(item.dataset.index)));
   }
+  // The chart of the game (luck.js) asks for a moment of it.
+  document.addEventListener("review:go", (event) => {
+    if (event instanceof CustomEvent) show(Number(event.detail));
+  });
   show(0);
 }
