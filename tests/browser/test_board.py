@@ -181,7 +181,7 @@ def test_two_players_finish_a_game_by_tapping_while_a_spectator_follows(
             alice.screenshot(path=str(artifacts / "board-phone.png"))
 
     for page in (*pages.values(), carol):
-        expect(page.locator(".board-status")).to_contain_text("Gana bob la partida")
+        expect(page.locator(".board-status")).to_contain_text("bob gana la partida.")
     expect(pages[BOB].locator(".board-status")).to_contain_text("¡Ganaste!")
     expect(pages[ALICE].locator(".board-status")).to_contain_text("Perdiste.")
     # The dice can be checked from the board itself: the seed is out once the game ends.
