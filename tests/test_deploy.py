@@ -1,17 +1,23 @@
 """The production shape: `manage.py check --deploy` is clean under production variables."""
 
 import ast
+import atexit
 import os
 import re
 import runpy
 import secrets
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# A run with DEBUG on makes a Web Push key pair (config/vapid.py): never in the checkout.
+SCRATCH = Path(tempfile.mkdtemp(prefix="mesa-deploy-tests-"))
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
 
 
 def production_env(**overrides):
@@ -31,6 +37,7 @@ def production_env(**overrides):
         CELERY_BROKER_URL="redis://127.0.0.1:6379/0",
         CACHE_URL="redis://127.0.0.1:6379/1",
         TRUSTED_PROXIES="127.0.0.1",
+        VAPID_KEY_FILE=str(SCRATCH / "vapid.json"),
     )
     env.update(overrides)
     return {key: value for key, value in env.items() if value is not None}

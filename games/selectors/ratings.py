@@ -19,6 +19,7 @@ from django.db.models import F, Min, Q
 
 from accounts import fibs
 from accounts.models import Rating, RatingChange
+from games.bots import BOT_NAMES
 from games.engine import Format, MatchRules
 from games.models import Match, Room, Seat
 from games.selectors import review
@@ -373,5 +374,10 @@ def leaderboard(size: int = LEADERBOARD_SIZE) -> list[Rating]:
         .order_by("-rating", "pk")[:size]
     )
     listed = {row.pk for row in rows}
-    rows += [row for row in Rating.objects.exclude(bot="") if row.pk not in listed]
-    return sorted(rows, key=lambda row: (-row.rating, row.pk))
+    bots = {row.bot: row for row in Rating.objects.exclude(bot="")}
+    for name in BOT_NAMES:
+        # Each bot's row is made with the schema; without it, the rating it starts from.
+        row = bots.get(name) or Rating(bot=name)
+        if row.pk is None or row.pk not in listed:
+            rows.append(row)
+    return sorted(rows, key=lambda row: (-row.rating, row.pk or 0))

@@ -321,7 +321,9 @@ def test_the_waiting_player_closes_the_game_for_absence_after_confirming(
         expect(page.locator(".board-status")).to_contain_text("Le toca mover a alice")
         claim.click()
         page.locator(".board-dialog").get_by_role("button", name="Cerrar la partida").click()
-        expect(page.locator(".board-status")).to_contain_text("alice pierde por ausencia")
+        expect(page.locator(".board-status")).to_contain_text(
+            "alice perdió la partida por ausencia: la gana bob."
+        )
         expect(page.locator(".board-status")).to_contain_text("¡Ganaste!")
 
 

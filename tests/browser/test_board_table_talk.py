@@ -178,7 +178,7 @@ def test_a_partida_simple_resignation_offers_one_value_and_a_decline_says_why_it
     expect(dialog.locator("#resign-choice")).to_have_count(0)  # one value: nothing to choose
     dialog.get_by_role("button", name="Ofrecer la rendición").click()
     expect(bob.locator(".board-status")).to_contain_text(
-        "alice ofrece rendirse: partida simple (1)"
+        "alice ofrece rendirse: partida simple, 1 punto."
     )
     bob.get_by_role("button", name="Seguir jugando").click()
 
