@@ -54,9 +54,19 @@ duel: $(STAMP)
 cube-ladder: $(STAMP)
 	nice -n 19 $(BIN)/python -m bench.cube_ladder --matches 30 --gnubg 2
 
-lint: $(STAMP)
+# The browser's JS: typed with JSDoc and checked by tsc (jsconfig.json, no emit),
+# linted by eslint (eslint.config.js); both pinned in package-lock.json and
+# installed with npm ci only when the lock changed.
+NODE_STAMP := node_modules/.installed
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+lint: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	node_modules/.bin/tsc -p jsconfig.json --noEmit
+	node_modules/.bin/eslint static/js tests/js
 
 # mypy with django-stubs over the site, as configured in pyproject.toml (strict
 # on the engine, the bots, the analysis, config and bench; every type: ignore

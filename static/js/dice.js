@@ -3,14 +3,29 @@
 // gives a face (byte % 6 + 1), bytes 252..255 are skipped, and a digest that
 // runs out goes on with "mesa-dice:<n>:<k>", k = 1, 2, ... The commitment is the
 // SHA-256 of the seed. Only WebCrypto, so node tests it too.
+/** @import { Translate } from "./types.js" */
+/** @import { h as makeElement } from "./board/dom.js" */
+
+/** A roll as a pair of faces. @typedef {number[]} Pair */
+
+/**
+ * What verifyGame found.
+ * @typedef {object} GameCheck
+ * @property {boolean} commitment  the seed gives the published commitment
+ * @property {number} rolls  how many rolls were checked
+ * @property {{n: number, recorded: Pair, derived: Pair}[]} mismatches
+ */
 
 const ACCEPT_BELOW = 252; // the largest multiple of 6 that fits in a byte
 
+/** @param {string} hex */
 function bytesOf(hex) {
-  if (!/^([0-9a-f]{2})+$/i.test(hex)) throw new Error("the seed is not hexadecimal");
-  return Uint8Array.from(hex.match(/../g), (pair) => parseInt(pair, 16));
+  const pairs = /^([0-9a-f]{2})+$/i.test(hex) ? hex.match(/../g) : null;
+  if (!pairs) throw new Error("the seed is not hexadecimal");
+  return Uint8Array.from(pairs, (pair) => parseInt(pair, 16));
 }
 
+/** @param {ArrayBuffer} buffer */
 function hexOf(buffer) {
   return Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
@@ -21,7 +36,10 @@ function subtle() {
   return api;
 }
 
-/** The SHA-256 of the seed, in hex: what the table published before the first roll. */
+/**
+ * The SHA-256 of the seed, in hex: what the table published before the first roll.
+ * @param {string} seedHex
+ */
 export async function commitmentOf(seedHex) {
   return hexOf(await subtle().digest("SHA-256", bytesOf(seedHex)));
 }
@@ -29,8 +47,12 @@ export async function commitmentOf(seedHex) {
 /**
  * Pair number `n` from `digest(message)` (a Uint8Array of HMAC-SHA256 under
  * the seed). The digest is a parameter so a test can make one run out.
+ * @param {(message: string) => Promise<Uint8Array>} digest
+ * @param {number} n
+ * @returns {Promise<Pair>}
  */
 export async function pairAt(digest, n) {
+  /** @type {Pair} */
   const faces = [];
   for (let extension = 0; faces.length < 2; extension += 1) {
     const message = extension === 0 ? `mesa-dice:${n}` : `mesa-dice:${n}:${extension}`;
@@ -42,13 +64,19 @@ export async function pairAt(digest, n) {
   return faces;
 }
 
-/** The first `count` pairs of the seed's stream. */
+/**
+ * The first `count` pairs of the seed's stream.
+ * @param {string} seedHex
+ * @param {number} count
+ */
 export async function rollsOf(seedHex, count) {
   const key = await subtle().importKey(
     "raw", bytesOf(seedHex), { name: "HMAC", hash: "SHA-256" }, false, ["sign"],
   );
   const encoder = new TextEncoder();
+  /** @param {string} message */
   const digest = async (message) => new Uint8Array(await subtle().sign("HMAC", key, encoder.encode(message)));
+  /** @type {Pair[]} */
   const pairs = [];
   for (let n = 0; n < count; n += 1) pairs.push(await pairAt(digest, n));
   return pairs;
@@ -58,9 +86,12 @@ export async function rollsOf(seedHex, count) {
  * Check a finished game: does the seed give the published commitment, and
  * does it give, one by one, every roll of the record (the opening rolls first)?
  * Returns {commitment: bool, rolls: count checked, mismatches: [{n, recorded, derived}]}.
+ * @param {{seed: string, commitment: string, recorded: Pair[]}} game
+ * @returns {Promise<GameCheck>}
  */
 export async function verifyGame({ seed, commitment, recorded }) {
   const derived = await rollsOf(seed, recorded.length);
+  /** @type {GameCheck["mismatches"]} */
   const mismatches = [];
   recorded.forEach((pair, n) => {
     if (pair[0] !== derived[n][0] || pair[1] !== derived[n][1]) {
@@ -74,6 +105,10 @@ export async function verifyGame({ seed, commitment, recorded }) {
  * The verdict in words, with `t(key, values)` from texts.js: "proof_ok" (a plural
  * by count), or each problem found. `drawn` is how many rolls the table says it drew.
  * Returns {ok, text}.
+ * @param {GameCheck} answer
+ * @param {Pair[]} recorded
+ * @param {number} drawn
+ * @param {Translate} t
  */
 export function verdictText(answer, recorded, drawn, t) {
   const problems = [];
@@ -90,6 +125,10 @@ export function verdictText(answer, recorded, drawn, t) {
 /**
  * A button that checks one game's dice and writes the verdict in `verdict`.
  * `game` {seed, commitment, rolls}; `recorded` the record's rolls in order.
+ * @param {typeof makeElement} h  board/dom.js's h
+ * @param {{seed: string, commitment: string, rolls: number}} game
+ * @param {Pair[]} recorded
+ * @param {Translate} t
  */
 export function proofButton(h, game, recorded, t) {
   const verdict = h("p", { class: "proof-verdict", role: "status" });

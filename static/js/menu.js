@@ -4,8 +4,9 @@
 // link stays in view; a desktop never shows the button (site.css).
 const header = document.querySelector(".site-header");
 const button = header && header.querySelector(".menu-toggle");
-if (header && button) {
-  const menu = document.getElementById(button.getAttribute("aria-controls"));
+if (header instanceof HTMLElement && button instanceof HTMLButtonElement) {
+  const menu = document.getElementById(button.getAttribute("aria-controls") || "");
+  /** @param {boolean} open */
   const show = (open) => {
     header.classList.toggle("open", open);
     button.setAttribute("aria-expanded", String(open));
@@ -21,9 +22,11 @@ if (header && button) {
   });
   // A tap elsewhere closes it, as menus do.
   document.addEventListener("click", (event) => {
-    if (header.classList.contains("open") && !header.contains(event.target)) show(false);
+    const inside = event.target instanceof Node && header.contains(event.target);
+    if (header.classList.contains("open") && !inside) show(false);
   });
   if (menu) menu.addEventListener("focusout", (event) => {
-    if (!header.contains(event.relatedTarget) && event.relatedTarget) show(false);
+    const to = event.relatedTarget;
+    if (to instanceof Node && !header.contains(to)) show(false);
   });
 }

@@ -4,13 +4,20 @@
 // each of them on load, and the board writes its own with formatMoment.
 // Pure apart from Intl and the page, so node tests formatMoment.
 
+/** @type {Intl.DateTimeFormatOptions} */
 const FORMAT = { day: "numeric", month: "long", hour: "2-digit", minute: "2-digit" };
 
-/** "7 de diciembre, 16:53" in Spanish, "December 7 at 04:53 PM" in English. */
+/**
+ * "7 de diciembre, 16:53" in Spanish, "December 7 at 04:53 PM" in English.
+ * @param {string} iso
+ * @param {string} lang
+ * @param {string} [timeZone]  the browser's own unless given
+ */
 export function formatMoment(iso, lang, timeZone = undefined) {
   return new Intl.DateTimeFormat(lang, { ...FORMAT, timeZone }).format(new Date(iso));
 }
 
+/** @param {ParentNode} [root] */
 export function localizeMoments(root = document) {
   const lang = document.documentElement.lang || "es";
   for (const time of root.querySelectorAll("time[data-moment]")) {

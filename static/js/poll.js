@@ -3,6 +3,7 @@
 // with long polling; the room page (room.js, before the match starts) with
 // plain polling. The server decides everything; this module only notices
 // that something happened.
+/** @import { RoomState } from "./types.js" */
 
 /**
  * Keep a page current with one request at a time, while the page is visible.
@@ -13,9 +14,12 @@
  * busy): then the board falls back to polling, quickly after something happened,
  * slower and slower after that. Nothing while hidden; at once when shown again.
  * The first look goes out after `start` milliseconds.
+ * @param {() => Promise<boolean>} check
+ * @param {{fast?: number, slow?: number, factor?: number, held?: number, start?: number}} [timing]
  */
 export function livePoll(check, { fast = 1000, slow = 20000, factor = 1.5, held = 3000, start = 0 } = {}) {
   let delay = fast;
+  /** @type {number | null} */
   let timer = null;
   let running = false;
 
@@ -42,6 +46,7 @@ export function livePoll(check, { fast = 1000, slow = 20000, factor = 1.5, held 
     schedule(next);
   }
 
+  /** @param {number} wait */
   function schedule(wait) {
     if (timer === null && !running && document.visibilityState === "visible") {
       timer = window.setTimeout(tick, wait);
@@ -74,10 +79,13 @@ export function livePoll(check, { fast = 1000, slow = 20000, factor = 1.5, held 
  * `onChange(state)` once it differs from the `version` the page was drawn from.
  * No long polling here: a room may wait days for its guest, and each held
  * request takes a server thread the boards need more.
+ * @param {{stateUrl: string, version: number, onChange: (state: RoomState) => void}} room
  */
 export function watchRoom({ stateUrl, version, onChange }) {
+  /** @type {string | null} */
   let etag = null;
   async function check() {
+    /** @type {Record<string, string>} */
     const headers = { Accept: "application/json" };
     if (etag) headers["If-None-Match"] = etag;
     const response = await fetch(stateUrl, { headers, credentials: "same-origin" });
@@ -86,7 +94,7 @@ export function watchRoom({ stateUrl, version, onChange }) {
     // (a join, a seat); the first answer is compared with the page's version.
     const changed = etag !== null;
     etag = response.headers.get("ETag");
-    const state = await response.json();
+    const state = /** @type {RoomState} */ (await response.json());
     if (!changed && state.version === version) return false;
     version = state.version;
     onChange(state);
@@ -99,6 +107,7 @@ export function watchRoom({ stateUrl, version, onChange }) {
 
 // The default reaction: reload, unless the person is typing in a form, in
 // which case offer the reload instead of throwing their input away.
+/** @param {HTMLElement | null} notice */
 export function reloadOrNotify(notice) {
   return () => {
     const active = document.activeElement;

@@ -1,17 +1,24 @@
 // "Avísame en este dispositivo": register the service worker, ask for
 // permission, subscribe with the site's public key and tell the server.
 // The server decides when to push (the same moments as the email).
+import { find, readJson } from "./board/dom.js";
 
+/** @param {string} base64url */
 function keyBytes(base64url) {
   const padded = (base64url + "===".slice((base64url.length + 3) % 4)).replace(/-/g, "+").replace(/_/g, "/");
   return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
 }
 
 function csrfToken() {
-  const input = document.querySelector("input[name=csrfmiddlewaretoken]");
+  const input = find(document, "input[name=csrfmiddlewaretoken]", HTMLInputElement);
   return input ? input.value : "";
 }
 
+/**
+ * @param {string} url
+ * @param {object} body
+ * @returns {Promise<unknown>}
+ */
 async function post(url, body) {
   const response = await fetch(url, {
     method: "POST",
@@ -23,15 +30,26 @@ async function post(url, body) {
   return response.json();
 }
 
+/**
+ * The button's words (games/web/push.py hands them to templates/games/my_rooms.html).
+ * @typedef {Record<"unsupported" | "on" | "off" | "subscribed" | "denied" | "failed", string>} PushTexts
+ */
+
+/**
+ * The button in `section`, whose data-* attributes name the worker, the key and the endpoints.
+ * @param {HTMLElement} section
+ */
 export async function startPush(section) {
-  const button = section.querySelector("#push-toggle");
-  const status = section.querySelector("#push-status");
-  const texts = JSON.parse(section.querySelector("#push-texts").textContent);
+  const button = find(section, "#push-toggle", HTMLButtonElement);
+  const status = find(section, "#push-status", HTMLElement);
+  if (!button || !status) return;
+  const texts = /** @type {PushTexts} */ (readJson("push-texts"));
+  const { worker = "", key = "", subscribe = "", unsubscribe = "" } = section.dataset;
   if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) {
     status.textContent = texts.unsupported;
     return;
   }
-  const registration = await navigator.serviceWorker.register(section.dataset.worker, { scope: "/" });
+  const registration = await navigator.serviceWorker.register(worker, { scope: "/" });
   let subscription = await registration.pushManager.getSubscription();
   const show = () => {
     button.textContent = subscription ? texts.off : texts.on;
@@ -44,7 +62,7 @@ export async function startPush(section) {
     button.disabled = true;
     try {
       if (subscription) {
-        await post(section.dataset.unsubscribe, { endpoint: subscription.endpoint });
+        await post(unsubscribe, { endpoint: subscription.endpoint });
         await subscription.unsubscribe();
         subscription = null;
       } else {
@@ -53,9 +71,9 @@ export async function startPush(section) {
           return;
         }
         subscription = await registration.pushManager.subscribe({
-          userVisibleOnly: true, applicationServerKey: keyBytes(section.dataset.key),
+          userVisibleOnly: true, applicationServerKey: keyBytes(key),
         });
-        await post(section.dataset.subscribe, subscription.toJSON());
+        await post(subscribe, subscription.toJSON());
       }
       show();
     } catch {

@@ -2,5 +2,5 @@
 // notifications), where the site pushes at all (base.html says so).
 if ("serviceWorker" in navigator) {
   const worker = document.querySelector('link[rel="serviceworker"]');
-  if (worker) navigator.serviceWorker.register(worker.href, { scope: "/" }).catch(() => {});
+  if (worker instanceof HTMLLinkElement) navigator.serviceWorker.register(worker.href, { scope: "/" }).catch(() => {});
 }

@@ -2,9 +2,16 @@
 // renders them, and this keeps the list current from each new state the board
 // receives (the "mesa:state" event of board/controller.js). Text only, never
 // HTML: a message is data, whatever it contains.
-const panel = document.getElementById("talk");
-const list = panel ? panel.querySelector(".talk-lines") : null;
+/** @import { MessageLine, RoomState } from "./types.js" */
+import { byId, find } from "./board/dom.js";
 
+const panel = byId("talk", HTMLElement);
+const list = panel ? find(panel, ".talk-lines", HTMLElement) : null;
+
+/**
+ * @param {MessageLine} message
+ * @param {string} you  how the list names the reader
+ */
 function line(message, you) {
   const item = document.createElement("li");
   item.className = message.mine ? "mine" : "theirs";
@@ -14,14 +21,15 @@ function line(message, you) {
   return item;
 }
 
-if (list) {
+if (panel && list) {
   // With the interactive board, a word typed here goes with the next play (board/controller.js).
   const help = document.getElementById("talk-help");
   if (help && document.getElementById("board-app")) help.hidden = false;
   const you = panel.dataset.you || "";
   const empty = panel.dataset.empty || "";
   document.addEventListener("mesa:state", (event) => {
-    const talk = event.detail && event.detail.talk;
+    const state = event instanceof CustomEvent ? /** @type {RoomState | null} */ (event.detail) : null;
+    const talk = state && state.talk;
     if (!talk) return;
     const items = talk.messages.map((message) => line(message, you));
     if (items.length === 0) {

@@ -2,28 +2,59 @@
 // a resignation, the next game, an absence, a rematch) and the controls (undo,
 // finish, resign, flip, the home-board setting). They show what the server
 // allows and hand each press to the controller; none decides a rule.
+/** @import { ActionName, Model, Texts } from "../types.js" */
+/** @import { createDialogs } from "./dialogs.js" */
 import { h } from "./dom.js";
-import { allowed, isSpectator, match, myMove, nameOf, turnComplete, viewerSide } from "./table.js";
+import { allowed, isSpectator, match, myMove, opponentName, turnComplete, viewerSide } from "./table.js";
+
+/**
+ * The controller's handlers of the buttons, the dialogs' among them.
+ * @typedef {ReturnType<typeof createDialogs> & {
+ *   act: (action: ActionName, body?: Record<string, unknown>) => void,
+ *   undo: () => void,
+ *   finish: () => void,
+ *   flip: () => void,
+ *   homeLeft: (checked: boolean) => void,
+ * }} ActionHandlers
+ */
+
+/** @typedef {{style?: string | null, disabled?: boolean, id?: string | null}} ButtonOptions */
 
 /**
  * `nodes` {prompt, controls}; `texts` from createTexts; `on` the controller's
  * handlers: act(action), undo(), finish(), flip(), homeLeft(checked), and the
  * dialogs' answerDouble(kind), acceptResignation(), claimAbsence(), resign(), forfeit().
+ * @param {{prompt: HTMLElement, controls: HTMLElement}} nodes
+ * @param {Texts} texts
+ * @param {ActionHandlers} on
  */
 export function createActions(nodes, { t, moment }, on) {
+  /**
+   * @param {Model} model
+   * @param {string} label
+   * @param {() => void} onclick
+   * @param {ButtonOptions} [options]
+   */
   function button(model, label, onclick, { style = null, disabled = false, id = null } = {}) {
     return h("button", {
       type: "button", class: style, disabled: disabled || model.busy, id, text: label, onclick,
     });
   }
 
+  /** @param {Model} model */
   function renderPrompt(model) {
     const m = match(model);
+    /** @param {ActionName} action */
     const may = (action) => allowed(model, action);
-    const opponent = () => nameOf(model, 1 - viewerSide(model));
+    const opponent = () => opponentName(model);
+    /** @type {HTMLButtonElement[]} */
     const buttons = [];
+    /** @type {string[]} */
     const notes = [];
-    const add = (label, onclick, options) => buttons.push(button(model, label, onclick, options));
+    /** @type {(label: string, onclick: () => void, options?: ButtonOptions) => void} */
+    const add = (label, onclick, options) => {
+      buttons.push(button(model, label, onclick, options));
+    };
     if (may("take")) add(t("take"), () => on.answerDouble("take"));
     if (may("beaver")) add(t("beaver"), () => on.answerDouble("beaver"), { style: "secondary" });
     if (may("drop")) add(t("drop"), () => on.answerDouble("drop"), { style: "danger" });
@@ -37,7 +68,7 @@ export function createActions(nodes, { t, moment }, on) {
       notes.push(days && days !== 2 ? t("absence_now_days", { name: opponent(), days }) : t("absence_now", { name: opponent() }));
       add(t("claim_absence"), on.claimAbsence, { style: "danger" });
       if (may("keep_waiting")) add(t("keep_waiting"), () => on.act("keep_waiting"), { style: "secondary" });
-    } else if (m.absence && !m.absence.can_claim && m.absence.show_deadline) {
+    } else if (m.absence && !m.absence.can_claim && m.absence.show_deadline && m.absence.claimable_at) {
       // The server decides when the wait is long enough to mention the deadline.
       notes.push(t("absence_later", { name: opponent(), when: moment(m.absence.claimable_at) }));
     }
@@ -59,10 +90,15 @@ export function createActions(nodes, { t, moment }, on) {
     nodes.prompt.hidden = !notes.length && !buttons.length;
   }
 
+  /** @param {Model} model */
   function renderControls(model) {
     const m = match(model);
+    /** @type {HTMLElement[]} */
     const controls = [];
-    const add = (label, onclick, options) => controls.push(button(model, label, onclick, options));
+    /** @type {(label: string, onclick: () => void, options?: ButtonOptions) => void} */
+    const add = (label, onclick, options) => {
+      controls.push(button(model, label, onclick, options));
+    };
     if (myMove(model)) {
       add(t("undo"), on.undo, { style: "secondary", disabled: !model.chosen.length, id: "board-undo" });
       add(t("finish"), on.finish, { disabled: !turnComplete(model), id: "board-finish" });
@@ -78,16 +114,20 @@ export function createActions(nodes, { t, moment }, on) {
     if (isSpectator(model)) add(t("flip"), on.flip, { style: "secondary", id: "board-flip" });
     const homeLeft = h("input", {
       type: "checkbox", id: "board-home-left", checked: model.homeLeft,
-      onchange: (event) => on.homeLeft(event.target.checked),
+      onchange: (/** @type {Event} */ event) => {
+        if (event.currentTarget instanceof HTMLInputElement) on.homeLeft(event.currentTarget.checked);
+      },
     });
     controls.push(h("label", { class: "setting" }, [homeLeft, ` ${t("home_left")}`]));
     // Keep the focus on a button that survives the redraw.
-    const focused = nodes.controls.contains(document.activeElement) ? document.activeElement.id : null;
+    const active = document.activeElement;
+    const focused = active && nodes.controls.contains(active) ? active.id : null;
     nodes.controls.replaceChildren(...controls);
     if (focused) document.getElementById(focused)?.focus();
   }
 
   return {
+    /** @param {Model} model */
     render(model) {
       renderPrompt(model);
       renderControls(model);

@@ -3,15 +3,24 @@
 // no longer change it. The server says what may be written now
 // (match.conditional: may_answer, may_plays...) and checks every play; this
 // module only shows what is recorded and sends changes.
-import { h } from "./dom.js";
+/** @import { ActionName, ConditionalView, Model, Texts, WrittenPlayView } from "../types.js" */
+import { find, h } from "./dom.js";
 
-/** The 21 rolls, higher die first, as the tables key them. */
+/** A written play as the action cond_plays takes it: its roll and its play. @typedef {{dice: number[], play: string | WrittenPlayView["play"]}} PlayToWrite */
+
+/**
+ * The 21 rolls, higher die first, as the tables key them.
+ * @type {[number, number][]}
+ */
 export const ROLLS = [];
 for (let high = 6; high >= 1; high -= 1) {
   for (let low = high; low >= 1; low -= 1) ROLLS.push([high, low]);
 }
 
-/** The answer choices to show: "" (ask me), take, drop, and beaver where allowed. */
+/**
+ * The answer choices to show: "" (ask me), take, drop, and beaver where allowed.
+ * @param {ConditionalView} conditional
+ */
 export function answerChoices(conditional) {
   const choices = ["", "take", "drop"];
   if (conditional.may_beaver) choices.push("beaver");
@@ -19,7 +28,13 @@ export function answerChoices(conditional) {
   return choices.map((value) => ({ value, checked: value === current }));
 }
 
-/** The table to send after writing `text` for `dice` (or clearing it with an empty text). */
+/**
+ * The table to send after writing `text` for `dice` (or clearing it with an empty text).
+ * @param {WrittenPlayView[] | null} plays
+ * @param {number[]} dice
+ * @param {string} text
+ * @returns {PlayToWrite[]}
+ */
 export function tableWith(plays, dice, text) {
   const others = (plays || []).filter((p) => p.dice[0] !== dice[0] || p.dice[1] !== dice[1]);
   const kept = others.map((p) => ({ dice: p.dice, play: p.play }));
@@ -29,12 +44,21 @@ export function tableWith(plays, dice, text) {
 /**
  * `node` the panel; `texts` from createTexts; `on.act(action, body)` the controller's.
  * `opponent()` names the other player.
+ * @param {HTMLElement} node
+ * @param {Texts} texts
+ * @param {{act: (action: ActionName, body?: Record<string, unknown>) => void}} on
  */
 export function createConditional(node, { t }, on) {
+  /** @type {Record<string, string>} */
   const answerLabels = {
     "": "cond_ask_me", take: "cond_take", drop: "cond_drop", beaver: "cond_beaver",
   };
 
+  /**
+   * @param {Model} model
+   * @param {ConditionalView} conditional
+   * @param {string} name  the opponent's
+   */
   function answerPart(model, conditional, name) {
     const radios = answerChoices(conditional).map(({ value, checked }) => {
       const id = `cond-answer-${value || "ask"}`;
@@ -50,7 +74,13 @@ export function createConditional(node, { t }, on) {
     ]);
   }
 
+  /**
+   * @param {Model} model
+   * @param {ConditionalView} conditional
+   * @param {string} name  the opponent's
+   */
   function playsPart(model, conditional, name) {
+    /** @type {HTMLElement[]} */
     const parts = [h("p", { text: t("cond_plays_intro", { name }) })];
     const plays = conditional.plays || [];
     if (plays.length) {
@@ -89,6 +119,10 @@ export function createConditional(node, { t }, on) {
   }
 
   return {
+    /**
+     * @param {Model} model
+     * @param {string} name  the opponent's
+     */
     render(model, name) {
       const m = model.state && model.state.match;
       const conditional = m && m.conditional;
@@ -100,9 +134,12 @@ export function createConditional(node, { t }, on) {
         return;
       }
       // Keep the player's half-written play across redraws.
-      const typing = node.querySelector("#cond-play");
-      const kept = typing ? { text: typing.value, roll: node.querySelector("#cond-roll").value } : null;
-      const focused = node.contains(document.activeElement) ? document.activeElement.id : null;
+      const typing = find(node, "#cond-play", HTMLInputElement);
+      const rolled = find(node, "#cond-roll", HTMLSelectElement);
+      const kept = typing && rolled ? { text: typing.value, roll: rolled.value } : null;
+      const active = document.activeElement;
+      const focused = active && node.contains(active) ? active.id : null;
+      /** @type {HTMLElement[]} */
       const parts = [h("h2", { id: "cond-title", text: t("cond_title") })];
       if (conditional.may_answer) parts.push(answerPart(model, conditional, name));
       if (conditional.may_plays || (conditional.plays && conditional.plays.length)) {
@@ -110,9 +147,11 @@ export function createConditional(node, { t }, on) {
       }
       node.replaceChildren(...parts);
       node.hidden = false;
-      if (kept) {
-        node.querySelector("#cond-play").value = kept.text;
-        node.querySelector("#cond-roll").value = kept.roll;
+      const play = find(node, "#cond-play", HTMLInputElement);
+      const roll = find(node, "#cond-roll", HTMLSelectElement);
+      if (kept && play && roll) {
+        play.value = kept.text;
+        roll.value = kept.roll;
       }
       if (focused) document.getElementById(focused)?.focus();
     },

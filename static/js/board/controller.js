@@ -6,18 +6,19 @@
 // the viewer may do ("allowed"); the steps endpoint says which checker may go
 // where next. This module only lets the player build a play out of the
 // server's options and sends it.
+/** @import { ActionName, BoardConfig, BotCard, Model, RoomState, SpotKey, StepOption, TableState, Texts } from "../types.js" */
 import { createActions } from "./actions.js";
 import { ApiError, createApi } from "./api.js";
 import { createBoard } from "./board.js";
 import { createConditional } from "./conditional.js";
 import { createDialogs } from "./dialogs.js";
-import { h, store, stored } from "./dom.js";
+import { find, h, store, stored } from "./dom.js";
 import { spotKey, spotNumber, takenParam } from "./geometry.js";
 import { createPanels } from "./panels.js";
 import { createResult } from "./result.js";
 import { statusLines } from "./status.js";
 import {
-  allowed, match, myMove, nameOf, optionsKey, shownBoard, taken, turnComplete, viewerSide,
+  allowed, match, myMove, nameOf, onTable, optionsKey, shownBoard, taken, turnComplete, viewerSide,
 } from "./table.js";
 import { boardView } from "./view.js";
 import { livePoll } from "../poll.js";
@@ -33,10 +34,13 @@ const ANALYSIS_LOOK_MAX_MS = 300000; // ...and at the latest this often
  * Mount the board in `app` (hiding the form board) and keep it current.
  * `state` is the first state, from the page; `config` the API's URLs; `texts`
  * from createTexts; `bot` the computer player's card or null.
+ * @param {HTMLElement} app
+ * @param {{state: TableState, config: BoardConfig, texts: Texts, bot: BotCard | null}} start
  */
 export function startController(app, { state, config, texts, bot }) {
   const { t } = texts;
   const api = createApi(config);
+  /** @type {Model} */
   const model = {
     state,
     etag: null,
@@ -50,6 +54,7 @@ export function startController(app, { state, config, texts, bot }) {
     loading: false, // the next options are on their way
     message: null, // {text, alert}
   };
+  /** @type {{hurry: () => void}} */
   let poll = { hurry() {} }; // started once the board is drawn
 
   // --- the page --------------------------------------------------------------------------------
@@ -105,6 +110,7 @@ export function startController(app, { state, config, texts, bot }) {
       requestRender();
     },
   });
+  /** @type {(matchNumber: number, game: number) => string} */
   const reviewUrl = (matchNumber, game) => config.reviewUrl
     .replace(REVIEW_MATCH, `/${matchNumber}/`).replace(REVIEW_GAME, `/${game}/`);
   const panels = createPanels(parts, texts, bot, reviewUrl);
@@ -117,6 +123,7 @@ export function startController(app, { state, config, texts, bot }) {
       model.flipped = !model.flipped;
       requestRender();
     },
+    /** @param {boolean} checked */
     homeLeft(checked) {
       model.homeLeft = checked;
       store(HOME_LEFT_KEY, checked ? "1" : "0");
@@ -131,6 +138,7 @@ export function startController(app, { state, config, texts, bot }) {
 
   // --- drawing ---------------------------------------------------------------------------------
 
+  /** @type {number | null} */
   let frame = null;
   function requestRender() {
     if (frame === null) frame = requestAnimationFrame(renderNow);
@@ -166,24 +174,27 @@ export function startController(app, { state, config, texts, bot }) {
    * state that arrives while the player had steps built means the turn was played
    * elsewhere (another tab, another device): the board says so instead of
    * silently dropping their steps.
+   * @param {RoomState} next
+   * @param {string | null} etag
+   * @param {{own?: boolean}} [options]
    */
   function takeState(next, etag, { own = false } = {}) {
     const old = model.state;
     if (old && next.version < old.version) return; // an answer overtaken by a newer one
-    const moved = !old || !old.match || !next.match
+    // Other parts of the page (the players' messages, static/js/talk.js) follow the state too.
+    document.dispatchEvent(new CustomEvent("mesa:state", { detail: next }));
+    if (!onTable(next)) {
+      window.location.reload(); // no board to show: let the page say why
+      return;
+    }
+    const moved = !old || !old.match
       || old.version !== next.version || old.match.number !== next.match.number;
     const lost = moved && !own && model.chosen.length > 0;
     model.state = next;
     if (etag) model.etag = etag;
-    // Other parts of the page (the players' messages, static/js/talk.js) follow the state too.
-    document.dispatchEvent(new CustomEvent("mesa:state", { detail: next }));
     if (moved) {
       resetPlay();
       model.message = lost ? { text: t("stale_tab"), alert: true } : null;
-    }
-    if (!next.match) {
-      window.location.reload(); // no board to show: let the page say why
-      return;
     }
     requestRender();
     if (myMove(model)) loadOptions();
@@ -193,6 +204,7 @@ export function startController(app, { state, config, texts, bot }) {
   // A finished game's analysis runs on a worker and changes no version, so no held
   // poll answers when it is done: look with a plain request now and then meanwhile.
   // Slower and slower, so a board left open while no worker runs costs little.
+  /** @type {number | null} */
   let analysisTimer = null;
   let analysisDelay = ANALYSIS_LOOK_MS;
   function lookForAnalysis() {
@@ -212,7 +224,10 @@ export function startController(app, { state, config, texts, bot }) {
     }, analysisDelay);
   }
 
-  /** Fetch the state now, or with `wait` hold the request until the room moves (long polling). */
+  /**
+   * Fetch the state now, or with `wait` hold the request until the room moves (long polling).
+   * @param {{wait?: boolean}} [options]
+   */
   async function refresh({ wait = false } = {}) {
     const answer = await api.state(model.etag, wait ? model.state.version : null);
     if (!answer.state) return false;
@@ -248,16 +263,25 @@ export function startController(app, { state, config, texts, bot }) {
     requestRender();
   }
 
-  // A word typed in the room's message box (templates/games/_talk.html) goes with the play.
+  /**
+   * A word typed in the room's message box (templates/games/_talk.html) goes with the play.
+   * @param {ActionName} action
+   */
   function wordBox(action) {
-    const box = document.querySelector("#talk-text[data-with-play]");
+    const box = find(document, "#talk-text[data-with-play]", HTMLInputElement);
     return action === "play" && box && box.value.trim() ? box : null;
   }
 
   // A written answer changed again while the last change is on its way is not
   // dropped: the newest one goes once the server has answered the first.
+  /** @type {Record<string, unknown> | null} */
   let queuedAnswer = null;
 
+  /**
+   * Send `action` with `body` and the version the board shows; show the answer.
+   * @param {ActionName} action
+   * @param {Record<string, unknown>} [body]
+   */
   async function act(action, body = {}) {
     if (model.busy) {
       if (action === "cond_answer") queuedAnswer = body;
@@ -305,6 +329,7 @@ export function startController(app, { state, config, texts, bot }) {
     }
   }
 
+  /** @param {unknown} error */
   function showError(error) {
     const text = error instanceof ApiError ? error.message : t("offline");
     model.message = { text, alert: true };
@@ -318,6 +343,7 @@ export function startController(app, { state, config, texts, bot }) {
     return !model.busy && !model.loading;
   }
 
+  /** @param {SpotKey} key */
   function pickSpot(key) {
     if (!ready() || !myMove(model)) return;
     const number = spotNumber(key);
@@ -335,6 +361,7 @@ export function startController(app, { state, config, texts, bot }) {
     requestRender();
   }
 
+  /** @param {StepOption} option */
   function choose(option) {
     model.chosen.push(option);
     model.selected = null;

@@ -1,9 +1,15 @@
 // The questions asked before an action a slip of the finger would regret:
 // doubling, answering a double, resigning, abandoning, claiming an absence.
 // Each resolves into one call of `act(action, body)` on yes, nothing on no.
+/** @import { ActionName, Model, Texts } from "../types.js" */
 import { createConfirm, h } from "./dom.js";
-import { allowed, match, nameOf, viewerSide } from "./table.js";
+import { allowed, match, opponentName } from "./table.js";
 
+/**
+ * @param {Texts} texts
+ * @param {Model} model
+ * @param {(action: ActionName, body?: Record<string, unknown>) => void} act
+ */
 export function createDialogs({ t }, model, act) {
   const confirm = createConfirm(t("cancel"));
 
@@ -12,8 +18,10 @@ export function createDialogs({ t }, model, act) {
     if (await confirm(t("confirm_double", { value }), t("double_yes"))) act("double");
   }
 
+  /** @param {"take" | "drop" | "beaver"} action */
   async function answerDouble(action) {
     const value = match(model).cube.value * 2;
+    /** @type {Record<typeof action, [string, string, boolean]>} */
     const questions = {
       take: [t("confirm_take", { value }), t("take"), false],
       drop: [t("confirm_drop"), t("drop"), true],
@@ -48,7 +56,7 @@ export function createDialogs({ t }, model, act) {
   }
 
   async function claimAbsence() {
-    const opponent = nameOf(model, 1 - viewerSide(model));
+    const opponent = opponentName(model);
     if (await confirm(t("confirm_absence", { name: opponent }), t("claim_absence"), { danger: true })) {
       act("claim_absence");
     }

@@ -5,6 +5,10 @@
 // The viewer's home board (1..6) sits at the bottom, on the right or on the
 // left as the viewer prefers; their checkers move from 24 (top, same side as
 // home) round to 1.
+/** @import { HistoryEntry, Side, SpotKey, Step, ViewerBoard } from "../types.js" */
+
+/** Where the board's left-right mirror stands: the home board on the left or not. @typedef {{homeLeft?: boolean}} Layout */
+/** A box by its centre, as placeLabels places them. @typedef {{x: number, y: number, width: number, height: number}} Box */
 
 export const BAR = 25;
 export const OFF = 0;
@@ -31,16 +35,26 @@ export const TOP = S.label + S.frame; // y of the top row's base
 export const BOTTOM = HEIGHT - S.label - S.frame; // y of the bottom row's base
 export const MIDDLE = HEIGHT / 2;
 
+/**
+ * @param {number} x
+ * @param {number} width
+ * @param {boolean} homeLeft
+ */
 function mirror(x, width, homeLeft) {
   return homeLeft ? WIDTH - x - width : x;
 }
 
+/** @param {boolean} outer */
 function quadrantLeft(outer) {
   // Seen with the home board on the right: the outer board is left of the bar.
   return outer ? S.frame : S.frame + S.point * 6 + S.bar;
 }
 
-/** The rectangle of point `n` (1..24): x, width, base y, tip y, and whether it is on top. */
+/**
+ * The rectangle of point `n` (1..24): x, width, base y, tip y, and whether it is on top.
+ * @param {number} n
+ * @param {Layout} [layout]
+ */
 export function pointBox(n, { homeLeft = false } = {}) {
   if (!Number.isInteger(n) || n < 1 || n > 24) throw new RangeError(`no point ${n}`);
   const top = n > 12;
@@ -60,15 +74,23 @@ export function pointBox(n, { homeLeft = false } = {}) {
   };
 }
 
+/** @param {Layout} [layout] */
 export function barBox({ homeLeft = false } = {}) {
   return { x: mirror(S.frame + S.point * 6, S.bar, homeLeft), width: S.bar };
 }
 
+/** @param {Layout} [layout] */
 export function trayBox({ homeLeft = false } = {}) {
   return { x: mirror(WIDTH - S.frame - S.tray, S.tray, homeLeft), width: S.tray };
 }
 
-/** Centre of the i-th checker (0 = nearest the edge) on point n; stacks past five overlap. */
+/**
+ * Centre of the i-th checker (0 = nearest the edge) on point n; stacks past five overlap.
+ * @param {number} n
+ * @param {number} i
+ * @param {number} count
+ * @param {Layout} [options]
+ */
 export function checkerCentre(n, i, count, options = {}) {
   const box = pointBox(n, options);
   const step = count > 5 ? (S.half - CHECKER) / (count - 1) : CHECKER;
@@ -79,6 +101,9 @@ export function checkerCentre(n, i, count, options = {}) {
 /**
  * Centre of the i-th checker on the bar. The viewer's own checkers wait in the
  * top half (they enter into the top home board), the opponent's in the bottom half.
+ * @param {boolean} mine
+ * @param {number} i
+ * @param {Layout} [options]
  */
 export function barCentre(mine, i, options = {}) {
   const box = barBox(options);
@@ -88,7 +113,12 @@ export function barCentre(mine, i, options = {}) {
 
 export const SLICE = 12; // a borne-off checker lies on its side in the tray
 
-/** The i-th borne-off slice in the tray: the viewer's at the bottom, the opponent's at the top. */
+/**
+ * The i-th borne-off slice in the tray: the viewer's at the bottom, the opponent's at the top.
+ * @param {boolean} mine
+ * @param {number} i
+ * @param {Layout} [options]
+ */
 export function traySlice(mine, i, options = {}) {
   const box = trayBox(options);
   const y = mine ? BOTTOM - (i + 1) * SLICE - 2 : TOP + i * SLICE + 2;
@@ -103,6 +133,9 @@ export function traySlice(mine, i, options = {}) {
  * position from the other side (a spectator's choice).
  * Returns {mine, theirs}: arrays indexed by the VIEWER's point number
  * (theirs[n] = the opponent's checkers on the viewer's point n), [25] = bar, [0] = off.
+ * @param {number[]} me
+ * @param {number[]} them
+ * @returns {ViewerBoard}
  */
 export function viewerBoard(me, them, flipped = false) {
   const [a, b] = flipped ? [them, me] : [me, them];
@@ -118,6 +151,9 @@ export function viewerBoard(me, them, flipped = false) {
  * Show the steps the viewer has taken this turn (each a single-die step of a
  * path the server offered). Moves a checker and sends a lone opposing checker
  * to the bar; legality was settled by the server before the step was offered.
+ * @param {ViewerBoard} board
+ * @param {Step[]} steps
+ * @returns {ViewerBoard}
  */
 export function applySteps(board, steps) {
   const mine = board.mine.slice();
@@ -133,7 +169,11 @@ export function applySteps(board, steps) {
   return { mine, theirs };
 }
 
-/** Pip counts [mine, theirs] of a viewer board; a checker on the bar counts 25. */
+/**
+ * Pip counts [mine, theirs] of a viewer board; a checker on the bar counts 25.
+ * @param {ViewerBoard} board
+ * @returns {[number, number]}
+ */
 export function pips(board) {
   let mine = 0;
   let theirs = 0;
@@ -144,7 +184,10 @@ export function pips(board) {
   return [mine, theirs];
 }
 
-/** The other side's point number for the same spot (bar and off stay). */
+/**
+ * The other side's point number for the same spot (bar and off stay).
+ * @param {number} n
+ */
 export function otherSide(n) {
   return n === BAR || n === OFF ? n : 25 - n;
 }
@@ -155,6 +198,8 @@ export function otherSide(n) {
  * The focusable spots as they appear on screen: the top row, then the bottom
  * row, each left to right, with the bar between the quadrants and the tray at
  * its end. Keys are point numbers as strings, "bar" and "off".
+ * @param {Layout} [layout]
+ * @returns {SpotKey[][]}
  */
 export function focusRows({ homeLeft = false } = {}) {
   const top = [13, 14, 15, 16, 17, 18, "bar", 19, 20, 21, 22, 23, 24, "off"];
@@ -167,6 +212,10 @@ export function focusRows({ homeLeft = false } = {}) {
  * Where the arrow key `key` takes the focus from `current`. The bar and the
  * tray belong to both rows, so the caller passes the row it came along
  * (0 top, 1 bottom). Returns {key, row}.
+ * @param {SpotKey} current
+ * @param {string} key  the KeyboardEvent's key
+ * @param {Layout & {row?: number}} [options]
+ * @returns {{key: SpotKey, row: number}}
  */
 export function moveFocus(current, key, { homeLeft = false, row = 1 } = {}) {
   const rows = focusRows({ homeLeft });
@@ -198,18 +247,29 @@ export function moveFocus(current, key, { homeLeft = false, row = 1 } = {}) {
   return { key: rows[r][c], row: r };
 }
 
-/** "24-18,18-13" for the steps endpoint's `taken` parameter. */
+/**
+ * "24-18,18-13" for the steps endpoint's `taken` parameter.
+ * @param {Step[]} steps
+ */
 export function takenParam(steps) {
   return steps.map(([src, dst]) => `${src}-${dst}`).join(",");
 }
 
-/** The spot key of a point number: "bar", "off" or the number as a string. */
+/**
+ * The spot key of a point number: "bar", "off" or the number as a string.
+ * @param {number} n
+ * @returns {SpotKey}
+ */
 export function spotKey(n) {
   if (n === BAR) return "bar";
   if (n === OFF) return "off";
   return String(n);
 }
 
+/**
+ * The point number of a spot key (25 the bar, 0 off).
+ * @param {SpotKey} key
+ */
 export function spotNumber(key) {
   if (key === "bar") return BAR;
   if (key === "off") return OFF;
@@ -220,6 +280,10 @@ export function spotNumber(key) {
  * The last play of game `gameNumber`, to mark it: {side, notation, steps} with the steps
  * in the numbering of the viewer whose bottom side is `bottomSide`; null when
  * the game has no play yet. (A play with no steps is a turn with no legal move.)
+ * @param {HistoryEntry[]} history
+ * @param {number} gameNumber
+ * @param {Side} bottomSide
+ * @returns {{side: Side, notation: string, steps: Step[]} | null}
  */
 export function lastPlay(history, gameNumber, bottomSide) {
   for (let i = history.length - 1; i >= 0; i -= 1) {
@@ -227,11 +291,11 @@ export function lastPlay(history, gameNumber, bottomSide) {
     if (turn.game !== gameNumber) return null;
     if (turn.kind !== "play") continue;
     const steps = turn.steps || [];
-    const convert = turn.side === bottomSide ? (n) => n : otherSide;
+    const convert = turn.side === bottomSide ? (/** @type {number} */ n) => n : otherSide;
     return {
       side: turn.side,
       notation: turn.notation || "",
-      steps: steps.map(([src, dst]) => [convert(src), convert(dst)]),
+      steps: steps.map(/** @returns {Step} */ ([src, dst]) => [convert(src), convert(dst)]),
     };
   }
   return null;
@@ -248,12 +312,18 @@ export const LABEL_FONT = 20; // the label's text size in SVG units (board.css s
  * Measured generously for a bold sans-serif (a digit about 0.7 em, a "+" about
  * 0.85 em, as DejaVu Sans Bold draws them), so the text never spills out of
  * its badge onto a neighbour's.
+ * @param {string} text
  */
 export function labelWidth(text) {
   const ems = [...String(text)].reduce((sum, ch) => sum + (ch === "+" ? 0.85 : 0.7), 0);
   return Math.max(34, Math.ceil(16 + ems * LABEL_FONT));
 }
 
+/**
+ * @param {Box} a
+ * @param {Box} b
+ * @param {number} gap
+ */
 function overlaps(a, b, gap) {
   return Math.abs(a.x - b.x) * 2 < a.width + b.width + gap * 2
     && Math.abs(a.y - b.y) * 2 < a.height + b.height + gap * 2;
@@ -267,8 +337,12 @@ function overlaps(a, b, gap) {
  * often neighbours ("1", "1+1", "1+1+1", "1+1+1+1") and their wide labels would
  * otherwise pile up. Labels stay inside 0..`width` across. Returns a Map key ->
  * {x, y, width, height} (centres), placed in the order given.
+ * @param {(Box & {key: SpotKey, dir: number})[]} wanted
+ * @param {{gap?: number, width?: number}} [options]
+ * @returns {Map<SpotKey, Box>}
  */
 export function placeLabels(wanted, { gap = 3, width = WIDTH } = {}) {
+  /** @type {Map<SpotKey, Box>} */
   const placed = new Map();
   for (const label of wanted) {
     const x = Math.min(Math.max(label.x, label.width / 2), width - label.width / 2);

@@ -1,6 +1,7 @@
 // The panels around the board that only show things: the two player cards,
 // the match info with its IDs, the history and the dice proof. Each redraws
 // from the model; the history and the proof only when what they show changed.
+/** @import { BotCard, GameInfo, MatchView, Model, Side, Texts, ViewerBoard } from "../types.js" */
 import { proofButton } from "../dice.js";
 import { h } from "./dom.js";
 import { pips } from "./geometry.js";
@@ -13,12 +14,24 @@ import { bottomSide, isSpectator, match, nameOf, shownPositionId } from "./table
  * `texts` from createTexts; `bot` the computer player's card ({label, style}) or
  * null; `reviewUrl(match, game)` the review page of a game.
  * render(model, board) redraws them for the checkers as shown.
+ * @param {Record<"top" | "bottom" | "info" | "history" | "proof" | "analysis", HTMLElement>} nodes
+ * @param {Texts} texts
+ * @param {BotCard | null} bot
+ * @param {(matchNumber: number, game: number) => string} reviewUrl
  */
 export function createPanels(nodes, { t, since, moment, number }, bot, reviewUrl) {
+  /** @type {string | null} */
   let historyKey = null;
+  /** @type {string | null} */
   let proofKey = null;
+  /** @type {string | null} */
   let analysisKey = null;
 
+  /**
+   * @param {Model} model
+   * @param {Side} side
+   * @param {ViewerBoard} board
+   */
   function playerCard(model, side, board) {
     const m = match(model);
     const seat = model.state.seats.find((s) => s.side === side);
@@ -63,8 +76,10 @@ export function createPanels(nodes, { t, since, moment, number }, bot, reviewUrl
     ]);
   }
 
+  /** @param {Model} model */
   function renderInfo(model) {
     const m = match(model);
+    /** @type {string[]} */
     const lines = [];
     if (m.format === "match") lines.push(t("match_to", { count: m.length }));
     else if (m.format === "session") lines.push(t("session_game", { number: m.game_number }));
@@ -91,13 +106,17 @@ export function createPanels(nodes, { t, since, moment, number }, bot, reviewUrl
     );
   }
 
-  // The server writes each line (games/selectors/history.py); here they are only laid out.
+  /**
+   * The server writes each line (games/selectors/history.py); here they are only laid out.
+   * @param {Model} model
+   */
   function renderHistory(model) {
     const m = match(model);
     const games = m.games || [];
     const key = `${m.number}|${m.history.length}|${games.filter((g) => g.result).length}`;
     if (key === historyKey) return;
     historyKey = key;
+    /** @type {HTMLElement[]} */
     const sections = [];
     const results = new Map(games.map((g) => [g.number, g.result]));
     for (const { game, before, moves, after, next } of historyByMove(m.history)) {
@@ -121,6 +140,7 @@ export function createPanels(nodes, { t, since, moment, number }, bot, reviewUrl
   // The verifiable dice, Mesa's promise: each game's commitment, and once it ends its
   // seed, a button that re-derives every roll here (static/js/dice.js) and compares
   // it with the record, and the command line for the curious.
+  /** @param {Model} model */
   function renderProof(model) {
     const m = match(model);
     const games = m.games || [];
@@ -130,28 +150,38 @@ export function createPanels(nodes, { t, since, moment, number }, bot, reviewUrl
     const blocks = games.map((g) => h("div", { class: "dice-proof", "data-game": g.number }, [
       games.length > 1 ? h("h3", { text: t("game_n", { number: g.number }) }) : null,
       h("p", {}, [`${t("proof_commitment")} `, h("span", { class: "code", text: g.commitment })]),
-      ...(g.seed ? revealed(m, g) : [h("p", { text: t("proof_later") })]),
+      ...(g.seed ? revealed(m, g, g.seed) : [h("p", { text: t("proof_later") })]),
     ]));
     nodes.proof.replaceChildren(h("h2", { text: t("proof_title") }), ...blocks);
   }
 
-  function revealed(m, game) {
+  /**
+   * @param {MatchView} m
+   * @param {GameInfo} game
+   * @param {string} seed  the game's, revealed
+   */
+  function revealed(m, game, seed) {
     // The record's rolls of this game, the opening roll(s) first, as the state lists them.
-    const recorded = m.history.filter((turn) => turn.game === game.number && turn.kind === "roll").map((turn) => turn.dice);
-    const { button, verdict } = proofButton(h, game, recorded, t);
+    /** @type {number[][]} */
+    const recorded = [];
+    for (const turn of m.history) {
+      if (turn.game === game.number && turn.kind === "roll" && turn.dice) recorded.push(turn.dice);
+    }
+    const { button, verdict } = proofButton(h, { ...game, seed }, recorded, t);
     return [
-      h("p", {}, [`${t("proof_seed")} `, h("span", { class: "code", text: game.seed })]),
+      h("p", {}, [`${t("proof_seed")} `, h("span", { class: "code", text: seed })]),
       h("p", { class: "proof-actions" }, [button]),
       verdict,
       h("details", {}, [
         h("summary", { text: t("proof_curious") }),
-        h("pre", { class: "code" }, [h("code", { text: `python -m games.engine.dice ${game.seed} ${game.rolls}` })]),
+        h("pre", { class: "code" }, [h("code", { text: `python -m games.engine.dice ${seed} ${game.rolls}` })]),
       ]),
     ];
   }
 
   // Each finished game's analysis, live: its review link once the game ends, the
   // PR once the worker is done; a new match (a rematch) starts with none.
+  /** @param {Model} model */
   function renderAnalysis(model) {
     const m = match(model);
     const lines = m.analysis || [];
@@ -159,13 +189,17 @@ export function createPanels(nodes, { t, since, moment, number }, bot, reviewUrl
     if (key === analysisKey) return;
     analysisKey = key;
     nodes.analysis.hidden = lines.length === 0;
+    /** @param {Side} side */
     const names = (side) => nameOf(model, side);
     const items = lines.map((line) => {
       let what;
       if (line.status === "done") {
-        what = [0, 1].map((side) => (line.pr[side] === null
-          ? t("analysis_no_pr", { name: names(side) })
-          : t("analysis_pr", { name: names(side), pr: number(line.pr[side], 1) }))).join(" · ");
+        what = [0, 1].map((side) => {
+          const pr = line.pr[side];
+          return pr === null
+            ? t("analysis_no_pr", { name: names(side) })
+            : t("analysis_pr", { name: names(side), pr: number(pr, 1) });
+        }).join(" · ");
       } else if (line.status === "pending" || line.status === "running") {
         what = t("analysing");
       } else {
@@ -180,6 +214,10 @@ export function createPanels(nodes, { t, since, moment, number }, bot, reviewUrl
   }
 
   return {
+    /**
+     * @param {Model} model
+     * @param {ViewerBoard} board
+     */
     render(model, board) {
       const bottom = bottomSide(model);
       nodes.top.replaceChildren(playerCard(model, 1 - bottom, board));

@@ -1,20 +1,38 @@
 // The board's pictures in SVG: the pieces (drawn once in <defs>), the dice,
 // the cube, and the small piece beside each player's name. Shared by the
 // board (render.js) and the review page through it.
+/** @import { PieceStyle, Side } from "../types.js" */
 import { CHECKER } from "./geometry.js";
 
 const NS = "http://www.w3.org/2000/svg";
+/** @type {PieceStyle[]} */
 const STYLES = ["cap", "tyre"]; // side 0 plays brass bottle caps, side 1 small tyres
 
+/** An SVG attribute: null, undefined and false leave it out. @typedef {string | number | boolean | null | undefined} SvgAttr */
+
+/**
+ * document.createElementNS in SVG's namespace, with attributes and children.
+ * @template {keyof SVGElementTagNameMap} K
+ * @param {K} name
+ * @param {Record<string, SvgAttr>} [attrs]
+ * @param {(Node | null | undefined | false)[]} [children]
+ * @returns {SVGElementTagNameMap[K]}
+ */
 export function el(name, attrs = {}, children = []) {
   const node = document.createElementNS(NS, name);
   for (const [key, value] of Object.entries(attrs)) {
-    if (value !== null && value !== undefined && value !== false) node.setAttribute(key, value);
+    if (value !== null && value !== undefined && value !== false) node.setAttribute(key, String(value));
   }
   for (const child of children) if (child) node.append(child);
   return node;
 }
 
+/**
+ * @param {number} x
+ * @param {number} y
+ * @param {string} content
+ * @param {Record<string, SvgAttr>} [attrs]
+ */
 export function text(x, y, content, attrs = {}) {
   const node = el("text", { x, y, ...attrs });
   node.textContent = content;
@@ -23,6 +41,11 @@ export function text(x, y, content, attrs = {}) {
 
 // --- the pieces, drawn once in <defs> -----------------------------------------------
 
+/**
+ * @param {number} r
+ * @param {number} teeth
+ * @param {number} depth
+ */
 function crimpPath(r, teeth, depth) {
   // A bottle cap's skirt: `teeth` rounded crimps around the rim.
   const points = [];
@@ -94,6 +117,12 @@ export function defs() {
   ]);
 }
 
+/**
+ * @param {PieceStyle} style
+ * @param {number} cx
+ * @param {number} cy
+ * @param {Record<string, SvgAttr>} [attrs]
+ */
 export function piece(style, cx, cy, attrs = {}) {
   return el("use", {
     href: `#piece-${style}`, x: cx - CHECKER / 2, y: cy - CHECKER / 2,
@@ -101,7 +130,11 @@ export function piece(style, cx, cy, attrs = {}) {
   });
 }
 
-// A borne-off piece lies on its side in the tray.
+/**
+ * A borne-off piece lies on its side in the tray.
+ * @param {PieceStyle} style
+ * @param {{x: number, y: number, width: number, height: number}} box
+ */
 export function slice(style, box) {
   const attrs = { x: box.x, y: box.y, width: box.width, height: box.height, rx: 3 };
   if (style === "cap") {
@@ -124,6 +157,7 @@ export function slice(style, box) {
 
 // --- dice and cube -----------------------------------------------------------------
 
+/** @type {Record<number, [number, number][]>} */
 const PIPS = {
   1: [[0, 0]],
   2: [[-1, -1], [1, 1]],
@@ -133,6 +167,14 @@ const PIPS = {
   6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]],
 };
 
+/**
+ * A die showing `value` (0 with `blank`: a die not rolled yet).
+ * @param {number} value
+ * @param {number} cx
+ * @param {number} cy
+ * @param {number} size
+ * @param {{used?: boolean, blank?: boolean}} [options]
+ */
 export function die(value, cx, cy, size, { used = false, blank = false } = {}) {
   const g = el("g", { class: `die-face${used ? " used" : ""}` }, [
     el("rect", {
@@ -150,6 +192,12 @@ export function die(value, cx, cy, size, { used = false, blank = false } = {}) {
   return g;
 }
 
+/**
+ * @param {number} value
+ * @param {number} cx
+ * @param {number} cy
+ * @param {number} size
+ */
 export function cube(value, cx, cy, size) {
   return el("g", { class: "cube-face" }, [
     el("rect", {
@@ -160,7 +208,10 @@ export function cube(value, cx, cy, size) {
   ]);
 }
 
-/** A small picture of a side's piece, for the player panels. */
+/**
+ * A small picture of a side's piece, for the player panels.
+ * @param {Side} side
+ */
 export function pieceIcon(side) {
   const style = STYLES[side];
   const svg = el("svg", { viewBox: `0 0 ${CHECKER} ${CHECKER}`, class: "piece-icon", "aria-hidden": "true" });
@@ -169,6 +220,10 @@ export function pieceIcon(side) {
   return svg;
 }
 
+/**
+ * @param {Side} side
+ * @returns {PieceStyle}
+ */
 export function styleOf(side) {
   return STYLES[side];
 }

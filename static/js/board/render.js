@@ -5,17 +5,19 @@ import {
   barBox, barCentre, checkerCentre, labelWidth, placeLabels, pointBox, traySlice, trayBox,
 } from "./geometry.js";
 import { cube, defs, die, el, piece, slice, text } from "./pieces.js";
+/** @import { DrawnView, PieceStyle, SpotKey } from "../types.js" */
+/** @import { Box, Layout } from "./geometry.js" */
 
 export { pieceIcon, styleOf } from "./pieces.js"; // the review page reads them here
 
 // --- the whole board ----------------------------------------------------------------
 
 /**
- * Build the SVG content for `view`:
- * {board: {mine, theirs}, styles: [mineStyle, theirsStyle], homeLeft,
- *  selected, targets: Map(key -> label), sources: Set(keys), lastFrom/lastTo: Set(keys),
- *  dice: {values, used: [bool], mine: bool} | null, canRoll, cube: {value, owner: "mine"|"theirs"|null} | null,
- *  canDouble, labels: Map(key -> aria-label), focusKey, strings, picture (no controls)}
+ * Build the SVG content for `view` (types.js, DrawnView: the checkers, the marks,
+ * dice, cube, each spot's label and the spot in the Tab order; a `picture`,
+ * the review's boards, has no controls).
+ * @param {SVGSVGElement} svg
+ * @param {DrawnView} view
  */
 export function drawBoard(svg, view) {
   const o = { homeLeft: view.homeLeft };
@@ -27,8 +29,13 @@ export function drawBoard(svg, view) {
   svg.replaceChildren(defs(), layers, spots, drawControls(view, bar), labelLayer);
 }
 
-// The frame, the playing field, the tray, the bar and the points with their numbers.
+/**
+ * The frame, the playing field, the tray, the bar and the points with their numbers.
+ * @param {DrawnView} view
+ * @param {Layout} o
+ */
 function drawTable(view, o) {
+  /** @type {SVGElement[]} */
   const layers = [];
   const bar = barBox(o);
   const tray = trayBox(o);
@@ -37,6 +44,7 @@ function drawTable(view, o) {
   layers.push(
     el("rect", { x: 0, y: frameY, width: WIDTH, height: frameH, rx: 10, fill: "url(#wood-frame)" }),
   );
+  /** @type {(x: number, width: number) => SVGElement[]} */
   const field = (x, width) => [
     el("rect", { x, y: TOP, width, height: BOTTOM - TOP, fill: "url(#wood-field)" }),
     el("rect", { x, y: TOP, width, height: BOTTOM - TOP, fill: "url(#grain)" }),
@@ -67,14 +75,20 @@ function drawTable(view, o) {
   return layers;
 }
 
-// The checkers on the points, on the bar and borne off, and the marks of the last play.
+/**
+ * The checkers on the points, on the bar and borne off, and the marks of the last play.
+ * @param {DrawnView} view
+ * @param {Layout} o
+ */
 function drawCheckers(view, o) {
   const [mineStyle, theirsStyle] = view.styles;
+  /** @type {SVGElement[]} */
   const layers = [];
   const bar = barBox(o);
   const tray = trayBox(o);
   // Checkers on the points.
   for (let n = 1; n <= 24; n += 1) {
+    /** @type {[number, PieceStyle]} */
     const [count, style] = view.board.mine[n]
       ? [view.board.mine[n], mineStyle]
       : [view.board.theirs[n], theirsStyle];
@@ -90,11 +104,13 @@ function drawCheckers(view, o) {
     }
   }
 
-  // The bar: the viewer's checkers above the middle, the opponent's below.
-  for (const [count, style, mine] of [
+  /** @type {[number, PieceStyle, boolean][]} */
+  const barStacks = [
     [view.board.mine[BAR], mineStyle, true],
     [view.board.theirs[BAR], theirsStyle, false],
-  ]) {
+  ];
+  // The bar: the viewer's checkers above the middle, the opponent's below.
+  for (const [count, style, mine] of barStacks) {
     const shown = Math.min(count, 4);
     for (let i = 0; i < shown; i += 1) {
       const c = barCentre(mine, i, o);
@@ -107,11 +123,13 @@ function drawCheckers(view, o) {
     }
   }
 
-  // Borne-off checkers in the tray.
-  for (const [count, style, mine] of [
+  /** @type {[number, PieceStyle, boolean][]} */
+  const trayStacks = [
     [view.board.mine[OFF], mineStyle, true],
     [view.board.theirs[OFF], theirsStyle, false],
-  ]) {
+  ];
+  // Borne-off checkers in the tray.
+  for (const [count, style, mine] of trayStacks) {
     for (let i = 0; i < count; i += 1) layers.push(slice(style, traySlice(mine, i, o)));
     if (count) {
       const last = traySlice(mine, count - 1, o);
@@ -132,6 +150,7 @@ function drawCheckers(view, o) {
 
 // A checker that may move wears a bright ring before the first tap, so a player
 // sees at a glance which ones the dice let go.
+/** @param {{x: number, y: number}} c */
 function movableRing(c) {
   return el("circle", { cx: c.x, cy: c.y, r: CHECKER / 2 + 1, class: "movable-ring" });
 }
@@ -139,7 +158,11 @@ function movableRing(c) {
 // A finger needs about 44 CSS pixels: on a 390 px phone that is some 80 board units.
 const FINGER_UNITS = 84;
 
-// The dice (or the button that rolls them) and the cube, on a layer over the checkers.
+/**
+ * The dice (or the button that rolls them) and the cube, on a layer over the checkers.
+ * @param {DrawnView} view
+ * @param {{x: number, width: number}} bar
+ */
 function drawControls(view, bar) {
   // Dice: the viewer's on their home half, the opponent's on the other half.
   const homeHalfX = bar.x + (view.homeLeft ? -SIZE.point * 3 : bar.width + SIZE.point * 3);
@@ -152,7 +175,8 @@ function drawControls(view, bar) {
     const gap = size + 8;
     const start = cx - ((values.length - 1) * gap) / 2;
     const g = el("g", { class: "dice-set", "aria-hidden": "true" });
-    values.forEach((value, i) => g.append(die(value, start + i * gap, MIDDLE, size, { used: view.dice.used[i] })));
+    const used = view.dice.used;
+    values.forEach((value, i) => g.append(die(value, start + i * gap, MIDDLE, size, { used: used[i] })));
     controls.append(g);
   } else if (view.canRoll) {
     const g = spot("dice", view, { control: true });
@@ -191,7 +215,11 @@ function drawControls(view, bar) {
   return controls;
 }
 
-// The tap and focus targets over each point, the bar and the tray, and the destination labels.
+/**
+ * The tap and focus targets over each point, the bar and the tray, and the destination labels.
+ * @param {DrawnView} view
+ * @param {Layout} o
+ */
 function drawSpots(view, o) {
   const bar = barBox(o);
   const tray = trayBox(o);
@@ -219,6 +247,11 @@ function drawSpots(view, o) {
   return { spots, labelLayer };
 }
 
+/**
+ * @param {SpotKey} key
+ * @param {DrawnView} view
+ * @param {{control?: boolean}} [options]
+ */
 function spot(key, view, { control = false } = {}) {
   const cls = ["spot"];
   if (view.sources.has(key)) cls.push("source");
@@ -241,8 +274,11 @@ function spot(key, view, { control = false } = {}) {
 /**
  * Where each destination's label goes: next to the point's tip (or over the tray),
  * stepped into the point when a neighbour's label is in the way (geometry.placeLabels).
+ * @param {DrawnView} view
+ * @param {Layout} o
  */
 function targetLabels(view, o) {
+  /** @type {Parameters<typeof placeLabels>[0]} */
   const wanted = [];
   for (const [key, label] of view.targets) {
     const width = labelWidth(label);
@@ -258,6 +294,12 @@ function targetLabels(view, o) {
   return placeLabels(wanted);
 }
 
+/**
+ * @param {SVGGElement} layer
+ * @param {DrawnView} view
+ * @param {SpotKey} key
+ * @param {Box | undefined} box
+ */
 function addTarget(layer, view, key, box) {
   const label = box && view.targets.get(key);
   if (!label) return;

@@ -1,6 +1,7 @@
 // The status line under the board, in words: what the other side just played,
 // the turns that passed with no move, and what happens now. Pure: the model
 // and the texts in, sentences out.
+/** @import { MatchView, Model, Translate, TurnKind } from "../types.js" */
 import { lastPlay } from "./geometry.js";
 import { blockedRolls } from "./history.js";
 import { diceText } from "./texts.js";
@@ -8,18 +9,25 @@ import {
   allowed, bottomSide, lastGame, match, nameOf, turnComplete, viewerSide,
 } from "./table.js";
 
-/** The status line's sentences, in the order they are read. */
+/**
+ * The status line's sentences, in the order they are read.
+ * @param {Model} model
+ * @param {Translate} t
+ */
 export function statusLines(model, t) {
   return [
     writtenAnswerText(model, t), lastPlayText(model, t), ...passedTurns(model, t), statusText(model, t),
   ].filter(Boolean);
 }
 
+/** @type {Partial<Record<TurnKind, string>>} */
 const WRITTEN_ANSWERS = { take: "written_take", beaver: "written_beaver", drop: "written_drop" };
 
 /**
  * The answer the other side wrote ahead, played the moment the viewer doubled:
  * the doubler reads it first, until their next play (the history says it too).
+ * @param {Model} model
+ * @param {Translate} t
  */
 function writtenAnswerText(model, t) {
   const m = match(model);
@@ -37,7 +45,11 @@ function writtenAnswerText(model, t) {
   return "";
 }
 
-/** What the other side just played, in notation, until the viewer moves. */
+/**
+ * What the other side just played, in notation, until the viewer moves.
+ * @param {Model} model
+ * @param {Translate} t
+ */
 function lastPlayText(model, t) {
   const m = match(model);
   const last = lastPlay(m.history, m.game_number, bottomSide(model));
@@ -45,7 +57,11 @@ function lastPlayText(model, t) {
   return t("last_play", { name: nameOf(model, last.side), play: last.notation });
 }
 
-/** Turns with no legal move since the last real play: the board says so. */
+/**
+ * Turns with no legal move since the last real play: the board says so.
+ * @param {Model} model
+ * @param {Translate} t
+ */
 function passedTurns(model, t) {
   const m = match(model);
   return blockedRolls(m.history, m.game_number).map((turn) => (turn.side === viewerSide(model)
@@ -53,6 +69,10 @@ function passedTurns(model, t) {
     : t("no_move", { name: nameOf(model, turn.side), dice: diceText(turn.dice) })));
 }
 
+/**
+ * @param {Model} model
+ * @param {Translate} t
+ */
 function statusText(model, t) {
   const m = match(model);
   const me = viewerSide(model);
@@ -82,36 +102,45 @@ function statusText(model, t) {
   }
 }
 
-/** The offer on the table, worth what the server says at the cube. */
+/**
+ * The offer on the table, worth what the server says at the cube.
+ * @param {MatchView} m
+ */
 function offerText(m) {
   const offer = (m.resign_offers || []).find(({ value }) => value === m.resign_offered);
   return offer ? offer.text : "";
 }
 
+/** @param {Model} model */
 function gameOverText(model) {
   const game = lastGame(model);
   return game && game.result ? `${game.result.text}. ${game.result.score_text}.` : "";
 }
 
-/** The match's end, said to each: "¡Ganaste! Gana bob la partida." */
+/**
+ * The match's end, said to each: "¡Ganaste! Gana bob la partida."
+ * @param {Model} model
+ * @param {Translate} t
+ */
 function resultText(model, t) {
   const m = match(model);
-  if (m.winner === null || m.winner === undefined) return m.outcome || t("match_over");
+  const won = m.winner;
+  if (won === null || won === undefined) return m.outcome || t("match_over");
   const me = viewerSide(model);
-  const loser = nameOf(model, 1 - m.winner);
+  const loser = nameOf(model, 1 - won);
   const words = [];
-  const lost = me !== null && me !== m.winner;
+  const lost = me !== null && me !== won;
   // An abandonment or an absence says who gave the match away: "you" to that player.
   if (lost && m.end_reason === "resign") words.push(t("you_forfeited"));
   else if (lost && m.end_reason === "absence") words.push(t("you_absent"));
-  else if (me !== null) words.push(me === m.winner ? t("you_won") : t("you_lost"));
+  else if (me !== null) words.push(me === won ? t("you_won") : t("you_lost"));
   // The server's sentence: who won, the score, and for a match given up who
   // gave it up, the score then and what the winner got.
   if (m.outcome) return [...words, m.outcome].join(" ");
   if (!lost && m.end_reason === "resign") words.push(`${t("h_forfeit", { name: loser })}.`);
   if (!lost && m.end_reason === "absence") words.push(`${t("h_absence", { name: loser })}.`);
-  const winner = nameOf(model, m.winner);
+  const winner = nameOf(model, won);
   if (m.format === "single") words.push(t("winner_single", { name: winner }));
-  else words.push(t("winner_match", { name: winner, a: m.score[m.winner], b: m.score[1 - m.winner] }));
+  else words.push(t("winner_match", { name: winner, a: m.score[won], b: m.score[1 - won] }));
   return words.join(" ");
 }

@@ -1,16 +1,24 @@
 // What the board component draws, computed from the controller's model: the
 // checkers, the marks of the play being built and of the last play, dice,
 // cube, and every spot's spoken label. Pure: a view in, nothing fetched.
+/** @import { BoardView, CubeView, DiceView, Model, Side, SpotKey, Translate, ViewerBoard } from "../types.js" */
 import { BAR, OFF, lastPlay, spotKey, spotNumber } from "./geometry.js";
 import { styleOf } from "./pieces.js";
 import { allowed, bottomSide, match, myMove, nameOf, viewerSide } from "./table.js";
 
-/** The view of `board` (from shownBoard) for createBoard's set(). */
+/**
+ * The view of `board` (from shownBoard) for createBoard's set().
+ * @param {Model} model
+ * @param {ViewerBoard} board
+ * @param {Translate} t
+ * @returns {BoardView}
+ */
 export function boardView(model, board, t) {
   const m = match(model);
   const bottom = bottomSide(model);
   const moving = myMove(model);
   const sources = new Set(moving ? model.options.map((o) => spotKey(o.from)) : []);
+  /** @type {Map<SpotKey, string>} */
   const targets = new Map();
   if (moving && model.selected !== null) {
     const from = spotNumber(model.selected);
@@ -38,10 +46,15 @@ export function boardView(model, board, t) {
   };
 }
 
-// The other side's last play, marked from and to until the viewer moves.
+/**
+ * The other side's last play, marked from and to until the viewer moves.
+ * @param {Model} model
+ */
 function lastMarks(model) {
   const m = match(model);
+  /** @type {Set<SpotKey>} */
   const lastFrom = new Set();
+  /** @type {Set<SpotKey>} */
   const lastTo = new Set();
   const last = lastPlay(m.history, m.game_number, bottomSide(model));
   if (last && last.side !== viewerSide(model)) {
@@ -53,12 +66,17 @@ function lastMarks(model) {
   return { lastFrom, lastTo };
 }
 
-// Doubles are four dice; the ones the built play used are drawn spent.
+/**
+ * Doubles are four dice; the ones the built play used are drawn spent.
+ * @param {Model} model
+ * @returns {DiceView | null}
+ */
 function diceView(model) {
   const m = match(model);
-  if (!m.dice || m.phase !== "move") return null;
+  const dice = m.dice;
+  if (!dice || m.phase !== "move") return null;
   // The higher die first, as players say the roll ("5-1", even for an opening 1 and 5).
-  const values = m.dice[0] === m.dice[1] ? [m.dice[0], m.dice[0], m.dice[0], m.dice[0]] : [...m.dice].sort((a, b) => b - a);
+  const values = dice[0] === dice[1] ? [dice[0], dice[0], dice[0], dice[0]] : [...dice].sort((a, b) => b - a);
   const used = values.map(() => false);
   if (myMove(model)) {
     for (const die of model.chosen.flatMap((o) => o.dice)) {
@@ -69,9 +87,14 @@ function diceView(model) {
   return { values, used, mine: m.turn === bottomSide(model) };
 }
 
+/**
+ * @param {Model} model
+ * @returns {CubeView | null}
+ */
 function cubeView(model) {
   const m = match(model);
   const bottom = bottomSide(model);
+  /** @type {(owner: Side | null) => "mine" | "theirs" | null} */
   const side = (owner) => (owner === null || owner === undefined ? null : (owner === bottom ? "mine" : "theirs"));
   if (m.phase === "doubled") {
     // The offered cube waits on the taker's side, already turned to its new value.
@@ -83,14 +106,25 @@ function cubeView(model) {
 
 // --- what a screen reader says on each spot --------------------------------------------
 
+/**
+ * @param {Model} model
+ * @param {ViewerBoard} board
+ * @param {Set<SpotKey>} sources
+ * @param {Map<SpotKey, string>} targets
+ * @param {Translate} t
+ */
 function spotLabels(model, board, sources, targets, t) {
+  /** @type {(count: number, side: "mine" | "theirs") => string} */
   const whose = (count, side) => whoseCheckers(model, count, side, t);
+  /** @type {Map<SpotKey, string>} */
   const labels = new Map();
+  /** @param {SpotKey} key */
   const extras = (key) => {
     const words = [];
     if (model.selected === key) words.push(t("selected"));
     else if (sources.has(key)) words.push(t("movable"));
-    if (targets.has(key)) words.push(t("target", { dice: targets.get(key) }));
+    const target = targets.get(key);
+    if (target !== undefined) words.push(t("target", { dice: target }));
     return words.length ? `, ${words.join(", ")}` : "";
   };
   for (let n = 1; n <= 24; n += 1) {
@@ -108,6 +142,12 @@ function spotLabels(model, board, sources, targets, t) {
   return labels;
 }
 
+/**
+ * @param {Model} model
+ * @param {number} count
+ * @param {"mine" | "theirs"} side
+ * @param {Translate} t
+ */
 function whoseCheckers(model, count, side, t) {
   // A spectator reads names on both sides; a player reads "tuyas" for their own.
   const bottom = bottomSide(model);

@@ -1,4 +1,3 @@
-// @ts-check
 // The review's chart: side 0's standing at each roll of the game (a winning
 // or match-winning chance, or equity in points), the big rolls and the
 // errors marked on the line. A click on it shows that moment in the review

@@ -1,24 +1,22 @@
-// @ts-check
 // The review page's chart of the game (chart.js draws it): clicks on it and
 // the buttons of its table show that moment in the review (main.js), and the
 // moment shown is marked on it.
+/** @import { ReviewData } from "../types.js" */
+import { byId, readJson } from "../board/dom.js";
 import { drawChart, rollBefore, stepFor } from "./chart.js";
 
-/** @param {string} id */
-const read = (id) => JSON.parse(/** @type {HTMLElement} */ (document.getElementById(id)).textContent || "null");
-/** @type {import("./chart.js").Chart} */
-const chart = read("luck-chart");
-/** @type {{turn: number, kind: string}[]} */
-const steps = read("review-data").steps;
-/** @type {Record<string, string>} */
-const t = read("review-strings");
-const svg = /** @type {SVGSVGElement | null} */ (document.getElementById("luck-svg"));
+// What the server wrote into the page (templates/games/review.html).
+const chart = /** @type {import("./chart.js").Chart} */ (readJson("luck-chart"));
+const review = /** @type {ReviewData} */ (readJson("review-data"));
+const steps = review.steps;
+const t = /** @type {Record<string, string>} */ (readJson("review-strings"));
+const svg = byId("luck-svg", SVGSVGElement);
 const lang = document.documentElement.lang || "es";
 const whole = new Intl.NumberFormat(lang, { maximumFractionDigits: 1 });
 const equity = new Intl.NumberFormat(lang, { minimumFractionDigits: 3, maximumFractionDigits: 3, signDisplay: "always" });
 const signed = (/** @type {number} */ value) => equity.format(value).replace("-", "−");
 const label = chart.scale === "percent" ? (/** @type {number} */ v) => `${whole.format(v)} %` : (/** @type {number} */ v) => whole.format(v).replace("-", "−");
-const names = read("review-data").names;
+const names = review.names;
 
 /** @param {string} template @param {Record<string, string>} values */
 const fill = (template, values) => template.replace(/\{(\w+)\}/g, (_, key) => values[key] ?? "");
@@ -38,7 +36,7 @@ function draw() {
 
 /**
  * Under the detail of a play (main.js writes it): the luck of the roll it was made with.
- * @param {{turn: number, kind: string}} step
+ * @param {import("../types.js").ReviewStep} step
  */
 function rollLine(step) {
   const roll = chart.points[rollBefore(chart, step.turn)];
@@ -58,19 +56,19 @@ function go(index) {
 
 if (svg && chart.points.length) {
   svg.addEventListener("click", (event) => {
-    const target = /** @type {Element} */ (event.target);
-    const error = target.closest("[data-error]");
+    const error = event.target instanceof Element ? event.target.closest("[data-error]") : null;
     if (error instanceof SVGElement && error.dataset.error !== undefined) {
       go(stepFor(steps, chart.errors[Number(error.dataset.error)].turn, false));
       return;
     }
     if (!spots) return;
+    const { line } = spots;
     // Anywhere else: the roll nearest to the click, left to right.
     const box = svg.getBoundingClientRect();
     const x = ((event.clientX - box.left) * svg.viewBox.baseVal.width) / box.width;
     let nearest = 0;
-    spots.line.forEach((spot, index) => {
-      if (index < chart.points.length && Math.abs(spot.x - x) < Math.abs(spots.line[nearest].x - x)) nearest = index;
+    line.forEach((spot, index) => {
+      if (index < chart.points.length && Math.abs(spot.x - x) < Math.abs(line[nearest].x - x)) nearest = index;
     });
     go(stepFor(steps, chart.points[nearest].turn, true));
   });
@@ -83,8 +81,7 @@ if (svg && chart.points.length) {
     });
   }
   document.addEventListener("review:shown", (event) => {
-    const index = /** @type {CustomEvent<number>} */ (event).detail;
-    const step = steps[index];
+    const step = event instanceof CustomEvent ? steps[Number(event.detail)] : undefined;
     if (step) cursor = rollBefore(chart, step.turn);
     draw();
     if (step && step.kind === "play") rollLine(step);

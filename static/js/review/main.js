@@ -2,25 +2,42 @@
 // board as the table (render.js, geometry.js), the played choice on the left
 // and the evaluator's best on the right. Everything comes from the server in
 // #review-data; nothing here rates anything.
+/** @import { DrawnView, ReviewData, ReviewPosition, ReviewStep, Side, SpotKey, Step } from "../types.js" */
+import { byId, findAll, readJson } from "../board/dom.js";
 import { drawBoard, styleOf } from "../board/render.js";
 import { spotKey, viewerBoard } from "../board/geometry.js";
 
-const data = JSON.parse(document.getElementById("review-data").textContent);
-const t = JSON.parse(document.getElementById("review-strings").textContent);
-const app = document.getElementById("review-app");
+// What the server wrote into the page (templates/games/review.html).
+const data = /** @type {ReviewData} */ (readJson("review-data"));
+const t = /** @type {Record<string, string>} */ (readJson("review-strings"));
+const app = byId("review-app", HTMLElement);
 const steps = data.steps;
 // Equities as the page's language writes numbers: "−0,327" in Spanish, "−0.327" in English.
 const numbers = new Intl.NumberFormat(document.documentElement.lang || "es", {
   minimumFractionDigits: 3, maximumFractionDigits: 3, signDisplay: "negative",
 });
+/** @param {number} value */
 const number = (value) => numbers.format(value).replace("-", "−");
 
+/**
+ * @param {string} template
+ * @param {Record<string, string | number>} values
+ */
 function fill(template, values) {
-  return template.replace(/\{(\w+)\}/g, (_, key) => values[key]);
+  return template.replace(/\{(\w+)\}/g, (_, key) => String(values[key]));
 }
 
+/**
+ * @param {ReviewPosition} position
+ * @param {Step[] | undefined} marks
+ * @param {number[] | null} dice
+ * @param {Side} side
+ * @returns {DrawnView}
+ */
 function view(position, marks, dice, side) {
+  /** @type {Set<SpotKey>} */
   const from = new Set();
+  /** @type {Set<SpotKey>} */
   const to = new Set();
   for (const [src, dst] of marks || []) {
     from.add(spotKey(src));
@@ -45,24 +62,33 @@ function view(position, marks, dice, side) {
   };
 }
 
+/**
+ * @param {ReviewStep} step
+ * @param {"played" | "best"} which
+ */
 function label(step, which) {
   // The server writes a cube action as a word and a play in its notation.
   return which === "best" ? step.best_text : step.played_text;
 }
 
+/** @param {ReviewStep} step */
 function markText(step) {
   if (step.forced) return t.forced;
   return step.mark ? t[step.mark] : "";
 }
 
+/** @param {ReviewStep} step */
 function detail(step) {
-  const box = document.getElementById("review-detail");
+  const box = byId("review-detail", HTMLElement);
+  if (!box) return;
   const name = data.names[step.side];
   const dice = step.dice_text ? ` ${step.dice_text}` : "";
+  /** @type {HTMLElement[]} */
   const lines = [];
   const head = document.createElement("p");
-  head.append(document.createElement("strong"));
-  head.firstChild.textContent = `${name}${dice}: ${label(step, "played")}`;
+  const strong = document.createElement("strong");
+  strong.textContent = `${name}${dice}: ${label(step, "played")}`;
+  head.append(strong);
   const mark = markText(step);
   if (mark) {
     const badge = document.createElement("span");
@@ -107,32 +133,46 @@ function detail(step) {
 
 let current = 0;
 
+/**
+ * @param {string} id
+ * @param {string} text
+ */
+function write(id, text) {
+  const node = document.getElementById(id);
+  if (node) node.textContent = text;
+}
+
+/** @param {number} index */
 function show(index) {
   current = Math.max(0, Math.min(steps.length - 1, index));
   const step = steps[current];
   const played = step.after_played || step.before;
   const best = step.after_best || step.before;
-  drawBoard(document.getElementById("board-played"), view(played, step.played_steps, step.dice, step.side));
-  drawBoard(document.getElementById("board-best"), view(best, step.best_steps, step.dice, step.side));
-  document.getElementById("played-caption").textContent = `${t.played}: ${label(step, "played")}`;
-  document.getElementById("best-caption").textContent = `${t.best}: ${label(step, "best")}`;
-  document.getElementById("review-step").textContent = fill(t.step, { n: current + 1, total: steps.length });
+  const playedBoard = byId("board-played", SVGSVGElement);
+  const bestBoard = byId("board-best", SVGSVGElement);
+  if (playedBoard) drawBoard(playedBoard, view(played, step.played_steps, step.dice, step.side));
+  if (bestBoard) drawBoard(bestBoard, view(best, step.best_steps, step.dice, step.side));
+  write("played-caption", `${t.played}: ${label(step, "played")}`);
+  write("best-caption", `${t.best}: ${label(step, "best")}`);
+  write("review-step", fill(t.step, { n: current + 1, total: steps.length }));
   detail(step);
-  for (const item of document.querySelectorAll("#decision-list li")) {
+  for (const item of findAll(document, "#decision-list li", HTMLElement)) {
     item.classList.toggle("current", Number(item.dataset.index) === current);
   }
   document.dispatchEvent(new CustomEvent("review:shown", { detail: current }));
 }
 
+/** @type {Record<string, () => number>} */
 const moves = { first: () => 0, prev: () => current - 1, next: () => current + 1, last: () => steps.length - 1 };
 
-if (steps.length) {
+if (app && steps.length) {
   app.hidden = false;
-  for (const button of app.querySelectorAll("[data-go]")) {
-    button.addEventListener("click", () => show(moves[button.dataset.go]()));
+  for (const button of findAll(app, "[data-go]", HTMLElement)) {
+    const go = moves[button.dataset.go || ""];
+    if (go) button.addEventListener("click", () => show(go()));
   }
   document.addEventListener("keydown", (event) => {
-    if (event.target.closest("input, textarea, select")) return;
+    if (event.target instanceof Element && event.target.closest("input, textarea, select")) return;
     if (event.key === "ArrowLeft") show(current - 1);
     else if (event.key === "ArrowRight") show(current + 1);
     else if (event.key === "Home") show(0);
@@ -140,10 +180,12 @@ if (steps.length) {
     else return;
     event.preventDefault();
   });
-  for (const item of document.querySelectorAll("#decision-list li")) {
+  for (const item of findAll(document, "#decision-list li", HTMLElement)) {
     item.addEventListener("click", () => show(Number(item.dataset.index)));
   }
   // The chart of the game (luck.js) asks for a moment of it.
-  document.addEventListener("review:go", (event) => show(event.detail));
+  document.addEventListener("review:go", (event) => {
+    if (event instanceof CustomEvent) show(Number(event.detail));
+  });
   show(0);
 }
