@@ -178,8 +178,16 @@ def test_every_page_finds_its_hashed_static_files_after_collectstatic(tmp_path, 
     # The board's modules import each other by their hashed names too, so a
     # browser never mixes modules of two deploys.
     (main,) = (tmp_path / "js" / "board").glob("main.*.js")
-    imports = re.findall(r'from "(\.[^"]+)"', main.read_text())
+    imports = re.findall(r'^import [^;]*? from "(\.[^"]+)";', main.read_text(), re.M | re.S)
     assert imports and all(re.search(r"\.[0-9a-f]{12}\.js$", name) for name in imports), imports
+    # A JSDoc type import is a comment: left as written, while the statements
+    # after it (in render.js an import and an export of one module) are hashed once.
+    (render,) = (tmp_path / "js" / "board").glob("render.*.js")
+    text = render.read_text()
+    assert '/** @import { DrawnView, PieceStyle, SpotKey } from "../types.js" */' in text
+    assert re.search(
+        r'^export \{ pieceIcon, styleOf \} from "\./pieces\.[0-9a-f]{12}\.js";', text, re.M
+    )
 
 
 def test_the_rate_limit_scale_multiplies_every_count_and_keeps_the_windows():

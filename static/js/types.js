@@ -1,6 +1,8 @@
 // The shapes the browser code passes around, for the type checker only
-// (jsconfig.json): modules name them with JSDoc imports such as
-// `@param {import("../types.js").Model} model`. No page loads this file.
+// (jsconfig.json): a module names them in a JSDoc type import, `@import`
+// the names from this file's path, then `@param {Model} model`. No page loads
+// this file. (collectstatic reads a path in parentheses after "import" as a
+// module to hash, comments included: write none here.)
 //
 // The room state and the steps follow the server's TypedDicts
 // (games/selectors/board.py and the modules it names; docs/API.md says
