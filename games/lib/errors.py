@@ -96,7 +96,7 @@ MESSAGES = {
     "too_far": _("Un paso avanza lo que marca un dado, de 1 a 6 puntas."),
     "wrong_direction": _("Las fichas avanzan hacia tu punta 1, nunca hacia atrás."),
     "bad_notation": _("No entendimos esa jugada. Escríbela como 24/18 13/10."),
-    "too_early": _("Todavía no han pasado dos días desde que le tocó a tu rival."),
+    "too_early": _("Tu rival todavía está dentro de su plazo para jugar."),
     "not_waiting": _("No estás esperando a tu rival."),
     "not_session": _("Solo una sesión libre se puede parar entre partidas."),
     "no_cube": _("En la partida simple no se juega con el cubo."),
