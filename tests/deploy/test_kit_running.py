@@ -137,10 +137,13 @@ def _listening(path: Path) -> bool:
 
 
 def _python_in_a_home() -> set[Path]:
+    """The venv and the Python it was made from, where the units' sandbox hides
+    them: under /root or /home (ProtectHome=), or /tmp or /var/tmp (PrivateTmp=,
+    a checkout cloned there names its venv's Python in every script's #!)."""
     found = set()
     for path in (ROOT / ".venv", Path(sys.base_prefix)):
         real = path.resolve()
-        if real.parts[1:2] in (("root",), ("home",)):
+        if real.parts[1:2] in (("root",), ("home",), ("tmp",)) or real.parts[1:3] == ("var", "tmp"):
             found.add(real)
     return found
 
@@ -195,9 +198,9 @@ def kit(django_db_setup, django_db_blocker, tmp_path_factory):
         files={"/etc/mesa/mesa.env": EXAMPLE, "/etc/mesa/kit-test.env": folder / "kit-test.env"},
     )
     override = "[Service]\nEnvironmentFile=/etc/mesa/kit-test.env\n"
-    # ProtectHome=yes hides /root and /home: a Python installed there (pyenv on
-    # this machine; Debian's is /usr/bin/python3) comes back read-only, as an
-    # operator with such a Python would bind it.
+    # ProtectHome=yes hides /root and /home, PrivateTmp=yes /tmp: a Python or a
+    # venv there (pyenv on this machine; a clone under /tmp) comes back
+    # read-only, as an operator with such a Python would bind it.
     for path in _python_in_a_home():
         override += f"BindReadOnlyPaths={path}\n"
     for name in SERVICES:
