@@ -55,9 +55,11 @@ def _sandbox(unit: systemd.Unit, writable: list[str], stage: Path) -> list[str]:
         for word in systemd.split_words(value)
     ]
     staged = []
+    # Held on a side path first, under /run (a mount of its own, so covering
+    # /tmp leaves it be): ProtectHome= and PrivateTmp= hide the sources, and
+    # systemd lays the binds over them afterwards.
     for number, (source, *target) in enumerate(binds):
-        # Held on a side path first: ProtectHome= and PrivateTmp= hide the source.
-        (stage / str(number)).mkdir(parents=True, exist_ok=True)
+        lines.append(f"mkdir -p {q(stage / str(number))}")
         lines.append(f"mount --bind {q(source)} {q(stage / str(number))}")
         staged.append((stage / str(number), target[0] if target else source))
     if unit.value("Service", "ProtectSystem") == "strict":
@@ -74,15 +76,15 @@ def _sandbox(unit: systemd.Unit, writable: list[str], stage: Path) -> list[str]:
         for path in ("/home", "/root", "/run/user"):
             lines.append(f"{{ [ ! -d {path} ] || mount -t tmpfs -o mode=000 tmpfs {path}; }}")
             hidden.append(path)
-    for source, target in staged:
-        lines.append(f"mkdir -p {q(target)}")
-        lines.append(f"mount --bind {q(source)} {q(target)}")
-        lines.append(f"mount -o remount,bind,ro {q(target)}")
     if unit.value("Service", "PrivateTmp") == "yes":
         lines += [
             "mount -t tmpfs -o mode=1777 tmpfs /tmp",
             "mount -t tmpfs -o mode=1777 tmpfs /var/tmp",
         ]
+    for source, target in staged:
+        lines.append(f"mkdir -p {q(target)}")
+        lines.append(f"mount --bind {q(source)} {q(target)}")
+        lines.append(f"mount -o remount,bind,ro {q(target)}")
     for path in hidden:
         lines.append(f"{{ [ ! -d {path} ] || mount -o remount,bind,ro {path}; }}")
     return lines
@@ -234,7 +236,7 @@ class Machine:
             w for v in unit.values("Service", "ReadWritePaths") for w in systemd.split_words(v)
         ]
         if sandbox:
-            lines += _sandbox(unit, writable, self.folder / "stage" / unit.name)
+            lines += _sandbox(unit, writable, Path("/run/.bind-stage") / unit.name)
         cd = f"cd {q(cwd)}" if cwd != "~" else 'cd "$HOME"'
         if workdir.optional:
             cd = f"{{ {cd} 2>/dev/null || true; }}"
