@@ -58,6 +58,19 @@ def write_whole(path: Path, data: bytes) -> None:
         raise
 
 
+def queue_order(name: str) -> tuple[float, str]:
+    """Oldest first: by the time that starts the name, as a number.
+
+    Sorted as text, "1_a" would come after "12_b" ('_' sorts after the digits),
+    and a clock that gains a digit would reorder the queue.
+    """
+    stamp, _, rest = name.partition("_")
+    try:
+        return (float(stamp), rest)
+    except ValueError:
+        return (float("inf"), name)
+
+
 def claimed_folder(options: dict[str, Any]) -> Path:
     """Where consumers take messages to read them: beside the queue, on its file system."""
     folder = options.get("claimed_folder")
@@ -80,7 +93,7 @@ class Channel(filesystem.Channel):
     def _get(self, queue: str, timeout: float | None = None) -> Any:
         wanted = f"{queue}.msg"
         folder = Path(self.data_folder_in)
-        for name in sorted(os.listdir(folder)):
+        for name in sorted(os.listdir(folder), key=queue_order):
             if name.partition(".")[2] != wanted:
                 continue
             claimed = self.claimed_folder / name

@@ -14,7 +14,7 @@ import time
 
 from kombu import Connection
 
-from config.broker import write_whole
+from config.broker import queue_order, write_whole
 
 TRANSPORT = "config.broker:Transport"
 PRODUCERS = 3
@@ -131,3 +131,13 @@ def test_a_file_is_written_under_a_name_no_consumer_reads_then_renamed(tmp_path,
     [name] = names
     assert name.startswith(".") and name.partition(".")[2] != "bots.msg"
     assert (tmp_path / "1_b.bots.msg").read_bytes() == b"{}"
+
+
+def test_the_queue_is_read_oldest_first_whatever_the_number_of_digits():
+    names = ["12_b.bots.msg", "1_a.bots.msg", "9_c.bots.msg", "stray.bots.msg"]
+    assert sorted(names, key=queue_order) == [
+        "1_a.bots.msg",
+        "9_c.bots.msg",
+        "12_b.bots.msg",
+        "stray.bots.msg",
+    ]
