@@ -7,9 +7,11 @@ runs in a thread of this process, so the scripted source reaches it too.
 """
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
+from django.core.signals import request_finished, request_started
 
 from tests.helpers import missing, on_ci
 
@@ -102,6 +104,64 @@ def open_page(browser, js_errors):
     js_errors.watching = False
     for context in contexts:
         context.close()
+
+
+@pytest.fixture(autouse=True)
+def _server_quiet_before_the_flush(request):
+    # Set up after the database (pytest-django's own autouse asks for it), so
+    # torn down before its flush, and after the tests' pages have closed.
+    yield
+    if "live_server" in request.fixturenames:
+        let_the_server_finish()
+
+
+class InFlight:
+    """The live server's requests not yet answered (its threads, not the test's)."""
+
+    def __init__(self):
+        self.count = 0
+        self.changed = threading.Condition()
+
+    def started(self, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            with self.changed:
+                self.count += 1
+
+    def finished(self, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            with self.changed:
+                self.count -= 1
+                self.changed.notify_all()
+
+    def wait_until_none(self, timeout):
+        with self.changed:
+            return self.changed.wait_for(lambda: self.count <= 0, timeout)
+
+
+IN_FLIGHT = InFlight()
+request_started.connect(IN_FLIGHT.started, dispatch_uid="browser-in-flight-started")
+request_finished.connect(IN_FLIGHT.finished, dispatch_uid="browser-in-flight-finished")
+
+
+def let_the_server_finish(timeout=15):
+    """End held long polls and wait for the live server's requests to finish.
+
+    A closed page leaves its held poll running in the server's thread, which
+    looks at the database every half second for up to 25 s. Were the test's
+    database flushed meanwhile, that request would meet the flush (a TRUNCATE
+    waiting on its locks, or a deadlock that fails the teardown) and then
+    pytest-django's closed database.
+    """
+    from games.web import longpoll
+
+    ticking = longpoll.monotonic
+    longpoll.monotonic = lambda: float("inf")  # every held wait's deadline has passed
+    try:
+        with longpoll._news:
+            longpoll._news.notify_all()
+        assert IN_FLIGHT.wait_until_none(timeout), f"{IN_FLIGHT.count} requests still running"
+    finally:
+        longpoll.monotonic = ticking
 
 
 @pytest.fixture
