@@ -156,7 +156,8 @@ def room_state(request: HttpRequest, slug: str) -> HttpResponse:
     wait = parse_wait(request)
     if wait is not None:
         # Long polling: held until the room moves past `wait` (see games.web.longpoll).
-        longpoll.wait_for_change(slug, wait)
+        board = etags.board_tag(request.headers.get("If-None-Match", ""), wait)
+        longpoll.wait_for_change(slug, wait, serial=board.serial if board else None)
     answer, seat = state_cache.viewer_state(request, slug)  # one query on a hit
     if seat is not None:
         services.seat_seen(seat=seat)  # no "your turn" email while the board is open

@@ -69,16 +69,20 @@ def _release_pooled_connection() -> None:
         connection.close()
 
 
-def wait_for_change(slug: str, version: int) -> bool:
+def wait_for_change(slug: str, version: int, *, serial: int | None = None) -> bool:
     """Return when room `slug` moved past `version` (True) or the wait ran out (False).
 
-    Answers at once, without holding a slot, when the version already differs or
-    there is no such room (the state's read answers its 404); also at once
-    (False) when every slot is taken.
+    Answers at once, without holding a slot, when the version already differs,
+    when the board's state was read at another `serial` than the room's now (a
+    word, a written answer: what moves no version; the serial of the board's
+    ETag, as games.web.live reads it) or there is no such room (the state's
+    read answers its 404); also at once (False) when every slot is taken.
     """
     start = pulse(slug)
     if start is None or start.version != version:
         return True
+    if serial is not None and start.serial != serial:
+        return True  # the board is behind already: no reason to hold it
     if not _slots.acquire(blocking=False):
         return False
     try:

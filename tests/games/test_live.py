@@ -10,6 +10,7 @@ their own; they skip without it locally and fail on CI.
 """
 
 import asyncio
+import itertools
 import logging
 import shutil
 import socket
@@ -313,6 +314,31 @@ def test_make_runs_threaded_long_poll_is_woken_by_a_move_in_its_own_process(
     waiting.join(timeout=30)
     assert answer["response"].json()["version"] == version + 1
     assert answer["at"] - moved < 2.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_make_runs_long_poll_answers_a_board_behind_by_a_word_without_holding_it(
+    room, alice, bob, no_redis, monkeypatch
+):
+    # The WSGI side, as the ASGI one: the ETag's serial says the board is behind.
+    naps = []
+    monkeypatch.setattr(longpoll, "sleep", naps.append)
+    ticks = itertools.count(step=longpoll.CHECK_EVERY)  # each look half a second later
+    monkeypatch.setattr(longpoll, "monotonic", lambda: next(ticks))
+    bind(bob, room)
+    version = version_of(room)
+    tag = bob.client.get(state_url(room)).headers["ETag"]
+    services.message_send(seat=alice.seat, text="¿otra?")
+
+    answer = bob.client.get(state_url(room), {"wait": version}, HTTP_IF_NONE_MATCH=tag)
+
+    assert naps == []  # answered without a single look more
+    assert answer.status_code == 200 and answer.headers["ETag"] != tag
+    quiet = bob.client.get(
+        state_url(room), {"wait": version}, HTTP_IF_NONE_MATCH=answer.headers["ETag"]
+    )
+    assert len(naps) >= 40  # up to date: held as before, look after look
+    assert quiet.status_code == 304
 
 
 @pytest.mark.django_db(transaction=True)
