@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { shownPositionId } from "../../static/js/board/table.js";
+import { overtaken, serialOf, shownPositionId } from "../../static/js/board/table.js";
 
 // The Position IDs the server sent: its own strings, never worked out here.
 const POSITION = { side: 0, id: "ID-OF-POSITION-SIDE", other_side_id: "ID-OF-THE-OTHER-SIDE", me: [], them: [] };
@@ -38,4 +38,24 @@ test("with a play being built the Position ID is the one its last option leads t
   assert.equal(shownPositionId(modelFor(0, { chosen: chosen.slice(0, 1) })), "AFTER-8-5");
   // Steps left over from a turn that has passed are not the checkers drawn.
   assert.equal(shownPositionId(modelFor(0, { chosen, turn: 1 })), "ID-OF-POSITION-SIDE");
+});
+
+test("an ETag's serial is read from the tags the server writes, weak ones too", () => {
+  assert.equal(serialOf('"v12-s340-0123456789abcdef-n"'), 340);
+  assert.equal(serialOf('W/"v12-s7-0123456789abcdef"'), 7);
+  assert.equal(serialOf('"something-else"'), null);
+  assert.equal(serialOf(null), null);
+});
+
+test("an answer read before the board's own newer one is overtaken; a newer one is not", () => {
+  const old = { version: 5 };
+  const shown = '"v5-s20-0123456789abcdef-n"';
+  // A poll that left before the viewer's written answer (serial 20) and came back after it.
+  assert.equal(overtaken(old, shown, { version: 5 }, '"v5-s19-0123456789abcdef-n"'), true);
+  assert.equal(overtaken(old, shown, { version: 5 }, '"v5-s21-0123456789abcdef-n"'), false);
+  assert.equal(overtaken(old, shown, { version: 5 }, '"v5-s20-fedcba9876543210-n"'), false);
+  assert.equal(overtaken(old, shown, { version: 4 }, '"v4-s30-0123456789abcdef-n"'), true);
+  assert.equal(overtaken(old, shown, { version: 6 }, '"v6-s1-0123456789abcdef-n"'), false);
+  assert.equal(overtaken(old, shown, { version: 5 }, null), false); // no tag: taken as it is
+  assert.equal(overtaken(null, null, { version: 1 }, null), false);
 });

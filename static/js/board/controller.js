@@ -18,7 +18,8 @@ import { createPanels } from "./panels.js";
 import { createResult } from "./result.js";
 import { statusLines } from "./status.js";
 import {
-  allowed, match, myMove, nameOf, onTable, optionsKey, shownBoard, taken, turnComplete, viewerSide,
+  allowed, match, myMove, nameOf, onTable, optionsKey, overtaken, shownBoard, taken, turnComplete,
+  viewerSide,
 } from "./table.js";
 import { boardView } from "./view.js";
 import { livePoll } from "../poll.js";
@@ -180,7 +181,7 @@ export function startController(app, { state, config, texts, bot }) {
    */
   function takeState(next, etag, { own = false } = {}) {
     const old = model.state;
-    if (old && next.version < old.version) return; // an answer overtaken by a newer one
+    if (overtaken(old, model.etag, next, etag)) return; // an answer overtaken by a newer one
     // Other parts of the page (the players' messages, static/js/talk.js) follow the state too.
     document.dispatchEvent(new CustomEvent("mesa:state", { detail: next }));
     if (!onTable(next)) {

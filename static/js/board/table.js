@@ -138,3 +138,30 @@ export function lastGame(model) {
   const finished = match(model).games.filter((g) => g.winner !== null && g.winner !== undefined);
   return finished[finished.length - 1] || null;
 }
+
+/**
+ * The room's state serial an ETag was read at ("v<version>-s<serial>-..."), or
+ * null for a tag of another shape (games/web/etags.py writes them).
+ * @param {string | null} etag
+ * @returns {number | null}
+ */
+export function serialOf(etag) {
+  const found = etag ? /^(?:W\/)?"v\d+-s(\d+)-/.exec(etag) : null;
+  return found ? Number(found[1]) : null;
+}
+
+/**
+ * Whether an answer (`next` with `etag`) is older than the state the board shows:
+ * an earlier version, or the same version read at an earlier serial (a poll that
+ * left before the viewer's own written answer and came back after it).
+ * @param {RoomState | null} old
+ * @param {string | null} oldEtag
+ * @param {RoomState} next
+ * @param {string | null} etag
+ */
+export function overtaken(old, oldEtag, next, etag) {
+  if (!old) return false;
+  if (next.version !== old.version) return next.version < old.version;
+  const [before, after] = [serialOf(oldEtag), serialOf(etag)];
+  return before !== null && after !== null && after < before;
+}
