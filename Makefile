@@ -104,7 +104,7 @@ run: $(STAMP)
 
 # The fault scenarios against real processes on 127.0.0.1 (a PostgreSQL and a
 # Redis of its own, gunicorn, workers, two beats, an SMTP server it hangs and
-# stops): see README. CHAOS_ARGS="--only two-beats" runs one scenario.
+# stops): docs/OPERATIONS.md. CHAOS_ARGS="--only two-beats" runs one scenario.
 chaos: $(STAMP)
 	$(BIN)/python scripts/chaos.py $(CHAOS_ARGS)
 

@@ -140,11 +140,11 @@ def consumed(text: str) -> list[set[str]]:
     return [set(names.split(",")) for names in workers]
 
 
-def test_make_run_and_the_deploy_section_start_a_worker_for_every_queue():
+def test_make_run_and_the_deploy_guide_start_a_worker_for_every_queue():
     every = set(settings.CELERY_QUEUE_NAMES.split(","))
     makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")
-    readme = (ROOT / "README.md").read_text()
-    for text in (makefile, readme):
+    by_hand = (ROOT / "docs" / "DEPLOY.md").read_text()
+    for text in (makefile, by_hand):
         workers = consumed(text)
         assert set().union(*workers) == every
         # The mail queue has a worker to itself: a hung mail server holds no bot.

@@ -1,4 +1,4 @@
-"""A 500 under gunicorn, DEBUG off, started as the README's deploy section says:
+"""A 500 under gunicorn, DEBUG off, started as docs/DEPLOY.md says:
 its traceback reaches gunicorn's log (stderr), and under /api/ the client still
 reads JSON."""
 

@@ -2,7 +2,7 @@
 
 Redis: a move during the outage answers 200 and is stored once.
 
-The production shape of the README: gunicorn (config/gunicorn.conf.py, one
+The production shape of docs/DEPLOY.md: gunicorn (config/gunicorn.conf.py, one
 gthread worker) with CACHE_URL and the broker on the same redis-server, the
 sessions in `cached_db`, the limits in the cache. The Redis is a private one
 on this checkout's ports (19300-19399), so the test may stop it: first frozen
@@ -156,7 +156,7 @@ def gunicorn(port: int, redis_port: int, folder: Path, database_url: str = "", *
         DATABASE_URL=database_url or database_url_for_the_worker(),
         MESA_ALLOW_EMBEDDED="1",  # the SQLite file of a local run; CI runs on PostgreSQL
         STATICFILES_BACKEND="django.contrib.staticfiles.storage.StaticFilesStorage",
-        # README's production column: the cache and the broker on one Redis.
+        # docs/CONFIGURATION.md's production column: the cache and the broker on one Redis.
         CACHE_URL=f"redis://127.0.0.1:{redis_port}/0",
         CELERY_BROKER_URL=f"redis://127.0.0.1:{redis_port}/1",
         SESSION_ENGINE="django.contrib.sessions.backends.cached_db",

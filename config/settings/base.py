@@ -2,7 +2,7 @@
 
 Every value comes from the environment through django-environ, with a default
 that works on a fresh machine: SQLite, email to the console, DEBUG off unless
-asked. Production differs only by environment variables (see README).
+asked. Production differs only by environment variables (docs/CONFIGURATION.md).
 """
 
 import socket
@@ -205,7 +205,7 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Mesa <mesa@localhost
 # browsers a player allowed. Without a key pair nothing is pushed and the site
 # offers no subscription. Make one with
 # `python -c "from py_vapid import Vapid01; v = Vapid01(); v.generate_keys(); ..."`
-# (see README, "Web Push").
+# (docs/CONFIGURATION.md, VAPID_*).
 VAPID_PRIVATE_KEY = env.str("VAPID_PRIVATE_KEY", default="")  # PEM or base64url raw
 VAPID_PUBLIC_KEY = env.str("VAPID_PUBLIC_KEY", default="")  # base64url, uncompressed point
 # A development run (DEBUG on) without a pair makes one on its first start and
@@ -409,7 +409,7 @@ BOT_TURN_SOFT_TIME_LIMIT = int(BOT_MOVE_BUDGET_SECONDS) + 55
 BOT_TURN_TIME_LIMIT = BOT_TURN_SOFT_TIME_LIMIT + 30
 # Queues: bots, mail and sweeps each have their own, so a hung mail server
 # never holds up a bot's move. Workers name the queues they read (Makefile,
-# README's deploy section). A new queue is one line here and one -Q name.
+# docs/DEPLOY.md, deploy/). A new queue is one line here and one -Q name.
 CELERY_TASK_ROUTES = {
     "games.tasks.bot_turn": {"queue": "bots"},
     "games.tasks.turn_email": {"queue": "mail"},
@@ -557,7 +557,7 @@ CELERY_BEAT_SCHEDULE = {
 # table (`manage.py createcachetable` after migrate; make run does it). Never
 # a per-process memory cache: each gunicorn worker would count alone.
 CACHES = {"default": env.cache("CACHE_URL", default="dbcache://mesa_cache")}
-# When Redis or PostgreSQL is away (README "When things break"). Redis fails
+# When Redis or PostgreSQL is away (docs/OPERATIONS.md). Redis fails
 # open (config/cache.py): an unreachable Redis is a cache miss and the limits
 # count nothing, never an error after a saved move; short timeouts and no
 # retries, so a hung Redis holds no request, and after a failure a process

@@ -1,5 +1,5 @@
 """deploy/: the systemd units and the compose file start the same processes
-as the README (a worker for every queue, mail alone, exactly one beat, the
+as docs/DEPLOY.md (a worker for every queue, mail alone, exactly one beat, the
 web behind nginx) and fill every placeholder of the nginx template."""
 
 from __future__ import annotations
