@@ -39,7 +39,7 @@ from games.lib.errors import (
 from games.models import Seat
 from games.services.cleaning import int_from_text
 from games.web import etags, longpoll, state_cache
-from games.web.actions import ACTIONS, Body, perform
+from games.web.action_requests import ACTION_SPECS, Body, perform
 from games.web.http_errors import database_unavailable, error_payload
 from games.web.seats import load_room, remember_seat, viewer_seat
 from games.web.throttle import P, View, rate_limited
@@ -167,7 +167,7 @@ def room_state(request: HttpRequest, slug: str) -> HttpResponse:
 @rate_limited("action")
 @csrf_protect
 def room_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
-    if action not in ACTIONS:
+    if action not in ACTION_SPECS:
         raise RequestError("unknown_action", action)
     body = read_json_body(request)
     room = load_room(slug)

@@ -21,7 +21,7 @@ from games.lib.errors import RequestError, from_engine
 from games.models import Room, Seat
 from games.selectors import current_match
 from games.services.cleaning import EMAIL_MAX, NICKNAME_MAX, account_name, int_from_text
-from games.web.actions import Body
+from games.web.action_requests import Body
 
 # Short matches first (the common ones), then the long ones up to 25 points.
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)

@@ -1,7 +1,7 @@
 """The site's pages. Thin: parse a form, call a service, render or redirect.
 
 Actions from the HTML forms go through the same table and parsers as the JSON
-API (games.web.actions.perform), so both ways of playing obey exactly the same checks.
+API (games.web.action_requests.perform), so both ways of playing obey exactly the same checks.
 """
 
 from django.contrib import messages
@@ -20,7 +20,7 @@ from games.lib import clock
 from games.lib.errors import RequestError, ServiceError, public_message
 from games.selectors import archive, lobby
 from games.web import presenters
-from games.web.actions import ACTIONS, perform
+from games.web.action_requests import ACTION_SPECS, perform
 from games.web.forms import JoinForm, NewRoomForm, form_body
 from games.web.http_errors import error_payload
 from games.web.push import push_context
@@ -147,7 +147,7 @@ def my_seat(request: HttpRequest, slug: str) -> HttpResponse:
 @rate_limited("action")
 def act(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     """Every form button of the board posts here; errors come back as a message."""
-    if action not in ACTIONS:
+    if action not in ACTION_SPECS:
         raise Http404
     room = get_room_or_404(slug)
     seat = viewer_seat(request, room)

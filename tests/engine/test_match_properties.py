@@ -25,7 +25,7 @@ from games.engine import (
     advance,
     roll_key,
 )
-from games.engine.actions import ACTION_KINDS
+from games.engine.record import ACTION_KINDS
 from games.engine.rules import CUBE_LIMIT
 
 from .helpers import RandomDice, choose
