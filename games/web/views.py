@@ -52,7 +52,8 @@ def home(request: HttpRequest) -> HttpResponse:
                 rated=form.rated(),
                 days_per_move=form.chosen_days(),
                 language=get_language(),
-                **form.player_kwargs(),
+                user=form.user,
+                **form.player(),
             )
         except ServiceError as error:
             form.add_error(None, public_message(error))
@@ -104,7 +105,9 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
         context["join_form"] = form
         return render(request, "games/room.html", context, status=400)
     try:
-        seat = services.room_join(room=room, language=get_language(), **form.player_kwargs())
+        seat = services.room_join(
+            room=room, user=form.user, language=get_language(), **form.player()
+        )
     except ServiceError as error:
         messages.error(request, public_message(error))  # e.g. someone took the seat first
     else:
