@@ -64,6 +64,7 @@ class Room(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     # One more with every change of what the room's boards show, in the
     # change's transaction (games.services.live.room_moved): the state cache's key.
+    # It and Match.version, the pulse, Head.stamp and the ETag: games.selectors.stamp.
     # A default in the database too: the processes of the release before,
     # still running while this one migrates, create rooms without it.
     state_serial = models.PositiveBigIntegerField(default=0, db_default=0, editable=False)
@@ -170,6 +171,9 @@ class Match(models.Model):
         help_text="The seat playing side 0 (bottle caps); the other seat plays side 1."
     )
     state = models.JSONField(help_text="MatchState.to_json(); never holds a dice seed.")
+    # One more with every move of the game (not a player's written notes): the
+    # version a client saw, checked by every action (stale: 409). It and the room's
+    # other marks of a change (state_serial, the pulse, the ETag): games.selectors.stamp.
     version = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     turn_seat = models.ForeignKey(

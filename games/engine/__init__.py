@@ -6,7 +6,6 @@ secure random source) is the site's business (``games.services.dice``).
 Everything the engine refuses is an ``EngineError`` (see ``errors``).
 """
 
-from .actions import Action, GameResult, table_from_json, table_to_json
 from .conditional import (
     ROLLS,
     PlayTable,
@@ -27,6 +26,7 @@ from .matfile import export_mat, parse_mat
 from .moves import StepOption, check_play, legal_plays, legal_steps
 from .notation import format_play, parse_play
 from .position import BAR, CHECKERS_PER_SIDE, OFF, Outcome, Play, Position, Step, WinKind
+from .record import Action, GameResult, table_from_json, table_to_json
 from .rules import MatchRules
 
 __all__ = [

@@ -73,13 +73,13 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from .actions import FORFEIT_REASONS, Action, GameResult, table_from_json, table_to_json
 from .conditional import PlayTable, forced_play, opponent_cannot_change, play_table, roll_key
 from .dice import DiceSource, opening_starter
 from .enums import ActionKind, Ending, EndReason, Format, Phase
 from .errors import IllegalAction, IllegalMove, InvalidInput
 from .moves import check_play, legal_plays
 from .position import Position, Step, WinKind
+from .record import FORFEIT_REASONS, Action, GameResult, table_from_json, table_to_json
 from .rules import CUBE_LIMIT, MatchRules
 
 __all__ = ["MatchState", "advance"]

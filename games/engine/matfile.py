@@ -30,11 +30,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from .actions import Action
 from .enums import ActionKind, Format, Phase
 from .errors import EngineError
 from .match import MatchState
 from .position import BAR, OFF, Position, Step
+from .record import Action
 from .rules import MatchRules
 
 __all__ = [

@@ -3,10 +3,10 @@
 - clock: the injectable clock (all time goes through it)
 - deadlines: the correspondence clock, every time limit of a game by mail
 - errors: every error code with its sentence, and its HTTP status by class
-- actions: SiteAction, the site's own action kinds beside the engine's ActionKind
+- site_actions: SiteAction, the site's own action kinds beside the engine's ActionKind
 - evaluator: the analysis settings in force, so which analyses are current
 """
 
-from games.lib import actions, clock, deadlines, errors, evaluator
+from games.lib import clock, deadlines, errors, evaluator, site_actions
 
-__all__ = ["actions", "clock", "deadlines", "errors", "evaluator"]
+__all__ = ["clock", "deadlines", "errors", "evaluator", "site_actions"]

@@ -3,6 +3,16 @@
 Services, selectors and sweeps ask `now()` instead of `timezone.now()` so a
 test can move time forward by days (absence claims, reminders, expiry)
 without sleeping or patching Django. Like `PasswordResetTokenGenerator._now`.
+
+Tests move time with this clock (the `clock` fixture), and with time-machine in
+four tests of accounts only, where this clock cannot reach. This one moves the
+site's "now" alone, so a test jumps two days while the rest of the process
+keeps real time (the live server's sessions and caches, the timeouts of Redis,
+Celery and the browser's driver), as other processes and the database do
+anyway. time-machine moves the whole process's time.time(), which is what
+Django's own code reads where accounts depends on time: a signed link's age
+(signing's max_age) and a rate limit's window (a cache entry's expiry). Those
+readers ask no clock of ours, and accounts never imports games.
 """
 
 from collections.abc import Callable, Iterator

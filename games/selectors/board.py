@@ -18,7 +18,7 @@ from games.engine import (
     match_id,
 )
 from games.lib import clock, deadlines
-from games.lib.actions import SiteAction
+from games.lib.site_actions import SiteAction
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.selectors import review, talk, vacations
 from games.selectors.history import HistoryEntry, sheet_lines

@@ -11,7 +11,8 @@ publisher (games.services.live) sends it on Redis after every commit.
 Pulses of one room are ordered by (version, latest message, serial):
 versions keep growing across a room's matches, message ids and the serial
 only grow. `not_older` is that order, so a late or repeated message never
-looks like news from the past.
+looks like news from the past. How the pulse relates to the version, the
+serial, the state cache's stamp and the ETag: games.selectors.stamp.
 """
 
 from collections.abc import Iterable, Sequence

@@ -1,5 +1,21 @@
 """What the room state is computed from, in one short query: the state cache's key.
 
+Five marks say "the room changed"; two are counters, three are keys built from
+them, one for each reader. Match.version counts the game's moves (every action
+but a player's written notes, table.save): a client sends the version it saw
+and a stale one is refused (409), so it must not move for a word or a mute.
+Room.state_serial counts every change of what the room's boards show (a move,
+a word, a mute, a vacation, an analysis queued), in the change's transaction
+(games.services.live.room_moved); it cannot be the version, which would then
+refuse moves over changes that are not the game's. The pulse
+(games.selectors.pulse) is what a long poll waits on: the version, the latest
+message and the serial, read in one query and published on Redis. Head.stamp
+(below) is the state cache's key: the serial plus what changes the state
+without anyone counting it (the seats' names and accounts, the database, the
+analysis settings). The ETag (games.web.etags) is what one viewer was sent:
+the version, the serial, a digest of the body and the clock's second, for a
+304 and for the ASGI quiet wait without Django.
+
 The room state (games.selectors.board.room_state) reads many rows: the
 match, its turns, the written answers and plays, the analyses, the words
 between the players and their mutes, their vacations, the seats. Every
@@ -51,7 +67,8 @@ class Head:
     viewer: Seat | None = None  # among `seats`: the one the asker holds
 
     def stamp(self) -> tuple[object, ...]:
-        """Two equal stamps: the state reads the same rows (and the same analysis
+        """The state cache's key (this module's docstring: the five marks of a change).
+        Two equal stamps: the state reads the same rows (and the same analysis
         settings). The room's id, slug and moment of creation: a row id used again
         never finds an old entry; and the database's identity: a database restored
         from a backup behind a cache that was not never finds an answer of the

@@ -1,7 +1,8 @@
 """The writers: the only code that changes a room, a game or what is owed.
 
 - rooms: open a room, take its free seat, a browser's seats to an account, seen
-- actions: the game actions of a seat, one function each, and ACTIONS, their one list
+- gameplay: the game actions of a seat, one function each, and ACTION_SERVICES,
+  the dispatch table from an action's name to its function (the one list of them)
 - rematch: offer and accept a rematch
 - sweeps: close a game by absence, expire an idle room
 - table: the unit of work every action runs in (the locked match and its Turn rows)
@@ -29,8 +30,18 @@ from games.services import (
     tournaments,
     vacations,
 )
-from games.services.actions import (
-    ACTIONS,
+from games.services.analysis import game_analysis_queue, game_analysis_run, requeue_stuck
+from games.services.challenges import (
+    challenge_accept,
+    challenge_post,
+    challenge_withdraw,
+    challenges_expire,
+    invitation_decline,
+    invitation_send,
+    invitation_send_by_name,
+)
+from games.services.gameplay import (
+    ACTION_SERVICES,
     absence_keep_waiting,
     game_act,
     game_beaver,
@@ -50,16 +61,6 @@ from games.services.actions import (
     match_resign,
     session_stop,
 )
-from games.services.analysis import game_analysis_queue, game_analysis_run, requeue_stuck
-from games.services.challenges import (
-    challenge_accept,
-    challenge_post,
-    challenge_withdraw,
-    challenges_expire,
-    invitation_decline,
-    invitation_send,
-    invitation_send_by_name,
-)
 from games.services.push import push_subscribe, push_unsubscribe
 from games.services.rematch import rematch_accept, rematch_offer
 from games.services.rooms import room_create, room_join, seat_seen, seats_claim_for_user
@@ -76,7 +77,7 @@ from games.services.tournaments import (
 from games.services.vacations import vacation_end, vacation_start
 
 __all__ = [
-    "ACTIONS",
+    "ACTION_SERVICES",
     "absence_close",
     "absence_keep_waiting",
     "act_with_message",

@@ -6,6 +6,7 @@ Each function is a transaction; a room's first match starts here
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import TypedDict
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -18,6 +19,18 @@ from games.lib.errors import BadInput, Conflict, NotFound
 from games.models import Room, Seat
 from games.services import cleaning, live, outbox
 from games.services.table import start_match
+
+
+class PlayerDetails(TypedDict):
+    """Who sits down, as room_create and room_join take it (the account apart, as
+    `user`): read from the API's JSON body (games.web.api.parse_player) or from the
+    home page's and the invitation's forms (games.web.forms.PlayerFields.player)."""
+
+    nickname: str
+    email: str
+    email_consent: bool
+    time_zone: str
+
 
 # How often a seat's last_seen_at is written at most (the board polls).
 SEEN_EVERY = timedelta(seconds=30)

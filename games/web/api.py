@@ -14,7 +14,6 @@ reference for clients.
 import json
 from collections.abc import Callable
 from functools import wraps
-from typing import TypedDict
 
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
@@ -38,8 +37,9 @@ from games.lib.errors import (
 )
 from games.models import Seat
 from games.services.cleaning import int_from_text
+from games.services.rooms import PlayerDetails
 from games.web import etags, longpoll, state_cache
-from games.web.actions import ACTIONS, Body, perform
+from games.web.action_requests import ACTION_SPECS, Body, perform
 from games.web.http_errors import database_unavailable, error_payload
 from games.web.seats import load_room, remember_seat, viewer_seat
 from games.web.throttle import P, View, rate_limited
@@ -168,7 +168,7 @@ def room_state(request: HttpRequest, slug: str) -> HttpResponse:
 @rate_limited("action")
 @csrf_protect
 def room_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
-    if action not in ACTIONS:
+    if action not in ACTION_SPECS:
         raise RequestError("unknown_action", action)
     body = read_json_body(request)
     room = load_room(slug)
@@ -187,14 +187,7 @@ def after_commit(request: HttpRequest, answer: Callable[[], HttpResponse]) -> Ht
         return database_unavailable(request, error, "saved_unavailable")
 
 
-class Player(TypedDict):
-    nickname: str
-    email: str
-    email_consent: bool
-    time_zone: str
-
-
-def parse_player(body: Body) -> Player:
+def parse_player(body: Body) -> PlayerDetails:
     """Nickname, email and consent, strictly typed; the service checks their content.
     An optional time_zone (an IANA name) is kept when the server knows it."""
     nickname, email = body.get("nickname"), body.get("email", "")

@@ -5,6 +5,7 @@ A tag is "v<version>-s<serial>-<digest>" and a clock part: the match's version,
 the room's state serial the state was read at (or after), a digest of the body
 this viewer gets, and from which second the clock alone changes that body
 ("-u<second>"; "-n": never; none: the answers are not kept, so nobody looked).
+Why a tag, a version, a serial, a pulse and a stamp: games.selectors.stamp.
 """
 
 import hashlib

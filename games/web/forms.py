@@ -3,10 +3,10 @@
 Whether an action is allowed is the services' and the engine's business; a
 form only turns text into the typed values a service expects. The board's
 buttons are read into the JSON API's body (form_body), so both ways of
-playing go through one parser (games.web.api.perform).
+playing go through one parser (games.web.action_requests.perform).
 """
 
-from typing import Any, TypedDict
+from typing import Any
 
 from django import forms
 from django.contrib.auth.models import AnonymousUser, User
@@ -21,7 +21,8 @@ from games.lib.errors import RequestError, from_engine
 from games.models import Room, Seat
 from games.selectors import current_match
 from games.services.cleaning import EMAIL_MAX, NICKNAME_MAX, account_name, int_from_text
-from games.web.actions import Body
+from games.services.rooms import PlayerDetails
+from games.web.action_requests import Body
 
 # Short matches first (the common ones), then the long ones up to 25 points.
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)
@@ -29,14 +30,13 @@ MAX_AUTO_DOUBLES = (1, 2, 3)
 PERSON = "person"  # the opponent choice for "Jugar con alguien"
 
 
-class PlayerKwargs(TypedDict):
-    """What room_create and room_join take about the person sitting down."""
-
-    nickname: str
-    email: str
-    email_consent: bool
-    user: User | None
-    time_zone: str
+# The formats a host may choose, with what each means: the home page's and the
+# lobby's forms offer the same.
+FORMAT_CHOICES = [
+    (Format.SINGLE.value, _("Partida simple: una partida, sin cubo")),
+    (Format.MATCH.value, _("Match a N puntos, con cubo y regla de Crawford")),
+    (Format.SESSION.value, _("Sesión libre: partidas con cubo hasta que alguien pare")),
+]
 
 
 class PlayerFields(forms.Form):
@@ -85,13 +85,13 @@ class PlayerFields(forms.Form):
             self.add_error("email", _("Para avisarte por correo necesitamos tu dirección."))
         return cleaned
 
-    def player_kwargs(self) -> PlayerKwargs:
+    def player(self) -> PlayerDetails:
+        """Who sits down, as the API reads it too; the account is `self.user`."""
         data = self.cleaned_data
         return {
             "nickname": data["nickname"],
             "email": data["email"],
             "email_consent": bool(data["email"]) and data["email_consent"],
-            "user": self.user,
             "time_zone": data.get("time_zone") or "",
         }
 
@@ -115,11 +115,7 @@ class NewRoomForm(PlayerFields):
     )
     format = forms.ChoiceField(
         label=_("Formato"),
-        choices=[
-            (Format.SINGLE.value, _("Partida simple: una partida, sin cubo")),
-            (Format.MATCH.value, _("Match a N puntos, con cubo y regla de Crawford")),
-            (Format.SESSION.value, _("Sesión libre: partidas con cubo hasta que alguien pare")),
-        ],
+        choices=FORMAT_CHOICES,
         initial=Format.SINGLE.value,
         widget=forms.RadioSelect,
     )
@@ -206,7 +202,7 @@ class JoinForm(PlayerFields):
     """The invitation page: take the free seat."""
 
 
-# --- the board's forms, read into the JSON API's body shape (games.web.api.perform) ---
+# --- the board's forms, read into the JSON API's body shape (games.web.action_requests.perform) ---
 
 
 def _number_or_text(value: str | None) -> int | str:

@@ -36,7 +36,7 @@ from games.selectors import lobby
 from games.services.challenges import MAX_OPEN_CHALLENGES
 from games.services.cleaning import RATING_HIGHEST, RATING_LOWEST
 from games.web.api import json_endpoint, new_room_response, read_json_body, state_response
-from games.web.forms import MATCH_LENGTHS
+from games.web.forms import FORMAT_CHOICES, MATCH_LENGTHS
 from games.web.seats import load_room, viewer_seat
 from games.web.throttle import rate_limited
 
@@ -46,11 +46,7 @@ class ChallengeForm(forms.Form):
 
     format = forms.ChoiceField(
         label=gettext_lazy("Formato"),
-        choices=[
-            (Format.SINGLE.value, gettext_lazy("Partida simple")),
-            (Format.MATCH.value, gettext_lazy("Match a N puntos")),
-            (Format.SESSION.value, gettext_lazy("Sesión libre")),
-        ],
+        choices=FORMAT_CHOICES,
         initial=Format.SINGLE.value,
     )
     length = forms.TypedChoiceField(

@@ -1,7 +1,7 @@
 """The site's pages. Thin: parse a form, call a service, render or redirect.
 
 Actions from the HTML forms go through the same table and parsers as the JSON
-API (games.web.actions.perform), so both ways of playing obey exactly the same checks.
+API (games.web.action_requests.perform), so both ways of playing obey exactly the same checks.
 """
 
 from django.contrib import messages
@@ -20,7 +20,7 @@ from games.lib import clock
 from games.lib.errors import RequestError, ServiceError, public_message
 from games.selectors import archive, lobby
 from games.web import presenters
-from games.web.actions import ACTIONS, perform
+from games.web.action_requests import ACTION_SPECS, perform
 from games.web.forms import JoinForm, NewRoomForm, form_body
 from games.web.http_errors import error_payload
 from games.web.push import push_context
@@ -52,7 +52,8 @@ def home(request: HttpRequest) -> HttpResponse:
                 rated=form.rated(),
                 days_per_move=form.chosen_days(),
                 language=get_language(),
-                **form.player_kwargs(),
+                user=form.user,
+                **form.player(),
             )
         except ServiceError as error:
             form.add_error(None, public_message(error))
@@ -104,7 +105,9 @@ def join(request: HttpRequest, slug: str) -> HttpResponse:
         context["join_form"] = form
         return render(request, "games/room.html", context, status=400)
     try:
-        seat = services.room_join(room=room, language=get_language(), **form.player_kwargs())
+        seat = services.room_join(
+            room=room, user=form.user, language=get_language(), **form.player()
+        )
     except ServiceError as error:
         messages.error(request, public_message(error))  # e.g. someone took the seat first
     else:
@@ -147,7 +150,7 @@ def my_seat(request: HttpRequest, slug: str) -> HttpResponse:
 @rate_limited("action")
 def act(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     """Every form button of the board posts here; errors come back as a message."""
-    if action not in ACTIONS:
+    if action not in ACTION_SPECS:
         raise Http404
     room = get_room_or_404(slug)
     seat = viewer_seat(request, room)

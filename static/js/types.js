@@ -25,7 +25,7 @@
 
 /**
  * An action a seat may send (match.allowed, POST .../actions/<action>): the
- * engine's kinds and the site's own (games.lib.actions.SiteAction).
+ * engine's kinds and the site's own (games.lib.site_actions.SiteAction).
  * @typedef {TurnKind | "claim_absence" | "keep_waiting" | "rematch_offer" | "rematch_accept"
  *   | "cond_greedy"} ActionName
  */

@@ -1,3 +1,5 @@
+# Django's signing reads time.time() for a link's age:
+# time-machine, not the site's clock (games.lib.clock says why).
 import time_machine
 from django.core import mail
 

@@ -8,6 +8,8 @@ tests/games/test_challenges.py); past it the answer is the usual one and
 nothing is sent.
 """
 
+# A rate limit's window is a cache entry's expiry, read by Django on time.time():
+# time-machine, not the site's clock (games.lib.clock says why).
 import time_machine
 from django.contrib.auth import get_user_model
 from django.core import mail

@@ -1,3 +1,5 @@
+# A rate limit's window is a cache entry's expiry, read by Django on time.time():
+# time-machine, not the site's clock (games.lib.clock says why).
 import time_machine
 from django.core import mail
 from django.test import override_settings

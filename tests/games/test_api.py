@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from games import services
 from games.engine import Position
 from games.models import Game, Match, Room, Turn
-from games.web.actions import ACTIONS
+from games.web.action_requests import ACTION_SPECS
 from games.web.seats import SESSION_SEATS
 from tests.helpers import (
     action_url,
@@ -329,7 +329,7 @@ def test_a_rule_code_without_its_own_sentence_still_reads_in_the_players_languag
         raise IllegalMoveError("a_rule_added_later", "an English reason for developers")
 
     # The API holds the service's function object (no lookup by name): swap it there.
-    monkeypatch.setitem(ACTIONS, "play", replace(ACTIONS["play"], service=refuse))
+    monkeypatch.setitem(ACTION_SPECS, "play", replace(ACTION_SPECS["play"], service=refuse))
     bind(alice, room)
     response = post_json(alice.client, action_url(room, "play"), {"version": 1, "play": GOOD})
     assert response.status_code == 422
@@ -357,7 +357,7 @@ bodies = (
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(action=st.sampled_from([*ACTIONS, "nonsense"]), body=bodies)
+@given(action=st.sampled_from([*ACTION_SPECS, "nonsense"]), body=bodies)
 def test_no_body_of_any_shape_gets_a_500(room, alice, action, body):
     bind(alice, room)
     response = post_json(alice.client, action_url(room, action), body)
@@ -372,7 +372,7 @@ def test_no_body_of_any_shape_gets_a_500(room, alice, action, body):
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
-    action=st.sampled_from([*ACTIONS]),
+    action=st.sampled_from([*ACTION_SPECS]),
     fields=st.dictionaries(
         st.sampled_from(["version", "value", "choice", "typed"]), st.text(max_size=20)
     ),

@@ -1,6 +1,6 @@
 """Written answers and plays on the board without JavaScript: plain forms and redirects.
 
-The same services and checks as the API (games.web.actions); here what a
+The same services and checks as the API (games.web.action_requests); here what a
 player sees on the page and what each form writes.
 """
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from games import services
 from games.engine import MatchRules
-from games.web.actions import ACTIONS
+from games.web.action_requests import ACTION_SPECS
 from tests.helpers import SLUG_PATHS, bind, whole_db
 
 pytestmark = pytest.mark.django_db
@@ -142,7 +142,7 @@ def test_creating_and_joining_by_json_never_fail_and_refusals_change_nothing(tab
 @given(data=st.data())
 def test_game_actions_by_json_never_fail_and_refusals_change_nothing(tables, data):
     room, _waiting, seated = tables
-    action = data.draw(st.sampled_from(list(ACTIONS)) | odd_text.map(url_text), label="action")
+    action = data.draw(st.sampled_from(list(ACTION_SPECS)) | odd_text.map(url_text), label="action")
     path = f"/api/rooms/{room.slug}/actions/{action}"
     client = data.draw(st.sampled_from([seated, Client()]), label="client")
     body = data.draw(raw_bodies, label="body")
@@ -170,7 +170,7 @@ def form_body(fields: dict) -> str:
 @given(data=st.data())
 def test_form_posts_never_fail_and_refusals_change_nothing(tables, data):
     room, waiting, _seated = tables
-    actions = [reverse("games:act", args=[room.slug, action]) for action in ACTIONS]
+    actions = [reverse("games:act", args=[room.slug, action]) for action in ACTION_SPECS]
     pages = [reverse("games:home"), reverse("games:join", args=[waiting.slug]), *ACCOUNT_FORMS]
     path = data.draw(st.sampled_from(pages + actions), label="path")
     fields = data.draw(form_fields, label="fields")

@@ -84,7 +84,7 @@ def test_random_matches_keep_their_story_straight(db, clock, dice, seed):
         seat = seats[match.seat_number_of(side)]
         kind, arguments = random_action(rng, state, side, kind)
         try:
-            service = services.ACTIONS[kind]
+            service = services.ACTION_SERVICES[kind]
             service(seat=seat, version=match.version, **arguments)
         except ServiceError as error:  # the only refusal expected: a 64 cube
             assert error.code == "cube_max", error

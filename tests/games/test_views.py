@@ -195,13 +195,13 @@ def test_a_form_number_python_reads_oddly_is_a_message_not_a_500(room, alice, nu
 
 
 def test_every_button_the_board_shows_is_an_action_the_api_knows(room, alice):
-    from games.web.actions import ACTIONS
+    from games.web.action_requests import ACTION_SPECS
 
     bind(alice, room)
     page = alice.client.get(reverse("games:room", args=[room.slug])).content.decode()
     actions = buttons(page)
     assert actions == {"play", "resign_offer", "forfeit"}
-    assert actions <= set(ACTIONS)
+    assert actions <= set(ACTION_SPECS)
 
 
 def test_a_resignation_offer_and_its_answer_go_through_the_forms(room, alice, bob):

@@ -15,7 +15,6 @@ from .errors import InvalidInput
 from .position import Play, Step, WinKind
 
 __all__ = [
-    "ACTION_KINDS",
     "FORFEIT_REASONS",
     "Action",
     "GameResult",
@@ -23,7 +22,6 @@ __all__ = [
     "table_to_json",
 ]
 
-ACTION_KINDS = frozenset(ActionKind)
 _ACTION_KIND_OF = {kind.value: kind for kind in ActionKind}
 FORFEIT_REASONS = (EndReason.RESIGN, EndReason.ABSENCE)
 

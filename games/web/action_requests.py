@@ -1,4 +1,6 @@
-"""The table of a seat's actions, shared by the JSON API and the HTML forms.
+"""A seat's action as a request: read its body, call its service.
+
+The table of a seat's actions (ACTION_SPECS), shared by the JSON API and the HTML forms.
 
 Each action, by the name used in URLs and forms, with the service that
 performs it and how it reads its arguments from a request body; perform()
@@ -17,8 +19,8 @@ from typing import TypeGuard
 
 from games import services
 from games.engine import ActionKind
-from games.lib.actions import SiteAction
 from games.lib.errors import BadInput, RequestError
+from games.lib.site_actions import SiteAction
 from games.models import Match, Seat
 
 # A request's JSON body (an object), and the keyword arguments read from it.
@@ -83,11 +85,11 @@ PARSERS: dict[str, Callable[[Body], Arguments]] = {
     ActionKind.CONDITIONAL_PLAYS: parse_plays,
 }
 
-# Every game action of games.services.ACTIONS (the one list of them), and the rematch.
-ACTIONS: dict[str, ActionSpec] = {
+# Every game action of games.services.ACTION_SERVICES (the one list of them), and the rematch.
+ACTION_SPECS: dict[str, ActionSpec] = {
     **{
         name: ActionSpec(service, PARSERS.get(name, no_arguments))
-        for name, service in services.ACTIONS.items()
+        for name, service in services.ACTION_SERVICES.items()
     },
     SiteAction.REMATCH_OFFER: ActionSpec(services.rematch_offer, versioned=False),
     SiteAction.REMATCH_ACCEPT: ActionSpec(services.rematch_accept, versioned=False),
@@ -99,7 +101,7 @@ def perform(action: str, seat: Seat | None, body: Body) -> Match:
 
     The service refuses a missing seat (403), after its own checks of the values.
     """
-    spec = ACTIONS.get(action)
+    spec = ACTION_SPECS.get(action)
     if spec is None:
         raise RequestError("unknown_action", action)
     kwargs = spec.parse(body)

@@ -31,8 +31,8 @@ from games.engine import (
     greedy_bearoff_table,
     parse_play,
 )
-from games.lib.actions import SiteAction
 from games.lib.errors import BadInput, Conflict, IllegalMoveError, from_engine
+from games.lib.site_actions import SiteAction
 from games.models import Match, Seat
 from games.selectors import vacations
 from games.services import cleaning
@@ -214,11 +214,12 @@ def game_conditional_greedy(*, seat: Seat, version: object) -> Match:
     return _act(seat, version, act)
 
 
-# Every game action a seat may take, by the name the API, the forms and the bots
-# use: the one list of them. The engine's own kinds are ActionKind members; the
-# two absence actions are the site's (the engine only knows the forfeit they may
-# lead to). games.web.api.ACTIONS adds how each reads its arguments.
-ACTIONS: dict[str, Callable[..., Match]] = {
+# The dispatch table: every game action a seat may take, by the name the API, the
+# forms and the bots use, to the function that performs it (the one list of them).
+# The engine's own kinds are ActionKind members; the site's are SiteAction members
+# (the engine only knows the forfeit an absence may lead to).
+# games.web.action_requests.ACTION_SPECS adds how each reads its arguments.
+ACTION_SERVICES: dict[str, Callable[..., Match]] = {
     ActionKind.ROLL: game_roll,
     ActionKind.DOUBLE: game_double,
     ActionKind.TAKE: game_take,
@@ -243,7 +244,7 @@ def game_act(
     *, seat: Seat, version: object, kind: str, play: object = None, value: object = None
 ) -> Match:
     """Dispatch one action by name (a bot's decision)."""
-    service = ACTIONS.get(kind) if isinstance(kind, str) else None
+    service = ACTION_SERVICES.get(kind) if isinstance(kind, str) else None
     if service is None:
         raise BadInput("bad_input", f"unknown action {kind!r}")
     arguments: dict[str, dict[str, object]] = {
