@@ -410,3 +410,9 @@ def requeue_stuck_analyses(batch: int = 50) -> int:
     """Owe again the analyses stuck RUNNING (games.services.analysis.requeue_stuck says
     why the outbox and the broker leave those); lost messages are the outbox's."""
     return services.requeue_stuck(limit=batch)
+
+
+@shared_task(**RETRYING)
+def catch_up_analyses() -> int:
+    """Queue a few games analysed under earlier settings (after the evaluator changed)."""
+    return services.analyses_catch_up()

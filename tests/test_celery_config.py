@@ -128,6 +128,7 @@ def test_bots_mail_and_sweeps_wait_in_queues_of_their_own():
         "nudge_stuck_bots",
         "close_absent_games",
         "requeue_stuck_analyses",
+        "catch_up_analyses",
     ):
         assert queues[f"games.tasks.{name}"] == "sweeps"
     assert queues["games.tasks.analyse_game"] == "analysis"

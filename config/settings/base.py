@@ -550,6 +550,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 30,
         "options": {"expires": 30},
     },
+    # After the evaluator changed, the archive's games analysed under the old
+    # settings are analysed again, a few at a time, the latest ended first.
+    "catch-up-analyses": {
+        "task": "games.tasks.catch_up_analyses",
+        "schedule": 5 * 60,
+        "options": {"expires": 5 * 60},
+    },
 }
 
 # The rate limits (log-in, rooms, joins, actions) count in the cache, so every

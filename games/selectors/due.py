@@ -10,8 +10,8 @@ from datetime import timedelta
 
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
 
-from games.lib import clock, deadlines
-from games.models import Match, Room, SentEmail, Tournament
+from games.lib import clock, deadlines, evaluator
+from games.models import Game, GameAnalysis, Match, Room, SentEmail, Tournament
 from games.selectors import vacations
 
 
@@ -144,3 +144,22 @@ def lock_for_sweep(match_id: int) -> Match | None:
         .filter(pk=match_id, status=Match.Status.PLAYING)
         .first()
     )
+
+
+def analyses_behind(*, limit: int) -> list[int]:
+    """Finished games analysed only under earlier settings, the latest ended first:
+    for games.services.analysis.analyses_catch_up after the evaluator changed.
+
+    A game never analysed at all is not here: every finished game is queued when
+    it ends (games.services.table), and one whose analysis was never asked for
+    ended before there was any.
+    """
+    current = evaluator.current_version()
+    of_game = GameAnalysis.objects.filter(game=OuterRef("pk"))
+    games = (
+        Game.objects.filter(status=Game.Status.FINISHED)
+        .filter(Exists(of_game.exclude(version=current)))
+        .exclude(Exists(of_game.filter(version=current)))
+        .order_by(F("ended_at").desc(nulls_last=True), "-pk")
+    )
+    return list(games.values_list("pk", flat=True)[:limit])

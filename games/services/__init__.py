@@ -30,7 +30,12 @@ from games.services import (
     tournaments,
     vacations,
 )
-from games.services.analysis import game_analysis_queue, game_analysis_run, requeue_stuck
+from games.services.analysis import (
+    analyses_catch_up,
+    game_analysis_queue,
+    game_analysis_run,
+    requeue_stuck,
+)
 from games.services.challenges import (
     challenge_accept,
     challenge_post,
@@ -81,6 +86,7 @@ __all__ = [
     "absence_close",
     "absence_keep_waiting",
     "act_with_message",
+    "analyses_catch_up",
     "analysis",
     "challenge_accept",
     "challenge_post",

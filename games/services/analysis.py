@@ -26,6 +26,7 @@ from games.engine import MatchRules
 from games.lib import clock, evaluator
 from games.lib.errors import Conflict
 from games.models import Game, GameAnalysis, Turn, TurnAnalysis
+from games.selectors import due
 from games.selectors.records import turn_action
 from games.services import live, outbox
 
@@ -239,4 +240,35 @@ def requeue_stuck(*, limit: int = 50) -> int:
             outbox.schedule(TASK_NAME, analysis_id)
         for room_id in sorted(rooms):
             live.room_moved(room_id)
+    return len(ids)
+
+
+# Analyses of earlier settings caught up at most this many at a time: a game
+# that ends now waits behind a handful of them on the analysis queue (a few
+# seconds each), never behind the whole archive.
+CATCH_UP_IN_FLIGHT = 4
+
+
+def analyses_catch_up() -> int:
+    """Queue again, a few at a time, the finished games analysed under earlier
+    settings; return how many were queued.
+
+    When the evaluator changes (games.lib.evaluator: a new version, the luck
+    added to the verdicts), the pages show only analyses of the current
+    version, so the archive's games would show none until someone asked. The
+    beat calls this every few minutes: while fewer than CATCH_UP_IN_FLIGHT
+    analyses wait or run, the latest games ended go first. Each goes through
+    game_analysis_queue (idempotent, owed through the outbox) like a new one.
+    """
+    waiting = GameAnalysis.objects.filter(
+        version=evaluator.current_version(),
+        status__in=[GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING],
+    ).count()
+    free = CATCH_UP_IN_FLIGHT - waiting
+    if free <= 0:
+        return 0
+    ids = due.analyses_behind(limit=free)
+    games = Game.objects.in_bulk(ids)
+    for game_id in ids:  # in the selector's order: the latest ended first
+        game_analysis_queue(game=games[game_id])
     return len(ids)

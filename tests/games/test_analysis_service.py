@@ -13,7 +13,7 @@ from games import services, tasks
 from games.engine import Format, MatchRules
 from games.lib.errors import Conflict
 from games.models import FollowUp, Game, GameAnalysis, Turn, TurnAnalysis
-from tests.helpers import FAST_ANALYSIS, Persona, current_match, play_out
+from tests.helpers import FAST_ANALYSIS, Persona, current_match, play_out, seated
 
 pytestmark = pytest.mark.usefixtures("fast_analysis")
 
@@ -196,3 +196,50 @@ def test_another_copy_leaves_a_fresh_run_to_its_worker(room, alice, bob, sent, c
     )
     clock.tick(timedelta(seconds=30))
     assert tasks.analyse_game(row.pk) == "running"  # the outbox's re-drive, say
+
+
+def finished_games(count, clock) -> list[Game]:
+    """`count` partidas simples played to their end, an hour apart, the latest last."""
+    games = []
+    for _ in range(count):
+        first, second = seated(MatchRules())
+        play_out(first.room, Persona("alice", seat=first), Persona("bob", seat=second))
+        games.append(Game.objects.get(match__room=first.room))
+        clock.tick(timedelta(hours=1))
+    return games
+
+
+@pytest.mark.django_db
+def test_games_analysed_under_earlier_settings_are_caught_up_a_few_at_a_time(
+    sent, clock, dice, django_capture_on_commit_callbacks
+):
+    games = finished_games(6, clock)
+    # Their analyses ran under settings the site no longer has (before the luck, say).
+    GameAnalysis.objects.update(version="earlier", status=GameAnalysis.Status.DONE)
+    sent.clear()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.catch_up_analyses() == services.analysis.CATCH_UP_IN_FLIGHT
+    current = GameAnalysis.objects.filter(version=FAST_ANALYSIS.version)
+    latest_first = [game.pk for game in reversed(games)]
+    assert list(current.order_by("pk").values_list("game_id", flat=True)) == latest_first[:4]
+    assert sorted(sent) == sorted(current.values_list("pk", flat=True))  # owed and published
+    assert tasks.catch_up_analyses() == 0  # four wait already: a new game is not held up
+
+    for row in current:
+        assert tasks.analyse_game(row.pk) == "done"
+    assert tasks.catch_up_analyses() == 2  # the two oldest
+    for row in current.exclude(status=GameAnalysis.Status.DONE):
+        tasks.analyse_game(row.pk)
+    assert tasks.catch_up_analyses() == 0  # every game has its analysis under today's settings
+    assert current.filter(status=GameAnalysis.Status.DONE).count() == 6
+    assert GameAnalysis.objects.filter(version="earlier").count() == 6  # kept: nothing is lost
+
+
+@pytest.mark.django_db
+def test_a_game_without_any_analysis_or_not_finished_is_not_caught_up(sent, clock, dice):
+    [game] = finished_games(1, clock)
+    GameAnalysis.objects.all().delete()  # ended before the site analysed games
+    seated(MatchRules())  # a game still being played
+    assert tasks.catch_up_analyses() == 0
+    assert not GameAnalysis.objects.filter(game=game).exists()
