@@ -21,17 +21,20 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import services
-from games.lib import clock, deadlines
+from games.lib import clock
 from games.lib.errors import ServiceError, public_message
 from games.models import Tournament
 from games.selectors import lobby
 from games.selectors import tournaments as read
-from games.services.cleaning import RATING_HIGHEST, RATING_LOWEST
 from games.services.tournaments import HOSTED_AT_ONCE, HOSTED_PLAYERS_MAX
-from games.web.forms import MATCH_LENGTHS
+from games.web.forms import (
+    MATCH_LENGTHS,
+    days_per_move_field,
+    match_length_choices,
+    match_length_field,
+    rating_band_fields,
+)
 from games.web.throttle import rate_limited
-
-DAYS_CHOICES = [(days, str(days)) for days in deadlines.DAYS_PER_MOVE_CHOICES]
 
 
 class TournamentForm(forms.Form):
@@ -46,37 +49,16 @@ class TournamentForm(forms.Form):
     capacity = forms.IntegerField(
         label=gettext_lazy("Jugadores"), min_value=4, max_value=HOSTED_PLAYERS_MAX, initial=8
     )
-    length = forms.TypedChoiceField(
-        label=gettext_lazy("Puntos por encuentro"),
-        choices=[(n, str(n)) for n in MATCH_LENGTHS],
-        coerce=int,
-        initial=5,
-    )
+    length = match_length_field(required=True)
     final_length = forms.TypedChoiceField(
         label=gettext_lazy("Puntos de la final (eliminatoria)"),
-        choices=[("", "—"), *((n, str(n)) for n in MATCH_LENGTHS)],
+        choices=[("", "—"), *match_length_choices()],
         coerce=int,
         empty_value=None,
         required=False,
     )
-    days_per_move = forms.TypedChoiceField(
-        label=gettext_lazy("Días por jugada"),
-        choices=DAYS_CHOICES,
-        coerce=int,
-        initial=deadlines.DAYS_PER_MOVE,
-    )
-    rating_min = forms.IntegerField(
-        label=gettext_lazy("Puntuación mínima (opcional)"),
-        min_value=RATING_LOWEST,
-        max_value=RATING_HIGHEST,
-        required=False,
-    )
-    rating_max = forms.IntegerField(
-        label=gettext_lazy("Puntuación máxima (opcional)"),
-        min_value=RATING_LOWEST,
-        max_value=RATING_HIGHEST,
-        required=False,
-    )
+    days_per_move = days_per_move_field(required=True)
+    rating_min, rating_max = rating_band_fields()
     starts_in_days = forms.IntegerField(
         label=gettext_lazy("Empieza dentro de (días), si no se llena antes"),
         min_value=1,
