@@ -41,7 +41,7 @@ from games.web.forms import (
     match_length_field,
     rating_band_fields,
 )
-from games.web.seats import load_room, viewer_seat
+from games.web.seats import get_room_or_404, load_room, signed_in_user, viewer_seat
 from games.web.throttle import rate_limited
 
 
@@ -69,10 +69,6 @@ def _challenge_or_404(slug: str) -> Challenge:
         return lobby.challenge_by_slug(slug)
     except ServiceError:
         raise Http404 from None
-
-
-def _user(request: HttpRequest) -> User | None:
-    return request.user if isinstance(request.user, User) else None
 
 
 # --- pages -------------------------------------------------------------------------
@@ -115,7 +111,7 @@ def _render_lobby(
 ) -> HttpResponse:
     context = {
         "form": form,
-        "challenges": lobby.open_challenges(_user(request)),
+        "challenges": lobby.open_challenges(signed_in_user(request)),
         "max_open": MAX_OPEN_CHALLENGES,
         "error": error,
     }
@@ -196,7 +192,7 @@ def invite(request: HttpRequest, username: str) -> HttpResponse:
 @require_POST
 @rate_limited("message")
 def message_post(request: HttpRequest, slug: str) -> HttpResponse:
-    room = _room_or_404(slug)
+    room = get_room_or_404(slug)
     try:
         services.message_send(seat=_seat(request, room), text=request.POST.get("text", ""))
     except ServiceError as error:
@@ -207,7 +203,7 @@ def message_post(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @rate_limited("message")
 def mute(request: HttpRequest, slug: str) -> HttpResponse:
-    room = _room_or_404(slug)
+    room = get_room_or_404(slug)
     try:
         services.messages_mute(seat=_seat(request, room))
     except ServiceError as error:
@@ -215,13 +211,6 @@ def mute(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         messages.success(request, _("Ya no verás los mensajes de tu rival."))
     return redirect("games:room", slug=slug)
-
-
-def _room_or_404(slug: str) -> Room:
-    try:
-        return load_room(slug)
-    except ServiceError:
-        raise Http404 from None
 
 
 def _seat(request: HttpRequest, room: Room) -> Seat:
@@ -235,7 +224,7 @@ def _seat(request: HttpRequest, room: Room) -> Seat:
 
 
 def _require_user(request: HttpRequest) -> User:
-    user = _user(request)
+    user = signed_in_user(request)
     if user is None:
         raise Forbidden("login_required")
     return user
@@ -245,7 +234,7 @@ def _require_user(request: HttpRequest) -> User:
 def api_challenges(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         return _api_challenge_post(request)
-    lines = lobby.open_challenges(_user(request))
+    lines = lobby.open_challenges(signed_in_user(request))
     return JsonResponse(
         {
             "challenges": [
@@ -286,7 +275,7 @@ def _challenge_response(challenge: Challenge, status: int = 200) -> JsonResponse
 @json_endpoint(("GET", "HEAD"))
 def api_challenge(request: HttpRequest, slug: str) -> HttpResponse:
     challenge = lobby.challenge_by_slug(slug)
-    user = _user(request)
+    user = signed_in_user(request)
     # An invitation is private to its two players; an open challenge is public.
     if challenge.invitee_id is not None and (
         user is None or user.pk not in (challenge.author_id, challenge.invitee_id)

@@ -10,7 +10,6 @@ from datetime import timedelta
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -34,6 +33,7 @@ from games.web.forms import (
     match_length_field,
     rating_band_fields,
 )
+from games.web.seats import signed_in_user
 from games.web.throttle import rate_limited
 
 
@@ -68,10 +68,6 @@ class TournamentForm(forms.Form):
     private = forms.BooleanField(label=gettext_lazy("Privado: solo con el enlace"), required=False)
 
 
-def _user(request: HttpRequest) -> User | None:
-    return request.user if isinstance(request.user, User) else None
-
-
 def _tournament_or_404(slug: str) -> Tournament:
     try:
         return read.tournament_by_slug(slug)
@@ -88,7 +84,7 @@ def tournaments_page(request: HttpRequest) -> HttpResponse:
     """Open to join, running, finished; filtered by length and by a rating the band admits."""
     length = _number(request.GET.get("puntos"))
     rating = _number(request.GET.get("puntuacion"))
-    user = _user(request)
+    user = signed_in_user(request)
     context = {
         "lists": read.listed(length=length, rating=rating),
         "length": length,
@@ -142,7 +138,7 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
 @never_cache
 def tournament_page(request: HttpRequest, slug: str, *, status: int = 200) -> HttpResponse:
     tournament = _tournament_or_404(slug)
-    user = _user(request)
+    user = signed_in_user(request)
     context = read.page(tournament, user)
     rating = lobby.rating_for(user) if user is not None else None
     context["fits"] = rating is None or (
