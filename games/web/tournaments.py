@@ -6,6 +6,7 @@ A refusal (full, out of the band, already started) is the service's error with
 its status and its sentence, and nothing written.
 """
 
+from collections.abc import Callable
 from datetime import timedelta
 
 from django import forms
@@ -174,12 +175,13 @@ def tournament_withdraw(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-def _act(request: HttpRequest, slug: str, service: object, done: str) -> HttpResponse:
+def _act(
+    request: HttpRequest, slug: str, service: Callable[..., object], done: str
+) -> HttpResponse:
     tournament = _tournament_or_404(slug)
     if not request.user.is_authenticated:
         # Back to the tournament's page after logging in (the button is there).
         return redirect_to_login(reverse("games:tournament", args=[slug]))
-    assert callable(service)
     try:
         service(tournament=tournament, user=request.user)
     except ServiceError as error:
