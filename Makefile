@@ -121,8 +121,9 @@ load: $(STAMP)
 # After changing site text: refresh the catalogs, translate the new entries in
 # locale/en (locale/es repeats the Spanish source), then compile. Commit the
 # .po and the .mo files, so a machine without gettext still serves English.
+# Text the code no longer has leaves the catalogs (--no-obsolete): git keeps it.
 messages: export DEBUG ?= true
 messages: $(STAMP)
-	$(BIN)/python manage.py makemessages -l es -l en --no-location \
+	$(BIN)/python manage.py makemessages -l es -l en --no-location --no-obsolete \
 		--ignore=.venv --ignore=bench --ignore=staticfiles
 	$(BIN)/python manage.py compilemessages --ignore=.venv

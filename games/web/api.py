@@ -41,7 +41,7 @@ from games.services.rooms import PlayerDetails
 from games.web import etags, longpoll, state_cache
 from games.web.action_requests import ACTION_SPECS, Body, perform
 from games.web.http_errors import database_unavailable, error_payload
-from games.web.seats import load_room, remember_seat, viewer_seat
+from games.web.seats import load_room, remember_seat, signed_in_user, viewer_seat
 from games.web.throttle import P, View, rate_limited
 
 POINTS = range(0, 26)  # 0 = off, 25 = bar
@@ -216,7 +216,7 @@ def room_create(request: HttpRequest) -> HttpResponse:
         raise BadInput("bad_rated")
     if bot is not None and not isinstance(bot, str):
         raise BadInput("bad_bot")
-    user = request.user if request.user.is_authenticated else None
+    user = signed_in_user(request)
     seat = services.room_create(
         rules=rules,
         bot=bot,
@@ -236,7 +236,7 @@ def room_join(request: HttpRequest, slug: str) -> HttpResponse:
     room = load_room(slug)
     if viewer_seat(request, room) is not None:
         raise Conflict("already_seated")
-    user = request.user if request.user.is_authenticated else None
+    user = signed_in_user(request)
     seat = services.room_join(room=room, user=user, language=get_language(), **parse_player(body))
     remember_seat(request, room, seat.token)
     return state_response(request, slug)

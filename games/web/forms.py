@@ -20,23 +20,91 @@ from games.lib import deadlines
 from games.lib.errors import RequestError, from_engine
 from games.models import Room, Seat
 from games.selectors import current_match
-from games.services.cleaning import EMAIL_MAX, NICKNAME_MAX, account_name, int_from_text
+from games.services.cleaning import (
+    EMAIL_MAX,
+    NICKNAME_MAX,
+    RATING_HIGHEST,
+    RATING_LOWEST,
+    account_name,
+    int_from_text,
+)
 from games.services.rooms import PlayerDetails
 from games.web.action_requests import Body
 
 # Short matches first (the common ones), then the long ones up to 25 points.
 MATCH_LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25)
-MAX_AUTO_DOUBLES = (1, 2, 3)
+MATCH_LENGTH_INITIAL = 5
+# What the home page offers; the engine allows more (games.engine.MAX_AUTO_DOUBLES).
+AUTO_DOUBLES_CHOICES = (1, 2, 3)
 PERSON = "person"  # the opponent choice for "Jugar con alguien"
 
 
-# The formats a host may choose, with what each means: the home page's and the
-# lobby's forms offer the same.
+# The formats a host may choose, with what each means.
 FORMAT_CHOICES = [
     (Format.SINGLE.value, _("Partida simple: una partida, sin cubo")),
     (Format.MATCH.value, _("Match a N puntos, con cubo y regla de Crawford")),
     (Format.SESSION.value, _("Sesión libre: partidas con cubo hasta que alguien pare")),
 ]
+
+
+# --- the fields several forms ask for (home, lobby, profile, tournament), each
+# declared once here with its one label; a form names them in its own order ---
+
+
+def format_field(*, radio: bool = False) -> forms.ChoiceField:
+    """The format; a single game unless chosen. Radio buttons where each is explained."""
+    return forms.ChoiceField(
+        label=_("Formato"),
+        choices=FORMAT_CHOICES,
+        initial=Format.SINGLE.value,
+        widget=forms.RadioSelect if radio else forms.Select,
+    )
+
+
+def match_length_choices() -> list[tuple[int, str]]:
+    return [(n, str(n)) for n in MATCH_LENGTHS]
+
+
+def match_length_field(*, required: bool = False) -> forms.TypedChoiceField:
+    """The points a match is played to. Optional where the format may not be a match."""
+    return forms.TypedChoiceField(
+        label=_("Puntos del match"),
+        choices=match_length_choices(),
+        coerce=int,
+        initial=MATCH_LENGTH_INITIAL,
+        required=required,
+    )
+
+
+def days_per_move_field(*, required: bool = False) -> forms.TypedChoiceField:
+    """The clock's days per move. Optional where none means the seeds' two days."""
+    return forms.TypedChoiceField(
+        label=_("Días por jugada"),
+        choices=[(days, str(days)) for days in deadlines.DAYS_PER_MOVE_CHOICES],
+        coerce=int,
+        initial=deadlines.DAYS_PER_MOVE,
+        required=required,
+    )
+
+
+def rating_band_fields() -> tuple[forms.IntegerField, forms.IntegerField]:
+    """The lowest and the highest rating admitted, both optional, in the scale the
+    services accept (clean_rating_range). Declare them as
+    ``rating_min, rating_max = rating_band_fields()``."""
+    return (
+        forms.IntegerField(
+            label=_("Puntuación mínima (opcional)"),
+            min_value=RATING_LOWEST,
+            max_value=RATING_HIGHEST,
+            required=False,
+        ),
+        forms.IntegerField(
+            label=_("Puntuación máxima (opcional)"),
+            min_value=RATING_LOWEST,
+            max_value=RATING_HIGHEST,
+            required=False,
+        ),
+    )
 
 
 class PlayerFields(forms.Form):
@@ -113,23 +181,12 @@ class NewRoomForm(PlayerFields):
         required=False,  # no choice means a person by link
         widget=forms.RadioSelect,
     )
-    format = forms.ChoiceField(
-        label=_("Formato"),
-        choices=FORMAT_CHOICES,
-        initial=Format.SINGLE.value,
-        widget=forms.RadioSelect,
-    )
-    length = forms.TypedChoiceField(
-        label=_("Puntos para ganar el match"),
-        choices=[(n, str(n)) for n in MATCH_LENGTHS],
-        coerce=int,
-        initial=5,
-        required=False,
-    )
+    format = format_field(radio=True)
+    length = match_length_field()
     auto_doubles = forms.BooleanField(label=_("Dobles automáticos"), required=False)
     max_auto_doubles = forms.TypedChoiceField(
         label=_("Dobles automáticos por partida, como máximo"),
-        choices=[(n, str(n)) for n in MAX_AUTO_DOUBLES],
+        choices=[(n, str(n)) for n in AUTO_DOUBLES_CHOICES],
         coerce=int,
         initial=1,
         required=False,
@@ -138,13 +195,7 @@ class NewRoomForm(PlayerFields):
     jacoby = forms.BooleanField(label=_("Regla Jacoby"), required=False)
     # Ticked to opt out, so a form sent without it is rated, like the API's default.
     unrated = forms.BooleanField(label=_("Sin puntuar: no cambia la puntuación"), required=False)
-    days_per_move = forms.TypedChoiceField(
-        label=_("Días por jugada"),
-        choices=[(days, str(days)) for days in deadlines.DAYS_PER_MOVE_CHOICES],
-        coerce=int,
-        initial=deadlines.DAYS_PER_MOVE,
-        required=False,
-    )
+    days_per_move = days_per_move_field()
 
     field_order = [
         "opponent",

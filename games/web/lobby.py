@@ -15,14 +15,13 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import services
 from games.engine import Format, MatchRules
-from games.lib import deadlines
 from games.lib.errors import (
     BadInput,
     Forbidden,
@@ -34,56 +33,35 @@ from games.lib.errors import (
 from games.models import Challenge, Room, Seat
 from games.selectors import lobby
 from games.services.challenges import MAX_OPEN_CHALLENGES
-from games.services.cleaning import RATING_HIGHEST, RATING_LOWEST
 from games.web.api import json_endpoint, new_room_response, read_json_body, state_response
-from games.web.forms import FORMAT_CHOICES, MATCH_LENGTHS
-from games.web.seats import load_room, viewer_seat
+from games.web.forms import (
+    MATCH_LENGTH_INITIAL,
+    days_per_move_field,
+    format_field,
+    match_length_field,
+    rating_band_fields,
+)
+from games.web.seats import get_room_or_404, load_room, signed_in_user, viewer_seat
 from games.web.throttle import rate_limited
 
 
 class ChallengeForm(forms.Form):
-    """The format and length of a challenge; the lobby's form adds a rating range."""
+    """The format and length of a challenge; the lobby's form adds a clock and a rating band."""
 
-    format = forms.ChoiceField(
-        label=gettext_lazy("Formato"),
-        choices=FORMAT_CHOICES,
-        initial=Format.SINGLE.value,
-    )
-    length = forms.TypedChoiceField(
-        label=gettext_lazy("Puntos del match"),
-        choices=[(n, str(n)) for n in MATCH_LENGTHS],
-        coerce=int,
-        initial=5,
-        required=False,
-    )
+    format = format_field()
+    length = match_length_field()
 
     def match_rules(self) -> MatchRules:
         chosen = Format(self.cleaned_data["format"])
         if chosen == Format.MATCH:
-            return MatchRules(format=chosen, length=self.cleaned_data["length"] or 5)
+            length = self.cleaned_data["length"] or MATCH_LENGTH_INITIAL
+            return MatchRules(format=chosen, length=length)
         return MatchRules(format=chosen)
 
 
 class LobbyForm(ChallengeForm):
-    days_per_move = forms.TypedChoiceField(
-        label=gettext_lazy("Días por jugada"),
-        choices=[(days, str(days)) for days in deadlines.DAYS_PER_MOVE_CHOICES],
-        coerce=int,
-        initial=deadlines.DAYS_PER_MOVE,
-        required=False,
-    )
-    rating_min = forms.IntegerField(
-        label=gettext_lazy("Puntuación mínima (opcional)"),
-        min_value=RATING_LOWEST,
-        max_value=RATING_HIGHEST,
-        required=False,
-    )
-    rating_max = forms.IntegerField(
-        label=gettext_lazy("Puntuación máxima (opcional)"),
-        min_value=RATING_LOWEST,
-        max_value=RATING_HIGHEST,
-        required=False,
-    )
+    days_per_move = days_per_move_field()
+    rating_min, rating_max = rating_band_fields()
 
 
 def _challenge_or_404(slug: str) -> Challenge:
@@ -91,10 +69,6 @@ def _challenge_or_404(slug: str) -> Challenge:
         return lobby.challenge_by_slug(slug)
     except ServiceError:
         raise Http404 from None
-
-
-def _user(request: HttpRequest) -> User | None:
-    return request.user if isinstance(request.user, User) else None
 
 
 # --- pages -------------------------------------------------------------------------
@@ -137,7 +111,7 @@ def _render_lobby(
 ) -> HttpResponse:
     context = {
         "form": form,
-        "challenges": lobby.open_challenges(_user(request)),
+        "challenges": lobby.open_challenges(signed_in_user(request)),
         "max_open": MAX_OPEN_CHALLENGES,
         "error": error,
     }
@@ -218,7 +192,7 @@ def invite(request: HttpRequest, username: str) -> HttpResponse:
 @require_POST
 @rate_limited("message")
 def message_post(request: HttpRequest, slug: str) -> HttpResponse:
-    room = _room_or_404(slug)
+    room = get_room_or_404(slug)
     try:
         services.message_send(seat=_seat(request, room), text=request.POST.get("text", ""))
     except ServiceError as error:
@@ -229,7 +203,7 @@ def message_post(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @rate_limited("message")
 def mute(request: HttpRequest, slug: str) -> HttpResponse:
-    room = _room_or_404(slug)
+    room = get_room_or_404(slug)
     try:
         services.messages_mute(seat=_seat(request, room))
     except ServiceError as error:
@@ -237,13 +211,6 @@ def mute(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         messages.success(request, _("Ya no verás los mensajes de tu rival."))
     return redirect("games:room", slug=slug)
-
-
-def _room_or_404(slug: str) -> Room:
-    try:
-        return load_room(slug)
-    except ServiceError:
-        raise Http404 from None
 
 
 def _seat(request: HttpRequest, room: Room) -> Seat:
@@ -257,7 +224,7 @@ def _seat(request: HttpRequest, room: Room) -> Seat:
 
 
 def _require_user(request: HttpRequest) -> User:
-    user = _user(request)
+    user = signed_in_user(request)
     if user is None:
         raise Forbidden("login_required")
     return user
@@ -267,7 +234,7 @@ def _require_user(request: HttpRequest) -> User:
 def api_challenges(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         return _api_challenge_post(request)
-    lines = lobby.open_challenges(_user(request))
+    lines = lobby.open_challenges(signed_in_user(request))
     return JsonResponse(
         {
             "challenges": [
@@ -308,7 +275,7 @@ def _challenge_response(challenge: Challenge, status: int = 200) -> JsonResponse
 @json_endpoint(("GET", "HEAD"))
 def api_challenge(request: HttpRequest, slug: str) -> HttpResponse:
     challenge = lobby.challenge_by_slug(slug)
-    user = _user(request)
+    user = signed_in_user(request)
     # An invitation is private to its two players; an open challenge is public.
     if challenge.invitee_id is not None and (
         user is None or user.pk not in (challenge.author_id, challenge.invitee_id)

@@ -8,6 +8,7 @@ their seats on any device. Everybody else is a spectator.
 from collections.abc import Iterable
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db.models import Prefetch
 from django.http import Http404, HttpRequest
 
@@ -102,6 +103,11 @@ def session_seats(request: HttpRequest) -> list[Seat]:
     if user is not None and user.is_authenticated:
         seats.update((seat.pk, seat) for seat in Seat.objects.filter(user=user))
     return list(seats.values())
+
+
+def signed_in_user(request: HttpRequest) -> User | None:
+    """The account of the person asking, or None for a guest."""
+    return request.user if isinstance(request.user, User) else None
 
 
 def get_room_or_404(slug: str) -> Room:

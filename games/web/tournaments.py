@@ -6,11 +6,11 @@ A refusal (full, out of the band, already started) is the service's error with
 its status and its sentence, and nothing written.
 """
 
+from collections.abc import Callable
 from datetime import timedelta
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -21,17 +21,21 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import services
-from games.lib import clock, deadlines
+from games.lib import clock
 from games.lib.errors import ServiceError, public_message
 from games.models import Tournament
 from games.selectors import lobby
 from games.selectors import tournaments as read
-from games.services.cleaning import RATING_HIGHEST, RATING_LOWEST
 from games.services.tournaments import HOSTED_AT_ONCE, HOSTED_PLAYERS_MAX
-from games.web.forms import MATCH_LENGTHS
+from games.web.forms import (
+    MATCH_LENGTHS,
+    days_per_move_field,
+    match_length_choices,
+    match_length_field,
+    rating_band_fields,
+)
+from games.web.seats import signed_in_user
 from games.web.throttle import rate_limited
-
-DAYS_CHOICES = [(days, str(days)) for days in deadlines.DAYS_PER_MOVE_CHOICES]
 
 
 class TournamentForm(forms.Form):
@@ -46,37 +50,16 @@ class TournamentForm(forms.Form):
     capacity = forms.IntegerField(
         label=gettext_lazy("Jugadores"), min_value=4, max_value=HOSTED_PLAYERS_MAX, initial=8
     )
-    length = forms.TypedChoiceField(
-        label=gettext_lazy("Puntos por encuentro"),
-        choices=[(n, str(n)) for n in MATCH_LENGTHS],
-        coerce=int,
-        initial=5,
-    )
+    length = match_length_field(required=True)
     final_length = forms.TypedChoiceField(
         label=gettext_lazy("Puntos de la final (eliminatoria)"),
-        choices=[("", "—"), *((n, str(n)) for n in MATCH_LENGTHS)],
+        choices=[("", "—"), *match_length_choices()],
         coerce=int,
         empty_value=None,
         required=False,
     )
-    days_per_move = forms.TypedChoiceField(
-        label=gettext_lazy("Días por jugada"),
-        choices=DAYS_CHOICES,
-        coerce=int,
-        initial=deadlines.DAYS_PER_MOVE,
-    )
-    rating_min = forms.IntegerField(
-        label=gettext_lazy("Puntuación mínima (opcional)"),
-        min_value=RATING_LOWEST,
-        max_value=RATING_HIGHEST,
-        required=False,
-    )
-    rating_max = forms.IntegerField(
-        label=gettext_lazy("Puntuación máxima (opcional)"),
-        min_value=RATING_LOWEST,
-        max_value=RATING_HIGHEST,
-        required=False,
-    )
+    days_per_move = days_per_move_field(required=True)
+    rating_min, rating_max = rating_band_fields()
     starts_in_days = forms.IntegerField(
         label=gettext_lazy("Empieza dentro de (días), si no se llena antes"),
         min_value=1,
@@ -84,10 +67,6 @@ class TournamentForm(forms.Form):
         initial=7,
     )
     private = forms.BooleanField(label=gettext_lazy("Privado: solo con el enlace"), required=False)
-
-
-def _user(request: HttpRequest) -> User | None:
-    return request.user if isinstance(request.user, User) else None
 
 
 def _tournament_or_404(slug: str) -> Tournament:
@@ -106,7 +85,7 @@ def tournaments_page(request: HttpRequest) -> HttpResponse:
     """Open to join, running, finished; filtered by length and by a rating the band admits."""
     length = _number(request.GET.get("puntos"))
     rating = _number(request.GET.get("puntuacion"))
-    user = _user(request)
+    user = signed_in_user(request)
     context = {
         "lists": read.listed(length=length, rating=rating),
         "length": length,
@@ -160,7 +139,7 @@ def tournament_new(request: HttpRequest) -> HttpResponse:
 @never_cache
 def tournament_page(request: HttpRequest, slug: str, *, status: int = 200) -> HttpResponse:
     tournament = _tournament_or_404(slug)
-    user = _user(request)
+    user = signed_in_user(request)
     context = read.page(tournament, user)
     rating = lobby.rating_for(user) if user is not None else None
     context["fits"] = rating is None or (
@@ -196,12 +175,13 @@ def tournament_withdraw(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-def _act(request: HttpRequest, slug: str, service: object, done: str) -> HttpResponse:
+def _act(
+    request: HttpRequest, slug: str, service: Callable[..., object], done: str
+) -> HttpResponse:
     tournament = _tournament_or_404(slug)
     if not request.user.is_authenticated:
         # Back to the tournament's page after logging in (the button is there).
         return redirect_to_login(reverse("games:tournament", args=[slug]))
-    assert callable(service)
     try:
         service(tournament=tournament, user=request.user)
     except ServiceError as error:

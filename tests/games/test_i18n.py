@@ -77,7 +77,7 @@ def test_the_committed_mo_file_matches_its_po_file(language):
 
 
 @pytest.mark.skipif(shutil.which("xgettext") is None, reason="needs gettext's xgettext")
-def test_the_catalogs_hold_every_string_of_the_code(tmp_path):
+def test_the_catalogs_hold_every_string_of_the_code_and_no_other(tmp_path):
     # Extract the messages from a copy of the code, so the real catalogs stay untouched.
     for name in ("games", "accounts", "config", "templates", "manage.py"):
         source = ROOT / name
@@ -98,6 +98,9 @@ def test_the_catalogs_hold_every_string_of_the_code(tmp_path):
     assert len(extracted) > 200
     missing = sorted(str(key) for key in extracted if key not in committed and key != "__fuzzy__")
     assert missing == [], "run makemessages and translate these"
+    # A label the code dropped ("Match a N puntos") must not linger as a live entry.
+    stale = sorted(str(key) for key in committed if key not in extracted)
+    assert stale == [], "run make messages: it drops these"
 
 
 @pytest.mark.django_db
