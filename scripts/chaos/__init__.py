@@ -5,10 +5,12 @@ may restart it and terminate its backends; never the machine's shared one),
 a Redis of its own (append-only file, so a stop and start keeps what it
 held, as a production Redis would; the broker and, as in production, the
 cache, CACHE_URL), gunicorn as the README deploys it (3 gthread workers ×
-20 threads, config/gunicorn.conf.py), a Celery worker for bots and sweeps,
-one for mail, one for the analysis, beat, and an SMTP server in this process that it can hang (a
-socket that accepts and never answers), stop, and make lose its answers (it
-keeps the message, the "250" comes after EMAIL_TIMEOUT). Ports from
+20 threads, config/gunicorn.conf.py), the four Celery workers as the
+deploy kit's units start them (deploy/systemd/mesa-worker-*: bots, 2
+processes of one search thread; sweeps, 1; mail, 2; analysis, 1), beat,
+and an SMTP server in this process that it can hang (a socket that accepts
+and never answers), stop, and make lose its answers (it keeps the message,
+the "250" comes after EMAIL_TIMEOUT). Ports from
 CHAOS_PORT_BASE (18200): web, Redis, SMTP, PostgreSQL are base+0..3.
 
 Scenarios (`--only NAME[,NAME]` runs some; all by default):

@@ -17,9 +17,11 @@ from scripts.chaos.processes import (
     Processes,
     beat,
     port_open,
+    start_analysis_worker,
     start_bots_worker,
+    start_mail_worker,
     start_redis,
-    worker,
+    start_sweeps_worker,
 )
 from scripts.chaos.report import Report, analysis_lateness, print_table, replays_clean
 from scripts.chaos.scenarios import SCENARIOS
@@ -52,9 +54,9 @@ def main() -> int:
         mail.up()
         processes.start("web", [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py"])
         start_bots_worker(processes)
-        # Two processes each, as `celery worker` starts by default on this 2-core machine.
-        processes.start("mail", worker("mail", "mail", 2))
-        processes.start("analysis", worker("analysis", "analysis", 1))
+        start_sweeps_worker(processes)
+        start_mail_worker(processes)
+        start_analysis_worker(processes)
         beat(processes, "beat")
         if not wait_until(lambda: port_open(WEB), 60):
             raise RuntimeError("gunicorn did not start")

@@ -25,12 +25,13 @@ class Processes:
     by itself (not killed here) is started again, and counted.
     """
 
-    SUPERVISED = ("web", "bots", "mail", "analysis", "beat", "beat2")
+    SUPERVISED = ("web", "bots", "sweeps", "mail", "analysis", "beat", "beat2")
 
     def __init__(self, folder: Path):
         self.folder = folder
         self.running: dict[str, subprocess.Popen] = {}
         self.argv: dict[str, list[str]] = {}
+        self.env: dict[str, dict[str, str]] = {}  # a unit's own Environment= lines
         self.restarts = Counter()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
@@ -50,24 +51,25 @@ class Processes:
                         f"(code {self.running[name].returncode}): restarting"
                     )
                     self.restarts[name] += 1
-                    self._start(name, self.argv[name])
+                    self._start(name, self.argv[name], self.env[name])
 
-    def start(self, name: str, argv: list[str]) -> subprocess.Popen:
+    def start(self, name: str, argv: list[str], env: dict[str, str] | None = None):
         with self.lock:
-            return self._start(name, argv)
+            return self._start(name, argv, env or {})
 
-    def _start(self, name: str, argv: list[str]) -> subprocess.Popen:
+    def _start(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
         out = open(self.folder / f"{name}.log", "ab")  # closed with the process
         process = subprocess.Popen(
             argv,
             cwd=ROOT,
-            env={**os.environ, **SETTINGS},
+            env={**os.environ, **SETTINGS, **env},
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         self.running[name] = process
         self.argv[name] = argv
+        self.env[name] = env
         return process
 
     def kill(self, name: str, sig=signal.SIGKILL) -> None:
@@ -130,8 +132,28 @@ def start_redis(processes: Processes) -> None:
     wait_until(lambda: port_open(REDIS), 10, 0.1)
 
 
+# The workers as the deploy kit's units start them (deploy/systemd/mesa-worker-*.service):
+# the same queues, concurrency and environment.
+
+
 def start_bots_worker(processes: Processes) -> None:
-    processes.start("bots", worker("bots", "bots,sweeps", 2))
+    """mesa-worker-bots: the computer's turns only, two processes of one search thread."""
+    processes.start("bots", worker("bots", "bots", 2), {"BGBOT_MULTIPLY_THREADS": "1"})
+
+
+def start_sweeps_worker(processes: Processes) -> None:
+    """mesa-worker-sweeps: the beat's sweeps (the re-drive, the bots' nudge), one process."""
+    processes.start("sweeps", worker("sweeps", "sweeps", 1))
+
+
+def start_mail_worker(processes: Processes) -> None:
+    """mesa-worker-mail: every email and push, two processes."""
+    processes.start("mail", worker("mail", "mail", 2))
+
+
+def start_analysis_worker(processes: Processes) -> None:
+    """mesa-worker-analysis: the review of each finished game, one process."""
+    processes.start("analysis", worker("analysis", "analysis", 1))
 
 
 def port_open(port: int) -> bool:
