@@ -28,17 +28,22 @@ letter's claims travel with it in one shape, {"claims": [Claim.to_json(),
 ...]}, and release_claim undoes them for the admin's "send again".
 
 The other duplicate we accept: a worker killed while a SentEmail key is
-"sending" (mid-conversation with the server). Its message comes back to
-another worker after the broker's visibility timeout, longer than any task may
-run, so the claim is stale by then; that worker takes it over and sends. The
-alternative, treating a stale "sending" as sent, loses every mail whose worker
-died before reaching the server, which is the far more likely moment to die.
+"sending" (mid-conversation with the server). A "sending" claim is a lease of
+stale_claim_after(): the send under it ends by settings.MAIL_SEND_SECONDS
+from the claim (games.mail.smtp: nothing goes out past that, and no wait for
+the server lasts beyond it), so a claim older than the lease is a dead
+worker's. A copy of the task that finds the claim held looks again when the
+lease ends (Busy.until), and takes it over and sends. The alternative,
+treating a stale "sending" as sent, loses every mail whose worker died
+before reaching the server, which is the far more likely moment to die.
 (A turn or sweep email claimed by a field has no "sending" state: a worker
 killed mid-send loses it, and the 24-hour reminder still comes.)
 
 No row lock is held while talking to the mail server.
 """
 
+import dataclasses
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -51,7 +56,7 @@ from accounts.models import Notify
 from accounts.recipients import Recipient, recipient_for_seat
 from accounts.services import normalize_email
 from games.lib import clock, deadlines
-from games.mail.smtp import ReplyLost
+from games.mail.smtp import ReplyLost, deadline
 from games.models import Match, Seat, SentEmail
 from games.selectors import due, vacations
 
@@ -72,6 +77,9 @@ class Claim:
     field: str = ""
     claimed: datetime | None = None
     previous: datetime | None = None
+    # When a KEY claim was taken, time.monotonic(): its send ends by this plus
+    # MAIL_SEND_SECONDS. This worker's own; not kept in the JSON.
+    taken_at: float | None = dataclasses.field(default=None, compare=False)
 
     def to_json(self) -> "ClaimJSON":
         return {
@@ -106,15 +114,15 @@ class ReleaseJSON(TypedDict):
 
 class Busy(Exception):
     """Another worker holds this email's key as "sending", younger than a dead
-    worker's: look again later (the task's retry). By then it is sent, or its
-    worker died and the claim is stale and taken over. Dropping it instead lost
-    the email when that worker had died: a killed worker's task may come back
-    at once (reject on worker lost) or by the outbox's re-drive. `sent`: what
-    the call sent besides."""
+    worker's: look again at `until`, when its lease ends (the task's retry). By
+    then it is sent, or its worker died and the claim is stale and taken over.
+    Dropping it instead lost the email when that worker had died: a killed
+    worker's task may come back at once (reject on worker lost) or by the
+    outbox's re-drive. `sent`: what the call sent besides."""
 
-    def __init__(self, key: str, sent: int = 0) -> None:
+    def __init__(self, key: str, sent: int = 0, until: datetime | None = None) -> None:
         super().__init__(f"{key} is being sent by another worker")
-        self.key, self.sent = key, sent
+        self.key, self.sent, self.until = key, sent, until
 
 
 class Resend(Exception):
@@ -133,10 +141,17 @@ class Uncertain(Exception):
 
 
 def stale_claim_after() -> timedelta:
-    """A "sending" claim older than this belongs to a worker that died: a dead
-    worker's task comes back after the broker's visibility timeout, which is
-    longer than any task may run (its hard time limit)."""
-    return timedelta(seconds=settings.CELERY_VISIBILITY_TIMEOUT)
+    """A "sending" claim older than this belongs to a worker that died: a live
+    one ended its send by MAIL_SEND_SECONDS from the claim (games.mail.smtp),
+    and had EMAIL_TIMEOUT more to write "sent"."""
+    return timedelta(seconds=settings.MAIL_SEND_SECONDS + (settings.EMAIL_TIMEOUT or 0))
+
+
+def _send_deadline(claims: list[Claim]) -> float | None:
+    """time.monotonic() by which a send under `claims` ends: MAIL_SEND_SECONDS
+    after the earliest lease among them; None when none is a lease."""
+    taken = [claim.taken_at for claim in claims if claim.taken_at is not None]
+    return min(taken) + settings.MAIL_SEND_SECONDS if taken else None
 
 
 def send_claimed(claims: list[Claim], send: Callable[[], None]) -> int:
@@ -145,7 +160,8 @@ def send_claimed(claims: list[Claim], send: Callable[[], None]) -> int:
     and the mail uncertain the second (see above)."""
     keys = [claim.id for claim in claims if claim.row == KEY]
     try:
-        send()
+        with deadline(_send_deadline(claims)):
+            send()
     except ReplyLost as error:
         if _first_loss(claims):
             release(claims)
@@ -209,7 +225,7 @@ def claim_key(key: str) -> Claim | None:
     """Insert the SentEmail key as "sending"; None when it was sent (or is
     uncertain); Busy while another worker is sending it. A "sending" claim of
     a dead worker is taken over (see above)."""
-    now = clock.now()
+    taken_at, now = time.monotonic(), clock.now()  # the lease counts from before the claim
     try:
         with transaction.atomic():
             SentEmail.objects.create(key=key, sent_at=now, state=SentEmail.State.SENDING)
@@ -218,11 +234,16 @@ def claim_key(key: str) -> Claim | None:
             key=key, state=SentEmail.State.SENDING, sent_at__lt=now - stale_claim_after()
         ).update(sent_at=now)
         if taken_over == 1:
-            return Claim(KEY, key)
-        if SentEmail.objects.filter(key=key, state=SentEmail.State.SENDING).exists():
-            raise Busy(key) from None
+            return Claim(KEY, key, taken_at=taken_at)
+        held = (
+            SentEmail.objects.filter(key=key, state=SentEmail.State.SENDING)
+            .values_list("sent_at", flat=True)
+            .first()
+        )
+        if held is not None:
+            raise Busy(key, until=held + stale_claim_after()) from None
         return None
-    return Claim(KEY, key)
+    return Claim(KEY, key, taken_at=taken_at)
 
 
 # --- the waiting turns of an address ("Es tu turno") ----------------------------------

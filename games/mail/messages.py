@@ -196,6 +196,7 @@ def send_daily_digests(*, batch: int = 200) -> int:
     now = clock.now()
     day = now.date().isoformat()
     sent, after, busy = 0, 0, ""
+    until: datetime | None = None  # when the busy key's lease ends
     # No digest to a player on vacation: their games are waiting by their choice.
     away = set(vacations.away_now().values_list("user_id", flat=True))
     while True:
@@ -210,12 +211,12 @@ def send_daily_digests(*, batch: int = 200) -> int:
             try:
                 sent += _send_digest(recipient, day)
             except claims.Busy as other:  # another run sends it: the rest first
-                busy = other.key
+                busy, until = other.key, other.until
         if len(page) < batch:
             break
         after = page[-1].pk
     if busy:
-        raise claims.Busy(busy, sent)  # looked at again later
+        raise claims.Busy(busy, sent, until)  # looked at again later
     return sent
 
 
@@ -332,6 +333,7 @@ def send_match_ended(*, match_id: int) -> int:
     now = clock.now()
     ended = match.ended_at or now
     sent, busy = 0, ""
+    until: datetime | None = None  # when the busy key's lease ends
     for seat in Seat.objects.filter(room=room).select_related("user"):
         seat.room = room
         # On the board when it ended, or there since (checked now, at send time).
@@ -363,9 +365,9 @@ def send_match_ended(*, match_id: int) -> int:
         try:
             sent += _send_once(f"ended:{match.pk}:{seat.number}", recipient, "match_ended", context)
         except claims.Busy as other:  # the other player's first
-            busy = other.key
+            busy, until = other.key, other.until
     if busy:
-        raise claims.Busy(busy, sent)
+        raise claims.Busy(busy, sent, until)
     return sent
 
 
