@@ -67,7 +67,8 @@ KEY, SEAT, MATCH = "sent_email", "seat", "match"
 class Claim:
     """One claim and what undoes it.
 
-    row KEY: the SentEmail row whose key is `id` (undone by deleting it);
+    row KEY: the SentEmail row whose key is `id`, claimed at `claimed` (its
+    sent_at; undone by deleting it while it still holds that sent_at);
     row SEAT or MATCH: `field` of that row set from `previous` to `claimed`
     (undone by setting it back, if it still holds `claimed`).
     """
@@ -204,7 +205,10 @@ def release(claims: list[Claim]) -> None:
     """Undo claims, so that the email's task sends it again."""
     for claim in claims:
         if claim.row == KEY:
-            SentEmail.objects.filter(key=claim.id).delete()
+            # Only while the row is still this claim's: once its lease ran out,
+            # another worker may hold the key (its own sent_at).
+            mine = {"sent_at": claim.claimed} if claim.claimed is not None else {}
+            SentEmail.objects.filter(key=claim.id, **mine).delete()
             continue
         model = Seat if claim.row == SEAT else Match
         model.objects.filter(pk=claim.id, **{claim.field: claim.claimed}).update(
@@ -234,7 +238,7 @@ def claim_key(key: str) -> Claim | None:
             key=key, state=SentEmail.State.SENDING, sent_at__lt=now - stale_claim_after()
         ).update(sent_at=now)
         if taken_over == 1:
-            return Claim(KEY, key, taken_at=taken_at)
+            return Claim(KEY, key, claimed=now, taken_at=taken_at)
         held = (
             SentEmail.objects.filter(key=key, state=SentEmail.State.SENDING)
             .values_list("sent_at", flat=True)
@@ -243,7 +247,7 @@ def claim_key(key: str) -> Claim | None:
         if held is not None:
             raise Busy(key, until=held + stale_claim_after()) from None
         return None
-    return Claim(KEY, key, taken_at=taken_at)
+    return Claim(KEY, key, claimed=now, taken_at=taken_at)
 
 
 # --- the waiting turns of an address ("Es tu turno") ----------------------------------

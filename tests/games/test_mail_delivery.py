@@ -181,9 +181,12 @@ def test_a_lost_answer_sends_the_message_once_more_and_never_a_third_time(
     assert len(slow_smtp.to("bob@example.com")) == 2
     assert SentEmail.objects.get(key=key).state == SentEmail.State.UNCERTAIN
     [dead] = FollowUp.objects.filter(failed_at__isnull=False)
-    # The claims' one shape (games.mail.claims): here the SentEmail key.
+    # The claims' one shape (games.mail.claims): here the SentEmail key, claimed now.
+    claimed = clock().isoformat()
     assert dead.release == {
-        "claims": [{"row": "sent_email", "id": key, "field": "", "claimed": None, "previous": None}]
+        "claims": [
+            {"row": "sent_email", "id": key, "field": "", "claimed": claimed, "previous": None}
+        ]
     }
 
     # Every later delivery of the task, every sweep: nothing more.
@@ -327,6 +330,20 @@ def test_a_sending_claim_of_a_worker_killed_just_now_is_taken_over_within_two_mi
     assert tasks.match_ended_email(match.pk) == 0
     assert len(mailoutbox) == 1
     assert not FollowUp.objects.filter(published_at=None, failed_at=None).exists()
+
+
+def test_a_late_release_leaves_the_claim_another_worker_took_over(room, alice, bob, clock):
+    match = end_match(alice, bob, clock)
+    key = f"ended:{match.pk}:2"
+    SentEmail.objects.filter(key=key).delete()
+    first = claims.claim_key(key)
+    clock.tick(claims.stale_claim_after() + timedelta(seconds=1))
+    second = claims.claim_key(key)  # the first worker's lease ran out: taken over
+    assert second is not None and second.claimed == clock()
+    claims.release([first])  # the first worker, late, gives its claim back
+    assert SentEmail.objects.get(key=key).state == SentEmail.State.SENDING  # still held
+    with pytest.raises(claims.Busy):  # and a third worker finds it held
+        claims.claim_key(key)
 
 
 class SlowToTakeTheRecipient(Inbox):
