@@ -60,7 +60,7 @@ from games.mail.smtp import ReplyLost, deadline
 from games.models import Match, Seat, SentEmail
 from games.selectors import due, vacations
 
-KEY, SEAT, MATCH = "sent_email", "seat", "match"
+KEY, SEAT, MATCH, LEASE = "sent_email", "seat", "match", "lease"
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,9 @@ class Claim:
 
     row KEY: the SentEmail row whose key is `id`, claimed at `claimed` (its
     sent_at; undone by deleting it while it still holds that sent_at);
+    row LEASE: the same, for a send whose claim is a field (a turn told): the
+    row lives only while it is sent, and a stale one is taken over (see
+    take_over_turn);
     row SEAT or MATCH: `field` of that row set from `previous` to `claimed`
     (undone by setting it back, if it still holds `claimed`).
     """
@@ -158,18 +161,21 @@ def _send_deadline(claims: list[Claim]) -> float | None:
 def send_claimed(claims: list[Claim], send: Callable[[], None]) -> int:
     """Send under `claims`: 1 when sent; on failure the claims are released. When
     only the server's answer was lost: released (Resend) the first time, kept
-    and the mail uncertain the second (see above)."""
+    and the mail uncertain the second (see above). A LEASE ends either way."""
     keys = [claim.id for claim in claims if claim.row == KEY]
+    leases = [claim for claim in claims if claim.row == LEASE]
+    kept = [claim for claim in claims if claim.row != LEASE]
     try:
         with deadline(_send_deadline(claims)):
             send()
     except ReplyLost as error:
-        if _first_loss(claims):
+        if _first_loss(kept):
             release(claims)
             raise Resend(f"the server's answer was lost, sending once more: {error}") from error
         if keys:
             SentEmail.objects.filter(key__in=keys).update(state=SentEmail.State.UNCERTAIN)
-        raise Uncertain(claims, error) from error
+        release(leases)  # kept as told: nobody takes it over for a third copy
+        raise Uncertain(kept, error) from error
     except BaseException:
         release(claims)
         raise
@@ -177,6 +183,7 @@ def send_claimed(claims: list[Claim], send: Callable[[], None]) -> int:
         SentEmail.objects.filter(key__in=keys).update(
             state=SentEmail.State.SENT, sent_at=clock.now()
         )
+    release(leases)  # sent: the field says so now
     return 1
 
 
@@ -204,7 +211,7 @@ def _first_loss(claims: list[Claim]) -> bool:
 def release(claims: list[Claim]) -> None:
     """Undo claims, so that the email's task sends it again."""
     for claim in claims:
-        if claim.row == KEY:
+        if claim.row in (KEY, LEASE):
             # Only while the row is still this claim's: once its lease ran out,
             # another worker may hold the key (its own sent_at).
             mine = {"sent_at": claim.claimed} if claim.claimed is not None else {}
@@ -258,6 +265,20 @@ class TurnClaim:
     seat: Seat
     match: Match
     claim: Claim
+    lease: Claim  # the turn's "sending" row while the email goes out
+
+
+def turn_lease_key(seat_id: int, started: datetime) -> str:
+    """The SentEmail key of the lease on telling this seat of the turn begun at `started`."""
+    return f"lease:turn:{seat_id}:{started.isoformat()}"
+
+
+def _lease(key: str, now: datetime, taken_at: float) -> Claim:
+    """Write (or take again) the lease row `key` as "sending" now."""
+    SentEmail.objects.update_or_create(
+        key=key, defaults={"sent_at": now, "state": SentEmail.State.SENDING}
+    )
+    return Claim(LEASE, key, claimed=now, taken_at=taken_at)
 
 
 def claim_waiting_turns(recipient: Recipient) -> list[TurnClaim]:
@@ -266,7 +287,7 @@ def claim_waiting_turns(recipient: Recipient) -> list[TurnClaim]:
     The seat rows stay locked until commit, so of two workers mailing the same
     address at once, the second finds the turns already marked.
     """
-    now = clock.now()
+    taken_at, now = time.monotonic(), clock.now()
     address = normalize_email(recipient.email)
     with transaction.atomic():
         seat_ids = list(due.waiting_for_address(address).values_list("turn_seat_id", flat=True))
@@ -297,11 +318,43 @@ def claim_waiting_turns(recipient: Recipient) -> list[TurnClaim]:
             claim = Claim(
                 SEAT, seat.pk, "turn_notified_at", match.turn_started_at, seat.turn_notified_at
             )
-            claims.append(TurnClaim(seat, match, claim))
+            # The seat's field says the turn is told; the lease, that its email
+            # is going out now: a worker killed mid-send leaves it, and the
+            # turn's task, coming again, takes it over (take_over_turn).
+            started = match.turn_started_at or now  # set while a seat is on turn
+            lease = _lease(turn_lease_key(seat.pk, started), now, taken_at)
+            claims.append(TurnClaim(seat, match, claim, lease))
             Seat.objects.filter(pk=seat.pk).update(turn_notified_at=match.turn_started_at)
     # A match with a seat on turn has its turn's start (the `or` is for the type).
     claims.sort(key=lambda claim: claim.match.turn_started_at or now)
     return claims
+
+
+def take_over_turn(seat: Seat, match: Match) -> TurnClaim | None:
+    """The turn's email when the worker that was sending it died: its lease is
+    stale. Busy while the lease is young (a live worker is sending it); None
+    when nothing is owed (the turn was told, or is not this seat's)."""
+    started = match.turn_started_at
+    if started is None or seat.turn_notified_at != started:
+        return None
+    taken_at, now = time.monotonic(), clock.now()
+    key = turn_lease_key(seat.pk, started)
+    with transaction.atomic():
+        taken = SentEmail.objects.filter(
+            key=key, state=SentEmail.State.SENDING, sent_at__lt=now - stale_claim_after()
+        ).update(sent_at=now)
+        if taken != 1:
+            held = (
+                SentEmail.objects.filter(key=key, state=SentEmail.State.SENDING)
+                .values_list("sent_at", flat=True)
+                .first()
+            )
+            if held is not None:
+                raise Busy(key, until=held + stale_claim_after())
+            return None
+    # Released to no turn told, should this send fail too: the task's retry claims it.
+    claim = Claim(SEAT, seat.pk, "turn_notified_at", started, None)
+    return TurnClaim(seat, match, claim, Claim(LEASE, key, claimed=now, taken_at=taken_at))
 
 
 # --- a field of the match (the absence sweeps' emails) ---------------------------------

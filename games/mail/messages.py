@@ -137,12 +137,16 @@ def send_your_turn(*, match_id: int, version: int, started: datetime | None = No
         raise NotNow(deadlines.quiet_ends(seat.last_seen_at))
     turns = claims.claim_waiting_turns(recipient)
     if not turns:
-        return 0
+        # Told already: by a send that went out, or by one whose worker died
+        # mid-send (its lease is stale, and this turn's email is owed still).
+        taken = claims.take_over_turn(seat, match)
+        if taken is None:
+            return 0
+        turns = [taken]
     games = [_game_line(turn.seat, turn.match, recipient.time_zone) for turn in turns]
     context: Context = {"games": games, "first": games[0]}
-    return claims.send_claimed(
-        [turn.claim for turn in turns], lambda: _send(recipient, "your_turn", context)
-    )
+    held = [claim for turn in turns for claim in (turn.claim, turn.lease)]
+    return claims.send_claimed(held, lambda: _send(recipient, "your_turn", context))
 
 
 # --- a written answer played -------------------------------------------------------------

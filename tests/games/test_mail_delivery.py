@@ -17,6 +17,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from accounts.recipients import recipient_for_seat
 from games import services, tasks
 from games.lib import deadlines
 from games.mail import claims
@@ -231,6 +232,11 @@ def test_a_lost_answer_to_es_tu_turno_tells_the_turn_once_more(room, alice, bob,
     assert len(slow_smtp.messages) == 2
     bob.refresh()
     assert bob.seat.turn_notified_at == match.turn_started_at
+    # No lease is left for a worker to take over: never a third copy.
+    assert not SentEmail.objects.filter(key__startswith="lease:").exists()
+    clock.tick(claims.stale_claim_after() + timedelta(seconds=1))
+    assert tasks.turn_email(match.pk, match.version) is False
+    assert len(slow_smtp.messages) == 2
     [dead] = FollowUp.objects.filter(failed_at__isnull=False)
     # The claims' one shape (games.mail.claims): here the seat's turn, told.
     assert dead.release == {
@@ -344,6 +350,44 @@ def test_a_late_release_leaves_the_claim_another_worker_took_over(room, alice, b
     assert SentEmail.objects.get(key=key).state == SentEmail.State.SENDING  # still held
     with pytest.raises(claims.Busy):  # and a third worker finds it held
         claims.claim_key(key)
+
+
+def test_es_tu_turno_whose_worker_died_mid_send_goes_out_when_its_lease_ends(
+    room, alice, bob, clock, mailoutbox, settings
+):
+    settings.EMAIL_TIMEOUT, settings.MAIL_SEND_SECONDS = 20, 40  # production's
+    Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+    clock.tick(timedelta(hours=3))
+    match = services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
+    FollowUp.objects.all().delete()
+    # A worker told bob's turn (the seat's field) and died before the server
+    # had the message: the turn's task comes again (the outbox's re-drive).
+    [told] = claims.claim_waiting_turns(recipient_for_seat(bob.refresh()))
+    held_at = clock()
+    assert bob.refresh().turn_notified_at == match.turn_started_at
+    assert not tasks.turn_email(match.pk, match.version)  # its lease is young: looked at later
+    [retry] = FollowUp.objects.filter(published_at=None, failed_at=None)
+    assert retry.due_at == held_at + claims.stale_claim_after() + timedelta(seconds=1)
+    assert run_row(due_retry(clock)) is True  # the dead worker's lease, taken over
+    assert [message.to for message in mailoutbox] == [["bob@example.com"]]
+    sweep = timedelta(seconds=settings.FOLLOW_UP_SWEEP_SECONDS)
+    assert clock() - held_at + sweep <= timedelta(minutes=2)
+    assert bob.refresh().turn_notified_at == match.turn_started_at
+    assert not SentEmail.objects.filter(key__startswith="lease:").exists()
+    clock.tick(claims.stale_claim_after() + timedelta(seconds=1))
+    assert tasks.turn_email(match.pk, match.version) is False  # told, and sent: once
+    assert len(mailoutbox) == 1
+
+
+def test_es_tu_turno_sent_leaves_no_lease_behind(room, alice, bob, clock, mailoutbox):
+    Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
+    clock.tick(timedelta(hours=3))
+    match = services.game_play(seat=alice.seat, version=1, play=[[8, 5], [6, 5]])
+    assert tasks.turn_email(match.pk, match.version) is True
+    assert not SentEmail.objects.filter(key__startswith="lease:").exists()
+    clock.tick(claims.stale_claim_after() + timedelta(seconds=1))
+    assert tasks.turn_email(match.pk, match.version) is False
+    assert len(mailoutbox) == 1
 
 
 class SlowToTakeTheRecipient(Inbox):
