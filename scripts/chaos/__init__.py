@@ -30,6 +30,9 @@ Scenarios (`--only NAME[,NAME]` runs some; all by default):
   postgres-stop PostgreSQL stopped 20 s as turn emails fall due and the
                 computer plays, then its backends terminated
   redis-kill    Redis SIGKILLed and started again on its append-only file
+  mail-kill     the mail worker SIGKILLed mid-conversation with the SMTP
+                server, while "someone sat down" goes out, then while "Es tu
+                turno" does
 
 Every scenario prints the same columns: moves sent / acknowledged (200) /
 stored (in the turn log); saved but told it failed (an HTTP error for a move

@@ -35,6 +35,15 @@ class Inbox:
         self.arrivals: dict = {}  # (address, kind) -> when each came (time.time())
         self.lost = Counter()  # (address, kind) -> messages whose answer came too late
         self.lose_next = 0  # this many next messages are kept, and their "250" comes too late
+        self.slow_rcpt = 0.0  # seconds before each recipient is accepted: a long conversation
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        import asyncio
+
+        if self.slow_rcpt:
+            await asyncio.sleep(self.slow_rcpt)
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
         import asyncio

@@ -14,7 +14,7 @@ from django.db.models import F
 
 from games import services
 from games.models import FollowUp, Match, Room, Seat, SentEmail, Turn
-from scripts.chaos.env import db, log, wait_until
+from scripts.chaos.env import TURN_EMAIL_PAUSE, db, log, wait_until
 from scripts.chaos.mailserver import MailServer
 from scripts.chaos.players import (
     Player,
@@ -25,7 +25,14 @@ from scripts.chaos.players import (
     rooms_of_two,
     waiting_for_the_computer,
 )
-from scripts.chaos.processes import Postgres, Processes, beat, start_bots_worker, start_redis
+from scripts.chaos.processes import (
+    Postgres,
+    Processes,
+    beat,
+    start_bots_worker,
+    start_mail_worker,
+    start_redis,
+)
 from scripts.chaos.report import Report, emails_in
 
 
@@ -392,6 +399,44 @@ def redis_empty(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     report.close("every message Redis held was lost")
 
 
+def mail_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """The mail worker SIGKILLed mid-conversation with the server, twice: while
+    "someone sat down" emails go out (their keys claimed "sending"), then while
+    "Es tu turno" does (60 s after the moves; the turns claimed as told). The
+    server takes 1.5 s to accept each recipient, so each kill finds sends under way."""
+    report = Report("mail worker SIGKILLed mid-send", "s10")
+    hosts = [Player(f"k{index}", f"s10-{index}-host@chaos.test") for index in range(8)]
+    for host in hosts:
+        assert host.open_room()
+    pairs = rooms_of_two("s10", 6)
+    leave_the_board(hosts + [p for pair in pairs for p in pair])
+    mail.inbox.slow_rcpt = 1.5
+
+    def kill_the_mail_worker():
+        log("mail worker SIGKILLed")
+        processes.kill("mail", signal.SIGKILL)
+        time.sleep(0.5)
+        start_mail_worker(processes)
+
+    for index, host in enumerate(hosts):
+        if Player(f"q{index}").join(host):  # "q se sentó a tu mesa" to the host
+            report.owe(host.address, "joined")
+    time.sleep(1)
+    kill_the_mail_worker()
+    time.sleep(10)  # the new worker has started
+    moved = time.monotonic()
+    for host, guest in pairs:  # "Es tu turno" due 60 s on, waiting in the new worker
+        move_and_owe(report, host, guest)
+    time.sleep(max(0.0, moved + TURN_EMAIL_PAUSE + 1.5 - time.monotonic()))
+    kill_the_mail_worker()
+    mail.inbox.slow_rcpt = 0.0
+    # Counted from each email's due time: a killed worker is one fault, not an outage.
+    wait_until(lambda: emails_in(mail.inbox, report), 240, 1)
+    time.sleep(8)  # a duplicate, if any, would come now
+    leases = db(lambda: SentEmail.objects.filter(key__startswith="lease:").count())
+    report.close(f"2 kills mid-send; {leases} turn leases left")
+
+
 SCENARIOS = {
     "redis-stop": redis_stop,
     "worker-kill": worker_kill,
@@ -402,4 +447,5 @@ SCENARIOS = {
     "redis-empty": redis_empty,
     "postgres-stop": postgres_stop,
     "redis-kill": redis_kill,
+    "mail-kill": mail_kill,
 }
