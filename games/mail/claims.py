@@ -36,8 +36,11 @@ worker's. A copy of the task that finds the claim held looks again when the
 lease ends (Busy.until), and takes it over and sends. The alternative,
 treating a stale "sending" as sent, loses every mail whose worker died
 before reaching the server, which is the far more likely moment to die.
-(A turn or sweep email claimed by a field has no "sending" state: a worker
-killed mid-send loses it, and the 24-hour reminder still comes.)
+"Es tu turno", claimed by the seat's field, has a lease too: a LEASE row per
+turn, written with the field and deleted when the send ends, which
+take_over_turn takes over once stale. (A sweep's email claimed by a match
+field has none: a worker killed mid-send loses it, and the 24-hour reminder
+still comes.)
 
 No row lock is held while talking to the mail server.
 """

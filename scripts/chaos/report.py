@@ -19,6 +19,10 @@ from scripts.chaos.processes import Processes
 
 
 class Report:
+    """One scenario's counts. Its `tag` begins every address of its players, and
+    its emails are counted by that prefix: no tag may begin another (s1 would
+    count s10's)."""
+
     rows: list["Report"] = []
 
     def __init__(self, name: str, tag: str):
@@ -125,6 +129,11 @@ class Report:
         self.delivered = sum(min(received.get(k, 0), n) for k, n in self.owed.items())
         self.duplicated = sum(max(0, received.get(k, 0) - n) for k, n in self.owed.items())
         self.unowed = sum(n for k, n in received.items() if k not in self.owed)
+        unowed = Counter({k: n for k, n in received.items() if k not in self.owed})
+        if unowed:  # who got what nobody owed them, for the note
+            self.note += "; unowed: " + ", ".join(
+                f"{n}× {kind} to {address}" for (address, kind), n in sorted(unowed.items())
+            )
         self.lost_answers = sum(n for k, n in inbox.lost.items() if k[0].startswith(self.tag))
         # A duplicate is fine only after a lost answer, and one at most per lost answer.
         self.bad_duplicates = sum(

@@ -404,11 +404,11 @@ def mail_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     "someone sat down" emails go out (their keys claimed "sending"), then while
     "Es tu turno" does (60 s after the moves; the turns claimed as told). The
     server takes 1.5 s to accept each recipient, so each kill finds sends under way."""
-    report = Report("mail worker SIGKILLed mid-send", "s10")
-    hosts = [Player(f"k{index}", f"s10-{index}-host@chaos.test") for index in range(8)]
+    report = Report("mail worker SIGKILLed mid-send", "sk")
+    hosts = [Player(f"k{index}", f"sk-{index}-host@chaos.test") for index in range(8)]
     for host in hosts:
         assert host.open_room()
-    pairs = rooms_of_two("s10", 6)
+    pairs = rooms_of_two("sk", 6)
     leave_the_board(hosts + [p for pair in pairs for p in pair])
     mail.inbox.slow_rcpt = 1.5
 
