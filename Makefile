@@ -106,7 +106,7 @@ run: $(STAMP)
 # Redis of its own, gunicorn, workers, two beats, an SMTP server it hangs and
 # stops): docs/OPERATIONS.md. CHAOS_ARGS="--only two-beats" runs one scenario.
 chaos: $(STAMP)
-	$(BIN)/python scripts/chaos.py $(CHAOS_ARGS)
+	$(BIN)/python -m scripts.chaos $(CHAOS_ARGS)
 
 # The load benchmark (bench/load.py, docs/LOAD.md): nginx from deploy/nginx's
 # template in front of gunicorn and uvicorn as deploy/systemd starts them, on

@@ -169,7 +169,9 @@ class MailTask(Task[..., int]):
         except mail.Uncertain as uncertain:
             outbox.dead_letter(self.name, args, error=str(uncertain), release=uncertain.release)
         except mail.Busy as busy:  # another worker is sending it: look again later
-            outbox.retry_later(self.name, args, attempt=attempt + 1, error=busy)
+            outbox.retry_later(
+                self.name, args, attempt=attempt + 1, error=busy, not_before=busy.until
+            )
             return busy.sent
         except DELIVERY_ERRORS as error:
             tries = attempt + 1

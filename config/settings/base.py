@@ -199,6 +199,13 @@ LONG_POLL_WAITERS = env.int("LONG_POLL_WAITERS", default=16)
 if EMAIL_BACKEND == "django.core.mail.backends.smtp.EmailBackend":
     EMAIL_BACKEND = "games.mail.smtp.EmailBackend"
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=20)
+# An email's "sending" claim (games.mail.claims) is a lease: a send talks to the
+# server for at most MAIL_SEND_SECONDS from its claim (games.mail.smtp gives up
+# before the message goes out once they are spent, and waits for the answer no
+# longer than what is left), so a claim older than that plus EMAIL_TIMEOUT (room
+# to write "sent") is a dead worker's, and another takes it over: a mail worker
+# killed mid-send delays its email about a minute, not the visibility timeout.
+MAIL_SEND_SECONDS = env.int("MAIL_SEND_SECONDS", default=2 * EMAIL_TIMEOUT)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Mesa <mesa@localhost>")
 
 # Web Push (RFC 8030/8291) with VAPID (RFC 8292): "Es tu turno" also goes to the

@@ -28,17 +28,25 @@ letter's claims travel with it in one shape, {"claims": [Claim.to_json(),
 ...]}, and release_claim undoes them for the admin's "send again".
 
 The other duplicate we accept: a worker killed while a SentEmail key is
-"sending" (mid-conversation with the server). Its message comes back to
-another worker after the broker's visibility timeout, longer than any task may
-run, so the claim is stale by then; that worker takes it over and sends. The
-alternative, treating a stale "sending" as sent, loses every mail whose worker
-died before reaching the server, which is the far more likely moment to die.
-(A turn or sweep email claimed by a field has no "sending" state: a worker
-killed mid-send loses it, and the 24-hour reminder still comes.)
+"sending" (mid-conversation with the server). A "sending" claim is a lease of
+stale_claim_after(): the send under it ends by settings.MAIL_SEND_SECONDS
+from the claim (games.mail.smtp: nothing goes out past that, and no wait for
+the server lasts beyond it), so a claim older than the lease is a dead
+worker's. A copy of the task that finds the claim held looks again when the
+lease ends (Busy.until), and takes it over and sends. The alternative,
+treating a stale "sending" as sent, loses every mail whose worker died
+before reaching the server, which is the far more likely moment to die.
+"Es tu turno", claimed by the seat's field, has a lease too: a LEASE row per
+turn, written with the field and deleted when the send ends, which
+take_over_turn takes over once stale. (A sweep's email claimed by a match
+field has none: a worker killed mid-send loses it, and the 24-hour reminder
+still comes.)
 
 No row lock is held while talking to the mail server.
 """
 
+import dataclasses
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -51,18 +59,22 @@ from accounts.models import Notify
 from accounts.recipients import Recipient, recipient_for_seat
 from accounts.services import normalize_email
 from games.lib import clock, deadlines
-from games.mail.smtp import ReplyLost
+from games.mail.smtp import ReplyLost, deadline
 from games.models import Match, Seat, SentEmail
 from games.selectors import due, vacations
 
-KEY, SEAT, MATCH = "sent_email", "seat", "match"
+KEY, SEAT, MATCH, LEASE = "sent_email", "seat", "match", "lease"
 
 
 @dataclass(frozen=True)
 class Claim:
     """One claim and what undoes it.
 
-    row KEY: the SentEmail row whose key is `id` (undone by deleting it);
+    row KEY: the SentEmail row whose key is `id`, claimed at `claimed` (its
+    sent_at; undone by deleting it while it still holds that sent_at);
+    row LEASE: the same, for a send whose claim is a field (a turn told): the
+    row lives only while it is sent, and a stale one is taken over (see
+    take_over_turn);
     row SEAT or MATCH: `field` of that row set from `previous` to `claimed`
     (undone by setting it back, if it still holds `claimed`).
     """
@@ -72,6 +84,9 @@ class Claim:
     field: str = ""
     claimed: datetime | None = None
     previous: datetime | None = None
+    # When a KEY claim was taken, time.monotonic(): its send ends by this plus
+    # MAIL_SEND_SECONDS. This worker's own; not kept in the JSON.
+    taken_at: float | None = dataclasses.field(default=None, compare=False)
 
     def to_json(self) -> "ClaimJSON":
         return {
@@ -106,15 +121,15 @@ class ReleaseJSON(TypedDict):
 
 class Busy(Exception):
     """Another worker holds this email's key as "sending", younger than a dead
-    worker's: look again later (the task's retry). By then it is sent, or its
-    worker died and the claim is stale and taken over. Dropping it instead lost
-    the email when that worker had died: a killed worker's task may come back
-    at once (reject on worker lost) or by the outbox's re-drive. `sent`: what
-    the call sent besides."""
+    worker's: look again at `until`, when its lease ends (the task's retry). By
+    then it is sent, or its worker died and the claim is stale and taken over.
+    Dropping it instead lost the email when that worker had died: a killed
+    worker's task may come back at once (reject on worker lost) or by the
+    outbox's re-drive. `sent`: what the call sent besides."""
 
-    def __init__(self, key: str, sent: int = 0) -> None:
+    def __init__(self, key: str, sent: int = 0, until: datetime | None = None) -> None:
         super().__init__(f"{key} is being sent by another worker")
-        self.key, self.sent = key, sent
+        self.key, self.sent, self.until = key, sent, until
 
 
 class Resend(Exception):
@@ -133,26 +148,37 @@ class Uncertain(Exception):
 
 
 def stale_claim_after() -> timedelta:
-    """A "sending" claim older than this belongs to a worker that died: a dead
-    worker's task comes back after the broker's visibility timeout, which is
-    longer than any task may run (its hard time limit)."""
-    return timedelta(seconds=settings.CELERY_VISIBILITY_TIMEOUT)
+    """A "sending" claim older than this belongs to a worker that died: a live
+    one ended its send by MAIL_SEND_SECONDS from the claim (games.mail.smtp),
+    and had EMAIL_TIMEOUT more to write "sent"."""
+    return timedelta(seconds=settings.MAIL_SEND_SECONDS + (settings.EMAIL_TIMEOUT or 0))
+
+
+def _send_deadline(claims: list[Claim]) -> float | None:
+    """time.monotonic() by which a send under `claims` ends: MAIL_SEND_SECONDS
+    after the earliest lease among them; None when none is a lease."""
+    taken = [claim.taken_at for claim in claims if claim.taken_at is not None]
+    return min(taken) + settings.MAIL_SEND_SECONDS if taken else None
 
 
 def send_claimed(claims: list[Claim], send: Callable[[], None]) -> int:
     """Send under `claims`: 1 when sent; on failure the claims are released. When
     only the server's answer was lost: released (Resend) the first time, kept
-    and the mail uncertain the second (see above)."""
+    and the mail uncertain the second (see above). A LEASE ends either way."""
     keys = [claim.id for claim in claims if claim.row == KEY]
+    leases = [claim for claim in claims if claim.row == LEASE]
+    kept = [claim for claim in claims if claim.row != LEASE]
     try:
-        send()
+        with deadline(_send_deadline(claims)):
+            send()
     except ReplyLost as error:
-        if _first_loss(claims):
+        if _first_loss(kept):
             release(claims)
             raise Resend(f"the server's answer was lost, sending once more: {error}") from error
         if keys:
             SentEmail.objects.filter(key__in=keys).update(state=SentEmail.State.UNCERTAIN)
-        raise Uncertain(claims, error) from error
+        release(leases)  # kept as told: nobody takes it over for a third copy
+        raise Uncertain(kept, error) from error
     except BaseException:
         release(claims)
         raise
@@ -160,6 +186,7 @@ def send_claimed(claims: list[Claim], send: Callable[[], None]) -> int:
         SentEmail.objects.filter(key__in=keys).update(
             state=SentEmail.State.SENT, sent_at=clock.now()
         )
+    release(leases)  # sent: the field says so now
     return 1
 
 
@@ -187,8 +214,11 @@ def _first_loss(claims: list[Claim]) -> bool:
 def release(claims: list[Claim]) -> None:
     """Undo claims, so that the email's task sends it again."""
     for claim in claims:
-        if claim.row == KEY:
-            SentEmail.objects.filter(key=claim.id).delete()
+        if claim.row in (KEY, LEASE):
+            # Only while the row is still this claim's: once its lease ran out,
+            # another worker may hold the key (its own sent_at).
+            mine = {"sent_at": claim.claimed} if claim.claimed is not None else {}
+            SentEmail.objects.filter(key=claim.id, **mine).delete()
             continue
         model = Seat if claim.row == SEAT else Match
         model.objects.filter(pk=claim.id, **{claim.field: claim.claimed}).update(
@@ -209,7 +239,7 @@ def claim_key(key: str) -> Claim | None:
     """Insert the SentEmail key as "sending"; None when it was sent (or is
     uncertain); Busy while another worker is sending it. A "sending" claim of
     a dead worker is taken over (see above)."""
-    now = clock.now()
+    taken_at, now = time.monotonic(), clock.now()  # the lease counts from before the claim
     try:
         with transaction.atomic():
             SentEmail.objects.create(key=key, sent_at=now, state=SentEmail.State.SENDING)
@@ -218,11 +248,16 @@ def claim_key(key: str) -> Claim | None:
             key=key, state=SentEmail.State.SENDING, sent_at__lt=now - stale_claim_after()
         ).update(sent_at=now)
         if taken_over == 1:
-            return Claim(KEY, key)
-        if SentEmail.objects.filter(key=key, state=SentEmail.State.SENDING).exists():
-            raise Busy(key) from None
+            return Claim(KEY, key, claimed=now, taken_at=taken_at)
+        held = (
+            SentEmail.objects.filter(key=key, state=SentEmail.State.SENDING)
+            .values_list("sent_at", flat=True)
+            .first()
+        )
+        if held is not None:
+            raise Busy(key, until=held + stale_claim_after()) from None
         return None
-    return Claim(KEY, key)
+    return Claim(KEY, key, claimed=now, taken_at=taken_at)
 
 
 # --- the waiting turns of an address ("Es tu turno") ----------------------------------
@@ -233,6 +268,20 @@ class TurnClaim:
     seat: Seat
     match: Match
     claim: Claim
+    lease: Claim  # the turn's "sending" row while the email goes out
+
+
+def turn_lease_key(seat_id: int, started: datetime) -> str:
+    """The SentEmail key of the lease on telling this seat of the turn begun at `started`."""
+    return f"lease:turn:{seat_id}:{started.isoformat()}"
+
+
+def _lease(key: str, now: datetime, taken_at: float) -> Claim:
+    """Write (or take again) the lease row `key` as "sending" now."""
+    SentEmail.objects.update_or_create(
+        key=key, defaults={"sent_at": now, "state": SentEmail.State.SENDING}
+    )
+    return Claim(LEASE, key, claimed=now, taken_at=taken_at)
 
 
 def claim_waiting_turns(recipient: Recipient) -> list[TurnClaim]:
@@ -241,7 +290,7 @@ def claim_waiting_turns(recipient: Recipient) -> list[TurnClaim]:
     The seat rows stay locked until commit, so of two workers mailing the same
     address at once, the second finds the turns already marked.
     """
-    now = clock.now()
+    taken_at, now = time.monotonic(), clock.now()
     address = normalize_email(recipient.email)
     with transaction.atomic():
         seat_ids = list(due.waiting_for_address(address).values_list("turn_seat_id", flat=True))
@@ -272,11 +321,43 @@ def claim_waiting_turns(recipient: Recipient) -> list[TurnClaim]:
             claim = Claim(
                 SEAT, seat.pk, "turn_notified_at", match.turn_started_at, seat.turn_notified_at
             )
-            claims.append(TurnClaim(seat, match, claim))
+            # The seat's field says the turn is told; the lease, that its email
+            # is going out now: a worker killed mid-send leaves it, and the
+            # turn's task, coming again, takes it over (take_over_turn).
+            started = match.turn_started_at or now  # set while a seat is on turn
+            lease = _lease(turn_lease_key(seat.pk, started), now, taken_at)
+            claims.append(TurnClaim(seat, match, claim, lease))
             Seat.objects.filter(pk=seat.pk).update(turn_notified_at=match.turn_started_at)
     # A match with a seat on turn has its turn's start (the `or` is for the type).
     claims.sort(key=lambda claim: claim.match.turn_started_at or now)
     return claims
+
+
+def take_over_turn(seat: Seat, match: Match) -> TurnClaim | None:
+    """The turn's email when the worker that was sending it died: its lease is
+    stale. Busy while the lease is young (a live worker is sending it); None
+    when nothing is owed (the turn was told, or is not this seat's)."""
+    started = match.turn_started_at
+    if started is None or seat.turn_notified_at != started:
+        return None
+    taken_at, now = time.monotonic(), clock.now()
+    key = turn_lease_key(seat.pk, started)
+    with transaction.atomic():
+        taken = SentEmail.objects.filter(
+            key=key, state=SentEmail.State.SENDING, sent_at__lt=now - stale_claim_after()
+        ).update(sent_at=now)
+        if taken != 1:
+            held = (
+                SentEmail.objects.filter(key=key, state=SentEmail.State.SENDING)
+                .values_list("sent_at", flat=True)
+                .first()
+            )
+            if held is not None:
+                raise Busy(key, until=held + stale_claim_after())
+            return None
+    # Released to no turn told, should this send fail too: the task's retry claims it.
+    claim = Claim(SEAT, seat.pk, "turn_notified_at", started, None)
+    return TurnClaim(seat, match, claim, Claim(LEASE, key, claimed=now, taken_at=taken_at))
 
 
 # --- a field of the match (the absence sweeps' emails) ---------------------------------

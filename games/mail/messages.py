@@ -137,12 +137,16 @@ def send_your_turn(*, match_id: int, version: int, started: datetime | None = No
         raise NotNow(deadlines.quiet_ends(seat.last_seen_at))
     turns = claims.claim_waiting_turns(recipient)
     if not turns:
-        return 0
+        # Told already: by a send that went out, or by one whose worker died
+        # mid-send (its lease is stale, and this turn's email is owed still).
+        taken = claims.take_over_turn(seat, match)
+        if taken is None:
+            return 0
+        turns = [taken]
     games = [_game_line(turn.seat, turn.match, recipient.time_zone) for turn in turns]
     context: Context = {"games": games, "first": games[0]}
-    return claims.send_claimed(
-        [turn.claim for turn in turns], lambda: _send(recipient, "your_turn", context)
-    )
+    held = [claim for turn in turns for claim in (turn.claim, turn.lease)]
+    return claims.send_claimed(held, lambda: _send(recipient, "your_turn", context))
 
 
 # --- a written answer played -------------------------------------------------------------
@@ -196,6 +200,7 @@ def send_daily_digests(*, batch: int = 200) -> int:
     now = clock.now()
     day = now.date().isoformat()
     sent, after, busy = 0, 0, ""
+    until: datetime | None = None  # when the busy key's lease ends
     # No digest to a player on vacation: their games are waiting by their choice.
     away = set(vacations.away_now().values_list("user_id", flat=True))
     while True:
@@ -210,12 +215,12 @@ def send_daily_digests(*, batch: int = 200) -> int:
             try:
                 sent += _send_digest(recipient, day)
             except claims.Busy as other:  # another run sends it: the rest first
-                busy = other.key
+                busy, until = other.key, other.until
         if len(page) < batch:
             break
         after = page[-1].pk
     if busy:
-        raise claims.Busy(busy, sent)  # looked at again later
+        raise claims.Busy(busy, sent, until)  # looked at again later
     return sent
 
 
@@ -332,6 +337,7 @@ def send_match_ended(*, match_id: int) -> int:
     now = clock.now()
     ended = match.ended_at or now
     sent, busy = 0, ""
+    until: datetime | None = None  # when the busy key's lease ends
     for seat in Seat.objects.filter(room=room).select_related("user"):
         seat.room = room
         # On the board when it ended, or there since (checked now, at send time).
@@ -363,9 +369,9 @@ def send_match_ended(*, match_id: int) -> int:
         try:
             sent += _send_once(f"ended:{match.pk}:{seat.number}", recipient, "match_ended", context)
         except claims.Busy as other:  # the other player's first
-            busy = other.key
+            busy, until = other.key, other.until
     if busy:
-        raise claims.Busy(busy, sent)
+        raise claims.Busy(busy, sent, until)
     return sent
 
 

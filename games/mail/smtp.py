@@ -12,12 +12,22 @@ And once the server said "250" to every message, the send succeeded,
 whatever fails after it (the goodbye, QUIT, cut by a time limit): treating
 that as a failure released the claims and sent the message again.
 
+A send may also run under a deadline (`deadline`, set by games.mail.claims
+from the moment its email was claimed): past it, nothing more is said to the
+server before the message has gone out (a plain failure, nothing delivered),
+and every wait for the server ends by it (after the message's end: ReplyLost).
+So no send delivers anything after its claim's lease ran out, when another
+worker may have taken the claim over.
+
 settings.EMAIL_BACKEND names this class whenever EMAIL_URL is an SMTP URL.
 """
 
 import logging
 import smtplib
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -35,6 +45,24 @@ class ReplyLost(smtplib.SMTPServerDisconnected):
     """The message went out whole, then the server's answer never came."""
 
 
+class OutOfTime(smtplib.SMTPServerDisconnected):
+    """The send's deadline passed before the message went out: nothing was delivered."""
+
+
+# time.monotonic() by which the current send must be done; None: no deadline.
+_deadline: ContextVar[float | None] = ContextVar("mail_send_deadline", default=None)
+
+
+@contextmanager
+def deadline(at: float | None) -> Iterator[None]:
+    """Sends in this block end by `at` (time.monotonic()), as described above."""
+    token = _deadline.set(at)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
 class _TracksData(smtplib.SMTP):
     """smtplib.SMTP whose data() knows whether the message reached the wire whole."""
 
@@ -42,6 +70,14 @@ class _TracksData(smtplib.SMTP):
     accepted = 0  # messages the server said "250" to on this connection
 
     def send(self, s: "ReadableBuffer | str") -> None:
+        at = _deadline.get()
+        if at is not None and not self.accepted:
+            left = at - time.monotonic()
+            if left <= 0:
+                raise OutOfTime("the claim's time to send ran out before the message went out")
+            if self.sock is not None:  # every wait for the server ends by the deadline
+                timeout = self.timeout if isinstance(self.timeout, int | float) else left
+                self.sock.settimeout(min(left, timeout))
         super().send(s)
         # smtplib.SMTP.data sends the commands as text and the message as
         # bytes ending in CRLF "." CRLF.

@@ -255,10 +255,16 @@ def retry_delay(attempt: int) -> timedelta:
 
 
 def retry_later(
-    task: str, args: Iterable[object], *, attempt: int, error: BaseException
+    task: str,
+    args: Iterable[object],
+    *,
+    attempt: int,
+    error: BaseException,
+    not_before: datetime | None = None,
 ) -> FollowUp:
     """Keep a mail task that failed for now: due again after a backoff, or dead
-    (failed_at) once it has had MAIL_TRIES tries."""
+    (failed_at) once it has had MAIL_TRIES tries. `not_before`: due again just
+    after it instead (the moment another worker's claim on the email runs out)."""
     now = clock.now()
     row = FollowUp(
         task=task,
@@ -273,6 +279,8 @@ def retry_later(
         log.error("mail task %s gave up after %d tries: %s", row, attempt, row.error)
     else:
         row.due_at = now + retry_delay(attempt)
+        if not_before is not None:
+            row.due_at = max(now, not_before + timedelta(seconds=1))
     row.save()
     return row
 

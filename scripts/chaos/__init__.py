@@ -1,0 +1,73 @@
+"""`make chaos`: the fault scenarios against real processes on 127.0.0.1.
+
+Starts, in a temporary folder: a PostgreSQL of its own (initdb, so that it
+may restart it and terminate its backends; never the machine's shared one),
+a Redis of its own (append-only file, so a stop and start keeps what it
+held, as a production Redis would; the broker and, as in production, the
+cache, CACHE_URL), gunicorn as the README deploys it (3 gthread workers ×
+20 threads, config/gunicorn.conf.py), the four Celery workers as the
+deploy kit's units start them (deploy/systemd/mesa-worker-*: bots, 2
+processes of one search thread; sweeps, 1; mail, 2; analysis, 1), beat,
+and an SMTP server in this process that it can hang (a socket that accepts
+and never answers), stop, and make lose its answers (it keeps the message,
+the "250" comes after EMAIL_TIMEOUT). Ports from
+CHAOS_PORT_BASE (18200): web, Redis, SMTP, PostgreSQL are base+0..3.
+
+Scenarios (`--only NAME[,NAME]` runs some; all by default):
+
+  redis-stop    Redis (broker and cache) stopped 45 s while people move, join
+                and open rooms against the computer
+  worker-kill   the bots' worker SIGKILLed again and again mid turn
+  web-kill      a gunicorn worker SIGKILLed 6 times with actions in flight
+  postgres      PostgreSQL restarted (pg_ctl restart -m fast) and its
+                backends terminated while people and the computer play
+  two-beats     a second beat for the whole scenario, sweeps every 15 s, and
+                the deadlines of the games moved back in the database (the
+                reminder, "ya puedes cerrar", closing by absence, the digest,
+                a room's expiry all fall due)
+  smtp          SMTP hung, then down for "20 minutes", then losing its answers
+  redis-empty   Redis SIGKILLed and started again empty (no persistence)
+  postgres-stop PostgreSQL stopped 20 s as turn emails fall due and the
+                computer plays, then its backends terminated
+  redis-kill    Redis SIGKILLed and started again on its append-only file
+  mail-kill     the mail worker SIGKILLed mid-conversation with the SMTP
+                server, while "someone sat down" goes out, then while "Es tu
+                turno" does
+
+Every scenario prints the same columns: moves sent / acknowledged (200) /
+stored (in the turn log); saved but told it failed (an HTTP error for a move
+that is stored); bot turns owed / played and the latest lateness (from the
+turn that made it the computer's to the computer's action); emails owed /
+delivered / duplicated / unowed (counted from what the SMTP server received,
+by address and kind, after the whole run); 5xx answers; games stuck waiting
+for the computer. The run fails (exit 1) when a move is saved but told it
+failed, a game is stuck, an owed email never came, an email nobody was owed
+came, or a duplicate came other than after a lost answer (at most one each),
+or an analysis never finished. Beside them, the longest lateness of each kind
+of follow-up: a bot's action (from the person's action before it), each kind
+of email (from when it fell due: "Es tu turno" 60 s after the turn passed,
+the others when their event happened; to its arrival at the SMTP server),
+an analysis (asked for to done); what fell due during an outage of some
+length (Redis stopped, PostgreSQL stopped, the mail server away) counts from
+the outage's end, and the note gives it from the due time too. Targets
+(docs/OPERATIONS.md): a bot within 30 s, everything else within 2 minutes.
+
+The follow-up machinery runs on production's timings (the follow-up sweep,
+the bot nudge, the re-drive deadlines, the liveness probe), so its lateness
+is what a player would see. Two things are shortened: mail retries start at
+4 s instead of 2 minutes (a scale of 1:30, so the SMTP server is down for
+40 s = 20 minutes of retries), and the beat's other sweeps (the reminder,
+"ya puedes cerrar", the digest, closing by absence) run every 15 s instead
+of every 10 minutes or daily (scripts/chaos_settings.py): their emails'
+lateness is the shortened sweep's, not production's. The people in the games "leave the board" by
+having their last_seen_at set an hour back, so that "Es tu turno" is due.
+Every wait has a deadline; everything started is stopped at the end,
+whatever happens.
+
+The package, by job: env.py (the ports, the processes' settings, Django set
+up on them, the log and the bounded waits), processes.py (the site's
+processes, supervised as systemd would; Redis; a PostgreSQL of the run's
+own), mailserver.py (the SMTP server and its inbox), players.py (browsers on
+the site), scenarios.py (the faults), report.py (what each scenario measured
+and the table), cli.py (`python -m scripts.chaos`: start, run, print, stop).
+"""

@@ -1,0 +1,268 @@
+"""What each scenario measured, and the table: moves, bots, emails, analyses, and the
+longest lateness of each kind of follow-up."""
+
+import json
+import threading
+import time
+from collections import Counter
+
+from django.utils import timezone
+
+from games.models import GameAnalysis, Match, Turn
+from games.selectors import replay_match
+from scripts.chaos.env import TURN_EMAIL_PAUSE, db, log, wait_until
+from scripts.chaos.mailserver import Inbox
+from scripts.chaos.players import STATUSES, Player, waiting_for_the_computer
+from scripts.chaos.processes import Processes
+
+# --- what each scenario measured -------------------------------------------------------
+
+
+class Report:
+    """One scenario's counts. Its `tag` begins every address of its players, and
+    its emails are counted by that prefix: no tag may begin another (s1 would
+    count s10's)."""
+
+    rows: list["Report"] = []
+
+    def __init__(self, name: str, tag: str):
+        self.name, self.tag = name, tag
+        self.started_at = timezone.now()
+        self.statuses_before = Counter(STATUSES)
+        self.lock = threading.Lock()
+        self.sent = self.acknowledged = self.stored = 0
+        self.told_failed = self.unanswered_stored = self.unknown_stored = 0
+        self.owed: Counter = Counter()  # (address, kind) -> emails owed
+        self.due: dict = {}  # (address, kind) -> when each owed email fell due (time.time())
+        self.bots: list[Player] = []  # the people playing the computer
+        self.note = ""
+        self.late: dict[str, float] = {}  # kind of follow-up -> the longest lateness seen
+        self.analyses = self.analyses_unfinished = 0
+        # When an outage of some length ended (time.time()): lateness counts from
+        # then for what fell due during it (nothing can be done while the broker or
+        # the database is away; the promise is about recovering). None: no outage.
+        self.fault_over: float | None = None
+        self.raw_late = 0.0  # the longest lateness counted from the due time alone
+
+    def lateness(self, due: float, done: float) -> float:
+        """How late `done` is for something due at `due`, after the outage if any."""
+        self.raw_late = max(self.raw_late, done - due)
+        return done - max(due, self.fault_over or due)
+
+    def act(self, player: Player) -> bool | None:
+        """Take one action if it is the player's turn: True acknowledged, False not, None none."""
+        action = player.next_action()
+        if action is None:
+            return None
+        name, body = action
+        before = player.turns()
+        status, answer = player.request("POST", f"/api/rooms/{player.slug}/actions/{name}", body)
+        stored = player.turns() > before
+        # A 503 that says the move was saved (its state could not be read back)
+        # is an acknowledgement; one that says the games cannot be reached now
+        # tells neither way, and the board reads the state again (docs/API.md).
+        said = json.dumps(answer) if status == 503 else ""
+        told_saved = status == 200 or '"saved_unavailable"' in said
+        with self.lock:
+            self.sent += 1
+            self.acknowledged += told_saved
+            self.stored += stored
+            if stored and not told_saved:
+                if status == 599:
+                    self.unanswered_stored += 1  # the connection died: the board reads the state
+                elif '"unavailable"' in said:
+                    self.unknown_stored += 1
+                else:
+                    self.told_failed += 1
+        return told_saved
+
+    def move(self, player: Player) -> None:
+        """Take every action the player owes now (a roll, then the play)."""
+        for _ in range(3):
+            if not self.act(player):
+                return
+
+    def owe(self, address: str, kind: str, count: int = 1, due: float | None = None) -> None:
+        """`count` emails of `kind` owed to `address`, due at `due` (now by default;
+        "Es tu turno" after its pause)."""
+        self.owed[(address, kind)] += count
+        if due is None:
+            due = time.time() + (TURN_EMAIL_PAUSE if kind == "turn" else 0)
+        self.due.setdefault((address, kind), []).extend([due] * count)
+
+    def close(self, note: str = "") -> None:
+        """What is known now: moves, bots, answers. The emails are counted after the run."""
+        if self.unknown_stored:
+            note += f"; {self.unknown_stored} saved moves answered 503 'cannot be reached now'"
+        if self.unanswered_stored and "unanswered" not in note:
+            note += f"; {self.unanswered_stored} saved moves unanswered (the connection died)"
+        self.note = note
+        statuses = STATUSES - self.statuses_before
+        self.errors = statuses[500]
+        self.unanswered = statuses[599]
+        stuck = waiting_for_the_computer(self.bots)
+        self.stuck = len(stuck)
+        played, latest = bot_lateness(self.bots, self.started_at, self)
+        self.bot_played = played
+        self.bot_owed = played + self.stuck
+        now = timezone.now()
+        for human in stuck:
+            last = db(
+                lambda human=human: (
+                    Turn.objects.filter(game__match__room__slug=human.slug).order_by("-pk").first()
+                )
+            )
+            if last is not None:
+                latest = max(latest, (now - last.created_at).total_seconds())
+        self.latest = latest
+        Report.rows.append(self)
+        log(
+            f"{self.name}: moves {self.sent}/{self.acknowledged}/{self.stored}, "
+            f"told failed {self.told_failed}, bots {self.bot_owed}/{self.bot_played} "
+            f"late {self.latest:.1f}s, 5xx {self.errors}, stuck {self.stuck}; {note}"
+        )
+
+    def mail(self, inbox: Inbox) -> None:
+        """Emails owed / delivered / duplicated / unowed, and duplicates outside a lost answer."""
+        received = {k: n for k, n in inbox.received.items() if k[0].startswith(self.tag)}
+        self.emails_owed = sum(self.owed.values())
+        self.delivered = sum(min(received.get(k, 0), n) for k, n in self.owed.items())
+        self.duplicated = sum(max(0, received.get(k, 0) - n) for k, n in self.owed.items())
+        self.unowed = sum(n for k, n in received.items() if k not in self.owed)
+        unowed = Counter({k: n for k, n in received.items() if k not in self.owed})
+        if unowed:  # who got what nobody owed them, for the note
+            self.note += "; unowed: " + ", ".join(
+                f"{n}× {kind} to {address}" for (address, kind), n in sorted(unowed.items())
+            )
+        self.lost_answers = sum(n for k, n in inbox.lost.items() if k[0].startswith(self.tag))
+        # A duplicate is fine only after a lost answer, and one at most per lost answer.
+        self.bad_duplicates = sum(
+            max(0, received.get(k, 0) - n - inbox.lost[k]) for k, n in self.owed.items()
+        )
+        # Lateness, by kind: the n-th copy that came for an address against the n-th
+        # time one fell due (a copy before its due time is 0 s late).
+        for key, dues in self.due.items():
+            came = sorted(inbox.arrivals.get(key, []))
+            for due, arrival in zip(sorted(dues), came, strict=False):
+                kind = key[1]
+                self.late[kind] = max(self.late.get(kind, 0.0), self.lateness(due, arrival))
+
+    def failed(self) -> bool:
+        return bool(
+            self.told_failed
+            or self.stuck
+            or self.delivered < self.emails_owed
+            or self.unowed
+            or self.bad_duplicates
+            or self.analyses_unfinished
+        )
+
+    def late_column(self, kind: str) -> str:
+        if kind == "bot":
+            return f"{self.latest:.0f}" if self.bot_owed else "-"
+        if kind == "other":
+            rest = [
+                s for k, s in self.late.items() if k not in ("turn", "joined", "ended", "analysis")
+            ]
+            return f"{max(rest):.0f}" if rest else "-"
+        return f"{self.late[kind]:.0f}" if kind in self.late else "-"
+
+
+def bot_lateness(humans, since, report: "Report") -> tuple[int, float]:
+    """The computer's actions since `since` in these rooms, and the longest it made a
+    person wait: from the turn before it (the person's) to the computer's next action."""
+    played, latest = 0, 0.0
+    for human in humans:
+        turns = db(
+            lambda human=human: list(
+                Turn.objects.filter(game__match__room__slug=human.slug, created_at__gte=since)
+                .order_by("game__match__number", "game__number", "number")
+                .values("seat_id", "automatic", "created_at")
+            )
+        )
+        previous = None
+        for turn in turns:
+            if turn["seat_id"] != human.seat.pk and not turn["automatic"]:
+                played += 1
+                if previous is not None and previous["seat_id"] == human.seat.pk:
+                    due, done = previous["created_at"].timestamp(), turn["created_at"].timestamp()
+                    latest = max(latest, report.lateness(due, done))
+            previous = turn
+    return played, latest
+
+
+def emails_in(inbox: Inbox, report: Report) -> bool:
+    """Every owed email of the report has arrived."""
+    return all(inbox.received[key] >= n for key, n in report.owed.items())
+
+
+def analysis_lateness() -> None:
+    """Each report's analyses (asked for while it ran): the longest from asked for
+    to done, and how many never finished. After every scenario: the analysis
+    worker has one process, and a game's analysis may take it a while."""
+    pending = GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING
+    wait_until(
+        lambda: not db(lambda: GameAnalysis.objects.filter(status__in=pending).exists()), 150, 1
+    )
+    now = timezone.now()
+    starts = [r.started_at for r in Report.rows] + [now]
+    for report, until in zip(Report.rows, starts[1:], strict=False):
+        rows = db(
+            lambda report=report, until=until: list(
+                GameAnalysis.objects.filter(
+                    requested_at__gte=report.started_at, requested_at__lt=until
+                ).values_list("status", "requested_at", "finished_at", "seconds")
+            )
+        )
+        report.analyses = len(rows)
+        report.analyses_unfinished = sum(
+            status != GameAnalysis.Status.DONE for status, _, _, _ in rows
+        )
+        # What the evaluation itself took (the rest is the queue of one process).
+        longest_run = max((seconds or 0 for _, _, _, seconds in rows), default=0)
+        if rows:
+            report.note += f"; analyses took up to {longest_run:.0f} s each to run"
+        for status, asked, finished, _ in rows:
+            done = finished if status == GameAnalysis.Status.DONE and finished else now
+            late = report.lateness(asked.timestamp(), done.timestamp())
+            report.late["analysis"] = max(report.late.get("analysis", 0.0), late)
+
+
+def replays_clean() -> tuple[int, int]:
+    matches = db(lambda: list(Match.objects.select_related("room")))
+    bad = sum(1 for match in matches if replay_match(match).to_json() != match.state)
+    return len(matches), bad
+
+
+LATE = ("bot", "turn", "joined", "ended", "other", "analysis")
+
+
+def print_table(processes: Processes) -> None:
+    """One line per scenario; "max late (s)" is the longest lateness of each kind of
+    follow-up: a bot's action from the person's, an email from when it fell due
+    (the turn email 60 s after the turn passed) to its arrival at the SMTP
+    server, an analysis from asked for to done ("-": none owed); for what fell
+    due during an outage (Redis, PostgreSQL, the mail server), from its end."""
+    late_head = " ".join(f"{kind:>8}" for kind in LATE)
+    head = (
+        f"{'scenario':46} {'moves s/a/st':>13} {'told':>4} {'bots o/p':>9} "
+        f"{'emails o/d/dup/un':>17} {'an o/unf':>8} {'5xx':>4} {'stuck':>5} | max late (s): "
+        f"{late_head}  note"
+    )
+    print()
+    print(head)
+    for r in Report.rows:
+        late = " ".join(f"{r.late_column(kind):>8}" for kind in LATE)
+        print(
+            f"{r.name:46} {f'{r.sent}/{r.acknowledged}/{r.stored}':>13} {r.told_failed:>4} "
+            f"{f'{r.bot_owed}/{r.bot_played}':>9} "
+            f"{f'{r.emails_owed}/{r.delivered}/{r.duplicated}/{r.unowed}':>17} "
+            f"{f'{r.analyses}/{r.analyses_unfinished}':>8} "
+            f"{r.errors:>4} {r.stuck:>5} |               {late}  {r.note}"
+            + (
+                f"; counted from the outage's end (from the due time: {r.raw_late:.0f} s)"
+                if r.fault_over
+                else ""
+            )
+            + (f"; {r.lost_answers} answers lost" if r.lost_answers else "")
+        )

@@ -1,0 +1,451 @@
+"""The fault scenarios: each sets up its games, does its fault while people play,
+waits for the follow-ups, and closes its Report."""
+
+import os
+import random
+import shutil
+import signal
+import threading
+import time
+from datetime import timedelta
+
+from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db.models import F
+
+from games import services
+from games.models import FollowUp, Match, Room, Seat, SentEmail, Turn
+from scripts.chaos.env import TURN_EMAIL_PAUSE, db, log, wait_until
+from scripts.chaos.mailserver import MailServer
+from scripts.chaos.players import (
+    Player,
+    against_the_computer,
+    leave_the_board,
+    move_and_owe,
+    on_turn,
+    rooms_of_two,
+    waiting_for_the_computer,
+)
+from scripts.chaos.processes import (
+    Postgres,
+    Processes,
+    beat,
+    start_bots_worker,
+    start_mail_worker,
+    start_redis,
+)
+from scripts.chaos.report import Report, emails_in
+
+
+def play_in_threads(report: Report, players, seconds: float, pause: float = 0.2) -> threading.Event:
+    """Each player acts whenever it is their turn, on a thread of their own, for `seconds`."""
+    stop = threading.Event()
+
+    def run(player):
+        until = time.monotonic() + seconds
+        try:
+            while time.monotonic() < until and not stop.is_set():
+                try:
+                    report.act(player)
+                except (OperationalError, InterfaceError):
+                    connection.close()
+                time.sleep(pause)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(p,), daemon=True) for p in players]
+    for thread in threads:
+        thread.start()
+    stop.threads = threads
+    return stop
+
+
+def join_all(stop: threading.Event, seconds: float = 60) -> None:
+    for thread in stop.threads:
+        thread.join(seconds)
+
+
+# --- the scenarios -------------------------------------------------------------------
+
+
+def redis_stop(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    report = Report("Redis (broker+cache) stopped 45 s", "s1")
+    pairs = rooms_of_two("s1", 8)
+    waiting_hosts = [Player(f"w{index}", f"s1-{index}-waiting@chaos.test") for index in range(4)]
+    for host in waiting_hosts:
+        assert host.open_room()
+    leave_the_board([p for pair in pairs for p in pair] + waiting_hosts)
+
+    log("Redis (the broker and the cache) stopped for 45 s")
+    processes.kill("redis", signal.SIGTERM)
+    down_at = time.monotonic()
+    for host, guest in pairs:
+        move_and_owe(report, host, guest)
+    for index, host in enumerate(waiting_hosts):
+        guest = Player(f"j{index}")
+        if guest.join(host):  # "j se sentó a tu mesa" to the host
+            report.owe(host.address, "joined")
+    humans = [Player(f"s1b{index}") for index in range(4)]
+    for human in humans:
+        if human.open_room(bot="domador"):
+            report.bots.append(human)
+    while time.monotonic() < down_at + 45:
+        for human in report.bots:
+            report.move(human)
+        time.sleep(0.5)
+    log("Redis back")
+    start_redis(processes)
+    report.fault_over = time.time()
+
+    def settled():
+        return not waiting_for_the_computer(report.bots) and emails_in(mail.inbox, report)
+
+    wait_until(settled, 150)
+    report.close("joins and rooms against the computer opened while Redis was down")
+
+
+def worker_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    report = Report("bots' worker SIGKILLed mid turn", "s2")
+    report.bots = against_the_computer("s2", 8, rules={"format": "match", "length": 3})
+    kills = 0
+    deadline = time.monotonic() + 30
+    next_kill = time.monotonic() + random.uniform(1, 3)
+    while time.monotonic() < deadline:
+        for human in report.bots:
+            report.move(human)
+        if time.monotonic() >= next_kill:
+            processes.kill("bots", signal.SIGKILL)
+            kills += 1
+            time.sleep(0.5)
+            start_bots_worker(processes)
+            next_kill = time.monotonic() + random.uniform(2, 5)
+        time.sleep(0.2)
+    # Killed every 2-5 s, the worker hardly runs at all for those 30 s (a start
+    # takes seconds): the recovery is counted from the last kill.
+    report.fault_over = time.time()
+    # No more moves: every bot must answer the turn it owes, whatever was killed.
+    wait_until(lambda: not waiting_for_the_computer(report.bots), 90, 1)
+    report.close(f"{kills} kills")
+
+
+def web_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    report = Report("a web worker SIGKILLed, actions in flight", "s3")
+    report.bots = against_the_computer("s3", 10)
+    players = play_in_threads(report, report.bots, 32, pause=0.05)
+    kills = 0
+    for _ in range(6):
+        time.sleep(random.uniform(3, 5))
+        workers = processes.children("web")
+        if workers:
+            os.kill(random.choice(workers), signal.SIGKILL)
+            kills += 1
+    join_all(players)
+    wait_until(lambda: not waiting_for_the_computer(report.bots), 60, 1)
+    report.close(
+        f"{kills} kills; {report.unanswered_stored} saved moves unanswered "
+        "(the connection died; the board reads the state again)"
+    )
+
+
+def postgres_restart(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    report = Report("PostgreSQL restarted, backends killed", "s4")
+    pairs = rooms_of_two("s4", 4)
+    leave_the_board([p for pair in pairs for p in pair])
+    for host, guest in pairs:  # their turn emails fall due while the database restarts
+        move_and_owe(report, host, guest)
+    report.bots = against_the_computer("s4", 8)
+    players = play_in_threads(report, report.bots, 40)
+    faults = []
+    for fault in ("restart", "terminate", "restart", "terminate"):
+        time.sleep(7)
+        if fault == "restart":
+            log("PostgreSQL: pg_ctl restart -m fast")
+            pg.ctl("-m", "fast", "restart")
+        else:
+            log(f"PostgreSQL: {pg.terminate_backends()} backends terminated")
+        faults.append(fault)
+    join_all(players)
+
+    def settled():
+        return not waiting_for_the_computer(report.bots) and emails_in(mail.inbox, report)
+
+    wait_until(settled, 90, 1)
+    report.close("2 fast restarts, 2 rounds of pg_terminate_backend, while playing")
+
+
+def postgres_stop(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """PostgreSQL stopped for 20 s right as turn emails fall due and the computer
+    plays; then, once it is back, every backend terminated under the workers."""
+    report = Report("PostgreSQL stopped 20 s, then backends killed", "s8")
+    pairs = rooms_of_two("s8", 6)
+    leave_the_board([p for pair in pairs for p in pair])
+    report.bots = against_the_computer("s8", 6, rules={"format": "match", "length": 1})
+    for host, guest in pairs:  # their turn emails fall due 60 s on: inside the outage
+        move_and_owe(report, host, guest)
+    players = play_in_threads(report, report.bots, 90)
+    time.sleep(45)
+    log("PostgreSQL stopped (pg_ctl stop -m fast) for 20 s")
+    pg.ctl("-m", "fast", "stop")
+    time.sleep(20)
+    pg.ctl("start")
+    report.fault_over = time.time()
+    log("PostgreSQL back")
+    time.sleep(10)
+    log(f"PostgreSQL: {pg.terminate_backends()} backends terminated")
+    join_all(players, 120)
+
+    def settled():
+        return not waiting_for_the_computer(report.bots) and emails_in(mail.inbox, report)
+
+    wait_until(settled, 180, 1)
+    report.close("stopped 20 s mid-play, then pg_terminate_backend once")
+
+
+def redis_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """Redis SIGKILLed and started again on its append-only file: the messages it
+    held come back, the workers' connections do not."""
+    report = Report("Redis SIGKILLed, back with its AOF", "s9")
+    pairs = rooms_of_two("s9", 8)
+    leave_the_board([p for pair in pairs for p in pair])
+    report.bots = against_the_computer("s9", 6)
+    for host, guest in pairs:  # their turn emails wait in Redis for the pause
+        move_and_owe(report, host, guest)
+    for human in report.bots:
+        report.move(human)
+    log("Redis SIGKILLed; started again on its data")
+    processes.kill("redis", signal.SIGKILL)
+    start_redis(processes)
+    until = time.monotonic() + 30
+    while time.monotonic() < until:
+        for human in report.bots:
+            report.move(human)
+        time.sleep(0.5)
+
+    def settled():
+        return not waiting_for_the_computer(report.bots) and emails_in(mail.inbox, report)
+
+    wait_until(settled, 180, 1)
+    report.close("the AOF kept what Redis held")
+
+
+def shift(matches, by: timedelta) -> None:
+    """Time passes for these matches: every instant of their current turn moves back
+    `by` (its start, its deadline, what was claimed or waived for it)."""
+    ids = [m.pk for m in matches]
+    fields = (
+        "turn_started_at", "absence_due_at", "absence_waived_for",
+        "reminder_sent_for", "absence_notice_sent_for",
+    )  # fmt: skip
+    db(lambda: Match.objects.filter(pk__in=ids).update(**{f: F(f) - by for f in fields}))
+    db(
+        lambda: Seat.objects.filter(room__matches__in=ids).update(
+            turn_notified_at=F("turn_notified_at") - by
+        )
+    )
+    db(lambda: Room.objects.filter(matches__in=ids).update(last_move_at=F("last_move_at") - by))
+
+
+def keep_waiting_after(waiting: Player, by: timedelta) -> None:
+    """The turn `waiting` waits on moves back `by`, past its deadline, and `waiting`
+    chooses to keep waiting, in one transaction: the absence sweep must not close
+    the game in between (keeping waiting is a choice from the deadline on)."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=waiting.match().pk)
+        shift([match], by)
+        services.absence_keep_waiting(seat=waiting.seat, version=match.version)
+
+
+def two_beats(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """Two beats for the whole scenario (sweeps every 15 s each); the games' clocks
+    moved back in two steps while they run. Every seat chose the daily digest, so
+    "Es tu turno" stays out of the count."""
+    report = Report("two beats, deadlines moved back", "s5")
+    groups = {name: rooms_of_two(f"s5{name}", count) for name, count in
+              (("r", 4), ("c", 3), ("a", 3), ("n", 2))}  # fmt: skip
+    idle = against_the_computer("s5e", 3)  # rooms that will expire
+    wait_until(lambda: not waiting_for_the_computer(idle), 30)
+    time.sleep(3)  # the joins' emails found nobody to mail: no address yet
+    everyone = [p for pairs in groups.values() for pair in pairs for p in pair] + idle
+    beat(processes, "beat2")
+    leave_the_board(everyone, notify=Seat.Notify.DAILY)
+    log("two beats; every seat on turn is owed the digest")
+    for pairs in groups.values():
+        for host, guest in pairs:
+            report.owe(on_turn(host, guest).address, "digest")
+    for human in idle:
+        report.owe(human.address, "digest")
+    matches = {name: [pair[0].match() for pair in pairs] for name, pairs in groups.items()}
+
+    time.sleep(3)
+    log("deadlines moved back 25 h: 23 h left in r, c and a (the reminder)")
+    shift(matches["r"] + matches["c"] + matches["a"], timedelta(hours=25))
+    for name in ("r", "c", "a"):
+        for host, guest in groups[name]:
+            report.owe(on_turn(host, guest).address, "reminder")
+    time.sleep(35)  # two sweeps of each beat
+    log("deadlines moved back 24 h more in c and a; rooms against the computer 8 days idle")
+    shift(matches["a"], timedelta(hours=24))
+    for host, guest in groups["c"]:  # past the deadline: the waiting player keeps waiting
+        waiting = guest if on_turn(host, guest) is host else host
+        db(lambda w=waiting: keep_waiting_after(w, timedelta(hours=24)))
+    db(
+        lambda: Room.objects.filter(slug__in=[h.slug for h in idle]).update(
+            last_move_at=F("last_move_at") - timedelta(days=8)
+        )
+    )
+    for host, guest in groups["c"]:  # kept waiting: "ya puedes cerrar" to the waiting one
+        report.owe((guest if on_turn(host, guest) is host else host).address, "claimable")
+    for host, guest in groups["a"]:  # closed by absence: both hear of the end
+        report.owe(host.address, "ended")
+        report.owe(guest.address, "ended")
+    for human in idle:
+        report.owe(human.address, "ended")
+    wait_until(lambda: emails_in(mail.inbox, report), 60, 1)
+    time.sleep(16)  # one more sweep of each beat: a duplicate would come now
+    processes.kill("beat2", signal.SIGTERM)
+    closed = db(
+        lambda: Match.objects.filter(
+            pk__in=[m.pk for m in matches["a"]], status=Match.Status.FINISHED
+        ).count()
+    )
+    expired = db(
+        lambda: Room.objects.filter(
+            slug__in=[h.slug for h in idle], status=Room.Status.EXPIRED
+        ).count()
+    )
+    forfeits = db(
+        lambda: Turn.objects.filter(
+            game__match__in=[m.pk for m in matches["a"]], kind="forfeit"
+        ).count()
+    )
+    report.close(
+        f"{forfeits} forfeits in the {closed} games closed by absence of "
+        f"{len(matches['a'])}; {expired} of {len(idle)} idle rooms expired"
+    )
+
+
+def smtp_trouble(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """Turn emails fall due (60 s after each move) while the SMTP server hangs,
+    then while it is down, then while it loses its answers; the computer keeps
+    playing all along. Nobody acts on the turns meanwhile, so every one of them
+    is owed its email."""
+    report = Report("SMTP hung, down 20 min, answers lost", "s6")
+    pairs = rooms_of_two("s6", 16)
+    leave_the_board([p for pair in pairs for p in pair])
+
+    def move_in(rooms):
+        for host, guest in rooms:
+            move_and_owe(report, host, guest)
+
+    def bots_play(seconds):
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            for human in report.bots:
+                report.move(human)
+            time.sleep(0.3)
+
+    move_in(pairs[:8])  # their emails fall due while the server hangs
+    time.sleep(45)
+    move_in(pairs[8:])  # theirs while it is down
+    log("SMTP hung: it accepts and never answers")
+    mail.hung()
+    report.bots = against_the_computer("s6", 4, rules={"format": "match", "length": 3})
+    bots_play(25)
+
+    log("SMTP down for 40 s (20 minutes at 1:30)")
+    mail.down()
+    bots_play(40)
+
+    log("SMTP back; it keeps the first 4 messages and loses their answer")
+    mail.inbox.lose_next = 4
+    mail.up()
+    report.fault_over = time.time()
+    wait_until(lambda: emails_in(mail.inbox, report), 150)
+    time.sleep(8)  # a duplicate, if any, would come now
+    wait_until(lambda: not waiting_for_the_computer(report.bots), 30)
+    uncertain = db(lambda: FollowUp.objects.filter(failed_at__isnull=False).count())
+    retried = db(lambda: FollowUp.objects.filter(kwargs__has_key="attempt").count())
+    lost = db(lambda: SentEmail.objects.filter(key__startswith="lost:").count())
+    report.close(
+        f"{retried} mail retries; {lost} emails lost an answer and were sent once more; "
+        f"{uncertain} dead letters"
+    )
+
+
+def redis_empty(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """Redis SIGKILLed and started again with nothing: every message in it is gone
+    (the bots' tasks, the turn emails waiting out their pause)."""
+    report = Report("Redis SIGKILLed, back empty", "s7")
+    pairs = rooms_of_two("s7", 8)
+    leave_the_board([p for pair in pairs for p in pair])
+    report.bots = against_the_computer("s7", 6)
+    for host, guest in pairs:  # their turn emails wait in Redis for the pause
+        move_and_owe(report, host, guest)
+    for human in report.bots:
+        report.move(human)
+    log("Redis SIGKILLed; started again without its data")
+    processes.kill("redis", signal.SIGKILL)
+    shutil.rmtree(processes.folder / "redis", ignore_errors=True)
+    start_redis(processes)
+    until = time.monotonic() + 20
+    while time.monotonic() < until:
+        for human in report.bots:
+            report.move(human)
+        time.sleep(0.5)
+
+    def settled():
+        return not waiting_for_the_computer(report.bots) and emails_in(mail.inbox, report)
+
+    wait_until(settled, 180, 1)
+    report.close("every message Redis held was lost")
+
+
+def mail_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """The mail worker SIGKILLed mid-conversation with the server, twice: while
+    "someone sat down" emails go out (their keys claimed "sending"), then while
+    "Es tu turno" does (60 s after the moves; the turns claimed as told). The
+    server takes 1.5 s to accept each recipient, so each kill finds sends under way."""
+    report = Report("mail worker SIGKILLed mid-send", "sk")
+    hosts = [Player(f"k{index}", f"sk-{index}-host@chaos.test") for index in range(8)]
+    for host in hosts:
+        assert host.open_room()
+    pairs = rooms_of_two("sk", 6)
+    leave_the_board(hosts + [p for pair in pairs for p in pair])
+    mail.inbox.slow_rcpt = 1.5
+
+    def kill_the_mail_worker():
+        log("mail worker SIGKILLed")
+        processes.kill("mail", signal.SIGKILL)
+        time.sleep(0.5)
+        start_mail_worker(processes)
+
+    for index, host in enumerate(hosts):
+        if Player(f"q{index}").join(host):  # "q se sentó a tu mesa" to the host
+            report.owe(host.address, "joined")
+    time.sleep(1)
+    kill_the_mail_worker()
+    time.sleep(10)  # the new worker has started
+    moved = time.monotonic()
+    for host, guest in pairs:  # "Es tu turno" due 60 s on, waiting in the new worker
+        move_and_owe(report, host, guest)
+    time.sleep(max(0.0, moved + TURN_EMAIL_PAUSE + 1.5 - time.monotonic()))
+    kill_the_mail_worker()
+    mail.inbox.slow_rcpt = 0.0
+    # Counted from each email's due time: a killed worker is one fault, not an outage.
+    wait_until(lambda: emails_in(mail.inbox, report), 240, 1)
+    time.sleep(8)  # a duplicate, if any, would come now
+    leases = db(lambda: SentEmail.objects.filter(key__startswith="lease:").count())
+    report.close(f"2 kills mid-send; {leases} turn leases left")
+
+
+SCENARIOS = {
+    "redis-stop": redis_stop,
+    "worker-kill": worker_kill,
+    "web-kill": web_kill,
+    "postgres": postgres_restart,
+    "two-beats": two_beats,
+    "smtp": smtp_trouble,
+    "redis-empty": redis_empty,
+    "postgres-stop": postgres_stop,
+    "redis-kill": redis_kill,
+    "mail-kill": mail_kill,
+}
