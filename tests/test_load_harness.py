@@ -1,4 +1,4 @@
-"""`make load` itself (bench/load.py), tiny: five boards, two players, behind nginx,
+"""`make load` itself (bench/load/), tiny: five boards, two players, behind nginx,
 gunicorn and uvicorn as the deploy kit starts them, on PostgreSQL and Redis. Nothing
 timed: the run goes through, every acknowledged action is one Turn row, every board
 ends at its room's final version, nothing failed, the run's database is gone."""
@@ -39,7 +39,7 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     try:
         done = run_load(database, redis_url, report)
     finally:
-        drop_database(database)  # bench/load.py keeps its database; this one is the test's
+        drop_database(database)  # bench/load/ keeps its database; this one is the test's
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     result = json.loads(report.read_text())
     assert result["actions"]["count"] > 0
