@@ -82,6 +82,8 @@ MIDDLEWARE = [
     "games.web.http_errors.DatabaseUnavailableMiddleware",  # a database error: 503, see there
     "csp.middleware.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
+    # The state GET goes on from here through what it needs only: see there.
+    "games.web.lean.LeanStateGetMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "games.web.session_middleware.SessionMiddleware",  # keeps a newer session cookie: see there
     "django.middleware.locale.LocaleMiddleware",
@@ -680,6 +682,8 @@ MESA_RATE_LIMITS = {
 }
 # The seats one browser remembers in its session; past it the oldest drop out.
 MESA_SESSION_SEATS_MAX = 100
+# The state GET's short way through the middleware (games.web.lean); False: the whole stack.
+MESA_LEAN_STATE_GET = env.bool("MESA_LEAN_STATE_GET", default=True)
 
 # The JSON API answers a CSRF failure in JSON like its other errors (games.web.views).
 CSRF_FAILURE_VIEW = "games.web.views.csrf_failure"
