@@ -80,10 +80,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "games.web.http_errors.DatabaseUnavailableMiddleware",  # a database error: 503, see there
-    "csp.middleware.CSPMiddleware",
-    "django_permissions_policy.PermissionsPolicyMiddleware",
     # The state GET goes on from here through what it needs only: see there.
     "games.web.lean.LeanStateGetMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "games.web.session_middleware.SessionMiddleware",  # keeps a newer session cookie: see there
     "django.middleware.locale.LocaleMiddleware",

@@ -135,3 +135,18 @@ def test_every_other_request_takes_the_whole_stack(room, carol):
     assert posted.wsgi_request.resolver_match is not None
     steps = carol.client.get(url + "steps")
     assert steps.wsgi_request.resolver_match is not None
+
+
+def test_a_changed_content_security_policy_is_followed(settings, room, carol):
+    """The short way builds the CSP header once: anew when its settings change."""
+    url = state_url(room)
+    carol.client.get(url)
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": ["'none'"]}}
+    whole, lean = both_ways(settings, lambda: carol.client.get(url))
+    assert whole == lean and lean[1]["Content-Security-Policy"] == "default-src 'none'"
+    settings.CONTENT_SECURITY_POLICY = {
+        "DIRECTIVES": {"default-src": ["'self'"]},
+        "EXCLUDE_URL_PREFIXES": ["/api/"],
+    }
+    whole, lean = both_ways(settings, lambda: carol.client.get(url))
+    assert whole == lean and "Content-Security-Policy" not in lean[1]
