@@ -204,3 +204,25 @@ def test_the_front_is_the_template_with_the_reference_beside_it(tmp_path):
     assert f"unix:{tmp_path}/run/mesa-live/uvicorn.sock max_fails=3" in site
     assert "listen 127.0.0.1:21393 ssl" in conf.read_text()
     assert "worker_connections 16384" in conf.read_text()
+
+
+def test_the_state_and_the_reference_take_their_windows_in_turn_rounds_times():
+    """--rounds: the two GETs' windows alternate, so both see the machine's same
+    moments; two rounds unless told."""
+    import asyncio
+
+    from bench.load import NAMES, Run, parse
+
+    assert parse([]).rounds == 2
+    options = parse(["--rounds", "3", "--warmup", "0", "--window", "0"])
+    run = Run(options)
+    taken = []
+
+    async def throughput(session, name, seconds):
+        taken.append(name)
+        return 1.0
+
+    run.throughput = throughput
+    asyncio.run(run.throughput_windows(None))
+    assert taken == list(NAMES) * 3
+    assert run.stats.throughput == {"state": [1.0] * 3, "reference": [1.0] * 3}

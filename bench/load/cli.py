@@ -47,6 +47,7 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--duration", "--seconds", type=float, default=defaults.duration)
     parser.add_argument("--warmup", type=float, default=defaults.warmup)
     parser.add_argument("--window", type=float, default=defaults.window)
+    parser.add_argument("--rounds", type=int, default=defaults.rounds)
     parser.add_argument("--think", type=float, nargs=2, default=defaults.think)
     parser.add_argument("--server", choices=("wsgi", "live"), default=defaults.server)
     parser.add_argument("--nodes", type=int, choices=(1, 2), default=defaults.nodes)

@@ -32,6 +32,9 @@ class Options:
     think: tuple[float, float] = (2.0, 5.0)
     warmup: float = 20.0
     window: float = 10.0  # each throughput window
+    # The state's and the reference's windows taken in turn, this many times each: more
+    # and shorter ones when the machine's load moves (both see the same moments).
+    rounds: int = 2
     throughput_clients: int = 8
     seated_share: float = 0.1
     spectators_per_room: int = 4  # boards on each room being played, besides its players

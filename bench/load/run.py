@@ -225,7 +225,7 @@ class Run:
     async def throughput_windows(self, session: aiohttp.ClientSession) -> None:
         await self._pause(self.options.warmup, self.stop_players)
         self.phase = "throughput"
-        for _ in range(2):
+        for _ in range(self.options.rounds):
             for name in NAMES:
                 if self.stop_players.is_set():
                     return
@@ -290,7 +290,7 @@ class Run:
         # what each costs alone, beside what it costs under the load below.
         for name in NAMES:
             await self.throughput(bench_session, name, 1.0)
-        for name in NAMES * 2:
+        for name in NAMES * self.options.rounds:
             rate = await self.throughput(bench_session, name, self.options.window / 2)
             self.stats.throughput[f"idle {name}"].append(rate)
             self.log(f"idle throughput {name}: {rate:.0f} req/s")
