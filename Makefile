@@ -108,7 +108,7 @@ run: $(STAMP)
 chaos: $(STAMP)
 	$(BIN)/python -m scripts.chaos $(CHAOS_ARGS)
 
-# The load benchmark (bench/load.py, docs/LOAD.md): nginx from deploy/nginx's
+# The load benchmark (bench/load/, docs/LOAD.md): nginx from deploy/nginx's
 # template in front of gunicorn and uvicorn as deploy/systemd starts them, on
 # PostgreSQL and Redis (ports 19100+, database mesa_load, dropped at the end,
 # Redis db 2 unless told), 2,000 waiting boards, 50 players, readers, 150 s;

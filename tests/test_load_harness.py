@@ -1,4 +1,4 @@
-"""`make load` itself (bench/load.py), tiny: five boards, two players, behind nginx,
+"""`make load` itself (bench/load/), tiny: five boards, two players, behind nginx,
 gunicorn and uvicorn as the deploy kit starts them, on PostgreSQL and Redis. Nothing
 timed: the run goes through, every acknowledged action is one Turn row, every board
 ends at its room's final version, nothing failed, the run's database is gone."""
@@ -39,7 +39,7 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     try:
         done = run_load(database, redis_url, report)
     finally:
-        drop_database(database)  # bench/load.py keeps its database; this one is the test's
+        drop_database(database)  # bench/load/ keeps its database; this one is the test's
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     result = json.loads(report.read_text())
     assert result["actions"]["count"] > 0
@@ -204,3 +204,25 @@ def test_the_front_is_the_template_with_the_reference_beside_it(tmp_path):
     assert f"unix:{tmp_path}/run/mesa-live/uvicorn.sock max_fails=3" in site
     assert "listen 127.0.0.1:21393 ssl" in conf.read_text()
     assert "worker_connections 16384" in conf.read_text()
+
+
+def test_the_state_and_the_reference_take_their_windows_in_turn_rounds_times():
+    """--rounds: the two GETs' windows alternate, so both see the machine's same
+    moments; two rounds unless told."""
+    import asyncio
+
+    from bench.load import NAMES, Run, parse
+
+    assert parse([]).rounds == 2
+    options = parse(["--rounds", "3", "--warmup", "0", "--window", "0"])
+    run = Run(options)
+    taken = []
+
+    async def throughput(session, name, seconds):
+        taken.append(name)
+        return 1.0
+
+    run.throughput = throughput
+    asyncio.run(run.throughput_windows(None))
+    assert taken == list(NAMES) * 3
+    assert run.stats.throughput == {"state": [1.0] * 3, "reference": [1.0] * 3}

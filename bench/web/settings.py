@@ -1,4 +1,4 @@
-"""The settings `make load` (bench/load.py) starts its servers with: the site's own,
+"""The settings `make load` (bench/load/) starts its servers with: the site's own,
 and a Server-Timing header. The bare-Django reference is a project of its own
 (bench/front.py's make_reference), not a view inside the site."""
 

@@ -80,6 +80,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "games.web.http_errors.DatabaseUnavailableMiddleware",  # a database error: 503, see there
+    # The state GET goes on from here through what it needs only: see there.
+    "games.web.lean.LeanStateGetMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -694,6 +696,8 @@ MESA_RATE_LIMITS = {
 }
 # The seats one browser remembers in its session; past it the oldest drop out.
 MESA_SESSION_SEATS_MAX = 100
+# The state GET's short way through the middleware (games.web.lean); False: the whole stack.
+MESA_LEAN_STATE_GET = env.bool("MESA_LEAN_STATE_GET", default=True)
 
 # The JSON API answers a CSRF failure in JSON like its other errors (games.web.views).
 CSRF_FAILURE_VIEW = "games.web.views.csrf_failure"

@@ -36,14 +36,20 @@ The room's status and last move are in the key too, from the same row: a
 move, a join or an expiry by a process of the release before (running while
 this one is deployed, which counts no serial) still changes the key.
 
-The seats come back as Seat instances (Django converts their columns),
-since the viewer is found among them; the seats' own columns the state shows
-(nickname, account) are in the key too, so an account deleted (its seats
-set to none by the database) is a new key without anyone counting it.
+The seats come back as Seat instances (each column converted as the ORM
+converts it), since the viewer is found among them; the seats' own columns the
+state shows (nickname, account) are in the key too, so an account deleted (its
+seats set to none by the database) is a new key without anyone counting it.
+The query is read with a plain cursor, its columns named once per process:
+this is the one query of every state GET's cache hit, and raw()'s mapping of
+the cursor's columns to the model's, made anew for each query, cost more than
+the rest of the hit's Python.
 """
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from django.db import connection, models
 
@@ -90,13 +96,40 @@ DATABASE_IDENTITY = {
 @cache
 def _sql(vendor: str) -> str:
     room, seat = _table(Room), _table(Seat)
-    columns = ", ".join(f"r.{name} AS room_{name}" for name in ROOM_COLUMNS)
+    quote = connection.ops.quote_name
+    seats = ", ".join(f"s.{quote(field.column)}" for field in Seat._meta.concrete_fields)
+    columns = ", ".join(f"r.{name}" for name in ROOM_COLUMNS)
     identity = DATABASE_IDENTITY.get(vendor, "0")
     return f"""
-    SELECT s.*, {columns}, {identity} AS mesa_database
+    SELECT {seats}, {columns}, {identity}
     FROM {seat} s JOIN {room} r ON r.id = s.room_id
     WHERE r.slug = %s
     ORDER BY s.number"""
+
+
+Converter = Callable[[Any, Any, Any], Any]
+
+
+@cache
+def _converters(vendor: str) -> tuple[tuple[int, tuple[Converter, ...], Any], ...]:
+    """(index, converters, column) of each seat column the backend converts (SQLite's
+    dates and booleans; none on PostgreSQL), as the ORM's compiler finds them."""
+    found = []
+    for index, field in enumerate(Seat._meta.concrete_fields):
+        column = field.get_col(Seat._meta.db_table)
+        own = field.get_db_converters(connection)  # type: ignore[attr-defined] # in Django, not its stubs
+        chain = (*connection.ops.get_db_converters(column), *own)
+        if chain:
+            found.append((index, tuple(chain), column))
+    return tuple(found)
+
+
+def _seat(row: Sequence[Any], width: int, vendor: str) -> Seat:
+    values = list(row[:width])
+    for index, chain, column in _converters(vendor):
+        for convert in chain:
+            values[index] = convert(values[index], column, connection)
+    return Seat.from_db(connection.alias, None, values)  # type: ignore[arg-type] # Django's own call passes None too
 
 
 def room_head(slug: str, *, token: str | None = None, user_id: int | None = None) -> Head | None:
@@ -104,11 +137,15 @@ def room_head(slug: str, *, token: str | None = None, user_id: int | None = None
     (`token`, `user_id`: as board.seat_held) holds among them; None when there is
     no such room (or it has no seat yet). The state computed for a stamp must be
     read after it (games.web.state_cache does)."""
-    seats = list(Seat.objects.raw(_sql(connection.vendor), [slug]))
-    if not seats:
+    vendor = connection.vendor
+    with connection.cursor() as cursor:
+        cursor.execute(_sql(vendor), [slug])
+        rows = cursor.fetchall()
+    if not rows:
         return None
-    first = seats[0]
-    # The query's own columns, beside the seat's: attributes raw() adds.
-    room = tuple(getattr(first, f"room_{name}") for name in ROOM_COLUMNS)
+    width = len(Seat._meta.concrete_fields)
+    seats = [_seat(row, width, vendor) for row in rows]
+    # The query's own columns, after the seat's.
+    room = tuple(rows[0][width : width + len(ROOM_COLUMNS)])
     viewer = seat_held(seats, token=token, user_id=user_id)
-    return Head(first.room_id, seats, room, getattr(first, "mesa_database", None), viewer)
+    return Head(seats[0].room_id, seats, room, rows[0][-1], viewer)

@@ -1,0 +1,188 @@
+"""The generator's people: a browser, a seat, the board's state reads (poll.js's
+rhythm), and what a player does next."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+from yarl import URL
+
+from bench.load.measure import Stats, json_or_none, server_ms
+from bench.load.options import HELD
+from games.engine import Position, legal_plays
+
+
+class Browser:
+    """One person's browser: a cookie jar, a CSRF token, a language."""
+
+    def __init__(
+        self,
+        base: str,
+        connector: aiohttp.BaseConnector,
+        language: str,
+        stats: Stats | None = None,
+        boards: str = "",
+    ) -> None:
+        self.base = base  # where this person acts and reads (node B of --nodes 2)
+        self.boards = boards or base  # where their waiting boards are (node A)
+        self.stats = stats if stats is not None else Stats()
+        self.language = language
+        self.session = aiohttp.ClientSession(
+            connector=connector,
+            connector_owner=False,
+            cookie_jar=aiohttp.CookieJar(unsafe=True),  # cookies for 127.0.0.1
+            timeout=aiohttp.ClientTimeout(total=60),
+            headers={"Accept-Language": language, "Accept": "application/json"},
+        )
+
+    async def open_home(self) -> None:
+        async with self.session.get(self.base + "/") as response:
+            await response.read()
+
+    def csrf(self) -> str:
+        cookie = self.session.cookie_jar.filter_cookies(URL(self.base)).get("csrftoken")
+        return cookie.value if cookie is not None else ""
+
+    async def post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        status, answer, _server_ms = await self.post_timed(path, body)
+        return status, answer
+
+    async def post_timed(self, path: str, body: dict[str, Any]) -> tuple[int, Any, float | None]:
+        """The status, the JSON answer and what Django spent on it (bench/web/timing.py)."""
+        headers = {
+            "X-CSRFToken": self.csrf(),
+            "Content-Type": "application/json",
+            # Over HTTPS Django's CSRF check wants the Origin (or the Referer) a browser sends.
+            "Origin": self.base,
+        }
+        async with self.session.post(
+            self.base + path, data=json.dumps(body), headers=headers
+        ) as response:
+            answer = await json_or_none(response)
+            self.stats.status("POST", response.status)
+            if answer is None:
+                self.stats.error_page("POST", response.status)
+            return response.status, answer, server_ms(response.headers.get("Server-Timing"))
+
+    async def close(self) -> None:
+        await self.session.close()
+
+
+@dataclass
+class Seat:
+    browser: Browser
+    number: int
+    slug: str
+    state: dict[str, Any] | None = None
+    etag: str | None = None
+
+
+class StateReader:
+    """The board's api.state(): GET with If-None-Match, optionally ?wait=<version>."""
+
+    def __init__(self, browser: Browser, slug: str, stats: Stats, board: bool = False) -> None:
+        self.browser, self.slug, self.stats = browser, slug, stats
+        self.base = browser.boards if board else browser.base
+        self.etag: str | None = None
+        self.state: dict[str, Any] | None = None
+
+    @property
+    def version(self) -> int:
+        return int(self.state["version"]) if self.state is not None else -1
+
+    async def refresh(self, wait: bool) -> bool:
+        """True when the version changed (controller.js's refresh)."""
+        headers = {"If-None-Match": self.etag} if self.etag else {}
+        url = f"{self.base}/api/rooms/{self.slug}/"
+        if wait and self.state is not None:
+            # Through nginx, which sends a held ?wait= to uvicorn (deploy/nginx).
+            url += f"?wait={self.version}"
+        async with self.browser.session.get(url, headers=headers) as response:
+            self.stats.status("GET", response.status)
+            if response.status == 304:
+                return False
+            if response.status != 200:
+                if await json_or_none(response) is None:
+                    self.stats.error_page("GET", response.status)
+                raise RuntimeError(f"state {response.status}")
+            state = await json_or_none(response)
+            if state is None:
+                self.stats.error_page("GET", response.status)
+                raise RuntimeError(f"state {response.status}: not JSON")
+            etag = response.headers.get("ETag")
+        changed = self.state is None or state["version"] != self.state["version"]
+        if self.state is None or state["version"] >= self.state["version"]:
+            self.state, self.etag = state, etag
+        return changed
+
+
+async def live_poll(
+    check: Callable[[], Awaitable[bool]],
+    stop: asyncio.Event,
+    *,
+    fast: float = 1.0,
+    slow: float = 20.0,
+    factor: float = 1.5,
+    held: float = HELD,
+    on_answer: Callable[[bool, float], None] | None = None,
+) -> None:
+    """static/js/poll.js's livePoll: one request at a time; at once after a change
+    or a held answer, else back off."""
+    delay = fast
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            changed = await check()
+            took = time.monotonic() - started
+            if on_answer is not None:
+                on_answer(changed, took)
+            if changed or took >= held:
+                delay, pause = fast, 0.0
+            else:
+                delay = min(delay * factor, slow)
+                pause = delay
+        except (TimeoutError, aiohttp.ClientError, RuntimeError, ValueError):
+            delay = pause = slow
+        if pause:
+            try:
+                await asyncio.wait_for(stop.wait(), pause)
+            except TimeoutError:
+                pass
+
+
+def choose_play(state: dict[str, Any], rng: random.Random) -> list[list[int]]:
+    match = state["match"]
+    position = Position(tuple(match["position"]["me"]), tuple(match["position"]["them"]))
+    plays = legal_plays(position, match["dice"])
+    if not plays:
+        return []
+    return [list(step) for step in rng.choice(plays)]
+
+
+TURN_ACTIONS = ("play", "roll", "next", "take")
+
+
+def next_action(state: dict[str, Any], rng: random.Random) -> tuple[str, dict[str, Any]] | None:
+    """What a person at this seat does now, from the state alone (None: wait)."""
+    match = state.get("match")
+    if match is None:
+        return None
+    allowed = match["allowed"]
+    version = state["version"]
+    if "rematch_accept" in allowed:
+        return "rematch_accept", {}
+    if "rematch_offer" in allowed and state["viewer"]["seat"] == 1:
+        return "rematch_offer", {}
+    if "play" in allowed:
+        return "play", {"version": version, "play": choose_play(state, rng)}
+    for name in ("roll", "take", "next"):
+        if name in allowed:
+            return name, {"version": version}
+    return None

@@ -1,0 +1,234 @@
+"""The report: latencies in and out of the throughput windows, what every board saw,
+nothing lost, and its printed form."""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections import defaultdict
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from bench.load.measure import Board, Move, percentile, verdict
+from bench.load.options import VOID_LAG_MS
+
+if TYPE_CHECKING:
+    from bench.load.run import Run
+
+
+def in_window(windows: list[tuple[float, float]], start: float, end: float) -> bool:
+    """Whether [start, end] overlaps a throughput window."""
+    return any(begin < end and start < until for begin, until in windows)
+
+
+def seen_delays(boards: list[Board], moves: list[Move]) -> tuple[list[tuple[float, float]], int]:
+    """For each move, (when it was sent, the time until every board of its room
+    open before it had seen it: a later version counts); and how many (move,
+    board) pairs never did."""
+    by_room: dict[str, list[Board]] = defaultdict(list)
+    for board in boards:
+        by_room[board.room].append(board)
+    delays: list[tuple[float, float]] = []
+    missed = 0
+    for move in moves:
+        latest = 0.0
+        for board in by_room[move.room]:
+            if not board.started or board.started > move.sent:
+                continue
+            when = next((t for t, v in board.seen if v >= move.version), None)
+            if when is None:
+                missed += 1
+                latest = float("nan")
+                break
+            latest = max(latest, when - move.sent)
+        if latest == latest:  # not NaN
+            delays.append((move.sent, max(0.0, latest)))
+    return delays, missed
+
+
+def build(
+    run: Run, final: dict[str, int], caught_up: int, stored: dict[str, int], commits: float
+) -> dict[str, Any]:
+    """The run's report, as written to JSON and printed by print_report."""
+    options, stats = run.options, run.stats
+    seen, missed = run.seen_delays()
+    delays = [d for sent, d in seen if not run.in_window(sent, sent + d)]
+    delays_in_windows = [d for sent, d in seen if run.in_window(sent, sent + d)]
+    spans = list(zip(stats.action_spans, stats.action_ms, strict=True))
+    action_ms = [ms for (a, b), ms in spans if not run.in_window(a, b)]
+    at_server = [
+        ms
+        for (a, b), ms in zip(stats.action_spans, stats.action_server_ms, strict=True)
+        if ms is not None and not run.in_window(a, b)
+    ]
+    action_ms_in_windows = [ms for (a, b), ms in spans if run.in_window(a, b)]
+    acked_total = sum(stats.acked.values())
+    stored_total = sum(stored.get(slug, 0) for slug in run.slugs)
+    # Every acknowledged action stored once: the Turn rows are the acknowledged
+    # ones, plus at most those whose answer never came.
+    mismatched = [
+        slug
+        for slug in run.slugs
+        if not stats.acked[slug]
+        <= stored.get(slug, 0)
+        <= stats.acked[slug] + stats.unanswered[slug]
+    ]
+    rates = {name: statistics.mean(values) for name, values in stats.throughput.items()}
+    state_rate, ref_rate = rates.get("state", 0.0), rates.get("reference", 0.0)
+    idle_state, idle_ref = rates.get("idle state", 0.0), rates.get("idle reference", 0.0)
+    requests = sum(board.requests for board in run.boards)
+    held = sum(board.held for board in run.boards)
+    errors_5xx = sum(n for key, n in stats.statuses.items() if key.split()[1].startswith("5"))
+
+    def ms(value: float | None) -> float | None:
+        return round(value, 1) if value is not None else None
+
+    void = verdict(stats.lag_ms)
+    return {
+        "void": void,
+        "generator_lag": {
+            "p50_ms": ms(percentile(stats.lag_ms, 0.50)),
+            "p99_ms": ms(percentile(stats.lag_ms, 0.99)),
+            "max_ms": ms(max(stats.lag_ms, default=0.0)),
+            "samples": len(stats.lag_ms),
+        },
+        "options": {k: v for k, v in asdict(options).items() if k != "quiet"},
+        "server": options.server,
+        "sizes": run.sizes,
+        "cores": {
+            "server": options.server_cores,
+            "client": options.client_cores,
+            "machine": os.cpu_count(),
+            "load_average": os.getloadavg(),
+        },
+        # Outside the throughput windows (the run as players live it), and
+        # those that overlapped one (the server full by design).
+        "actions": {
+            "count": len(stats.action_ms),
+            "per_second": round(len(stats.action_ms) / options.duration, 1),
+            "outside_windows": len(action_ms),
+            "p50_ms": ms(percentile(action_ms, 0.50)),
+            "p95_ms": ms(percentile(action_ms, 0.95)),
+            "p99_ms": ms(percentile(action_ms, 0.99)),
+            "at_server_p50_ms": ms(percentile(at_server, 0.50)),
+            "at_server_p95_ms": ms(percentile(at_server, 0.95)),
+            "at_server_p99_ms": ms(percentile(at_server, 0.99)),
+            "in_windows": len(action_ms_in_windows),
+            "in_windows_p50_ms": ms(percentile(action_ms_in_windows, 0.50)),
+            "in_windows_p95_ms": ms(percentile(action_ms_in_windows, 0.95)),
+        },
+        "seen_by_every_board": {
+            # --nodes 2: moves made on the second node, boards waiting on the first.
+            "across_nodes": options.nodes > 1,
+            "moves": len(delays),
+            "p50_ms": ms(_times_1000(percentile(delays, 0.50))),
+            "p95_ms": ms(_times_1000(percentile(delays, 0.95))),
+            "max_ms": ms(_times_1000(max(delays) if delays else None)),
+            "never_seen": missed,
+            "in_windows": len(delays_in_windows),
+            "in_windows_p95_ms": ms(_times_1000(percentile(delays_in_windows, 0.95))),
+        },
+        "rooms": {"played": len(run.slugs), "idle": len(run.idle)},
+        "boards": {
+            "count": len(run.boards),
+            "requests": requests,
+            "held_share": round(held / requests, 3) if requests else None,
+            "at_final_version": caught_up,
+        },
+        "state_get_per_second": round(state_rate, 1),
+        "reference_get_per_second": round(ref_rate, 1),
+        "state_to_reference": round(state_rate / ref_rate, 2) if ref_rate else None,
+        "idle_state_get_per_second": round(idle_state, 1),
+        "idle_reference_get_per_second": round(idle_ref, 1),
+        "idle_state_to_reference": round(idle_state / idle_ref, 2) if idle_ref else None,
+        "postgres": {
+            "peak_connections": max(stats.connections, default=0),
+            "mean_connections": round(statistics.mean(stats.connections), 1)
+            if stats.connections
+            else 0,
+            "commits_per_second": round(commits, 1),
+        },
+        "rss_mb": {
+            f"{pid} {stats.process_names.get(pid, '')}": round(kb / 1024, 1)
+            for pid, kb in sorted(stats.rss_kb.items())
+        },
+        "statuses": dict(sorted(stats.statuses.items())),
+        "exceptions": dict(stats.exceptions),
+        "errors_5xx": errors_5xx,
+        "error_pages": dict(sorted(stats.error_pages.items())),
+        "failures": errors_5xx + sum(stats.error_pages.values()),
+        "reads": stats.reads,
+        "nothing_lost": {
+            "acknowledged_turn_actions": acked_total,
+            "stored_turn_rows": stored_total,
+            "unanswered_turn_actions": sum(stats.unanswered.values()),
+            "rooms_that_differ": mismatched,
+            "boards_not_at_final_version": len(run.boards) - caught_up,
+            "ok": not mismatched and caught_up == len(run.boards),
+        },
+    }
+
+
+def _times_1000(value: float | None) -> float | None:
+    return value * 1000 if value is not None else None
+
+
+def rss_by_role(rss_mb: dict[str, float]) -> dict[str, float]:
+    """{"123 node0 uvicorn": 25.1, ...} summed by role ("node0 uvicorn")."""
+    found: dict[str, float] = defaultdict(float)
+    for key, mb in rss_mb.items():
+        found[key.partition(" ")[2]] += mb
+    return dict(found)
+
+
+def print_report(report: dict[str, Any]) -> None:
+    a, s, b, pg = (report[k] for k in ("actions", "seen_by_every_board", "boards", "postgres"))
+    o, cores = report["options"], report["cores"]
+    load = ", ".join(f"{x:.1f}" for x in cores["load_average"])
+    lag, z = report["generator_lag"], report["sizes"]
+    lines = [
+        *([f"VOID: {report['void']}"] if report["void"] else []),
+        f"load generator's own lag: p50 {lag['p50_ms']} ms, p99 {lag['p99_ms']} ms, "
+        f"max {lag['max_ms']} ms (void above {VOID_LAG_MS:.0f} ms at p99)",
+        f"make load: {b['count']} boards, {o['players']} players, {o['readers']} readers, "
+        f"{o['duration']:.0f} s; {o['nodes']} node(s), each nginx (deploy/nginx's template) "
+        f"in front of gunicorn {z['web_workers']} workers x {z['threads']} threads, pool "
+        f"{z['pool']}"
+        + (
+            f" + uvicorn {z['live_workers']} workers, pool {z['live_pool']}, for ?wait="
+            if "live_workers" in z
+            else " (no uvicorn: the waits fall back to gunicorn)"
+        )
+        + f"; state cache {'on' if o['state_cache'] else 'off'}",
+        f"cores: server {cores['server']}, load generator {cores['client']} "
+        f"(of {cores['machine']}; load average {load})",
+        f"actions: {a['count']} ({a['per_second']}/s); outside the throughput windows "
+        f"({a['outside_windows']}): p50 {a['p50_ms']} ms, p95 {a['p95_ms']} ms, "
+        f"p99 {a['p99_ms']} ms; in them ({a['in_windows']}): p50 {a['in_windows_p50_ms']} ms, "
+        f"p95 {a['in_windows_p95_ms']} ms",
+        f"the same actions as Django timed them (Server-Timing; the rest is the wait for a "
+        f"thread and the generator's own lag): p50 {a['at_server_p50_ms']} ms, "
+        f"p95 {a['at_server_p95_ms']} ms, p99 {a['at_server_p99_ms']} ms",
+        (
+            "a move made on node B seen by every waiting board of its room on node A"
+            if o["nodes"] > 1
+            else "a move seen by every waiting board of its room"
+        )
+        + ", outside the windows: p50 "
+        f"{s['p50_ms']} ms, p95 {s['p95_ms']} ms, max {s['max_ms']} ms ({s['moves']} moves, "
+        f"{s['never_seen']} never); in them ({s['in_windows']}): p95 {s['in_windows_p95_ms']} ms",
+        f"rooms: {report['rooms']['played']} played, {report['rooms']['idle']} where nobody "
+        f"moves; boards' requests: {b['requests']}, held by the server: {b['held_share']}",
+        f"under load: state GET {report['state_get_per_second']} req/s, bare Django project "
+        f"{report['reference_get_per_second']} req/s: {report['state_to_reference']}x",
+        f"idle server: state GET {report['idle_state_get_per_second']} req/s, bare Django project "
+        f"{report['idle_reference_get_per_second']} req/s: {report['idle_state_to_reference']}x",
+        f"PostgreSQL: peak {pg['peak_connections']} connections (mean {pg['mean_connections']}), "
+        f"{pg['commits_per_second']} transactions/s",
+        "RSS (peak, summed over each server's processes): "
+        + ", ".join(f"{role}: {mb:.0f} MB" for role, mb in rss_by_role(report["rss_mb"]).items()),
+        f"statuses: {report['statuses']}; exceptions: {report['exceptions']}; "
+        f"5xx: {report['errors_5xx']}; answers not JSON (error pages): {report['error_pages']}",
+        f"nothing lost: {report['nothing_lost']}",
+    ]
+    print("\n".join(lines))

@@ -1,0 +1,175 @@
+"""The state GET's short way through the middleware (games.web.lean): the same answer,
+header for header, as through the site's whole stack, for a spectator and a
+player, in either language, from the cookie or the browser's, on a 304, a HEAD, a
+404 and a database away; and without the work it does not need: no URL resolver,
+no CSRF cookie read, no messages, one query on a spectator's cache hit, and no
+Set-Cookie.
+
+alice holds seat 1 in her browser (her session); carol watches.
+"""
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import OperationalError
+
+from games.web import state_cache
+from tests.helpers import bind, count_queries, state_url
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    state_cache.clear()
+    yield
+    state_cache.clear()
+
+
+def answer(response) -> tuple[int, dict[str, str], bytes]:
+    return response.status_code, dict(response.headers), response.content
+
+
+def both_ways(settings, call):
+    """(through the whole stack, the short way): the answer of `call()` each way."""
+    settings.MESA_LEAN_STATE_GET = False
+    whole = call()
+    settings.MESA_LEAN_STATE_GET = True
+    lean = call()
+    assert lean.wsgi_request.resolver_match is None  # the short way was taken
+    assert whole.wsgi_request.resolver_match is not None
+    return answer(whole), answer(lean)
+
+
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_a_spectator_and_a_player_get_the_same_answer_either_way(
+    settings, room, alice, carol, language
+):
+    bind(alice, room)
+    url = state_url(room)
+    for persona in (carol, alice):
+        client = persona.client
+
+        def get(client=client):
+            return client.get(url, HTTP_ACCEPT_LANGUAGE=language)
+
+        get()  # computed and kept: both ways below are hits
+        whole, lean = both_ways(settings, get)
+        assert whole == lean
+        assert lean[0] == 200 and lean[1]["Content-Language"] == language
+        assert lean[1]["Content-Length"] == str(len(lean[2]))
+        # A 304 for the ETag the board holds, either way.
+        etag = lean[1]["ETag"]
+
+        def again(client=client, etag=etag):
+            return client.get(url, HTTP_IF_NONE_MATCH=etag, HTTP_ACCEPT_LANGUAGE=language)
+
+        whole, lean = both_ways(settings, again)
+        assert whole == lean and lean[0] == 304
+
+        def head(client=client):
+            return client.head(url, HTTP_ACCEPT_LANGUAGE=language)
+
+        whole, lean = both_ways(settings, head)
+        assert whole == lean and lean[0] == 200
+
+
+def test_the_seat_is_the_players_own_the_short_way(settings, room, alice, carol):
+    bind(alice, room)
+    mine = alice.client.get(state_url(room)).json()
+    theirs = carol.client.get(state_url(room)).json()
+    assert mine["viewer"]["seat"] == 1 and theirs["viewer"]["seat"] is None
+
+
+def test_the_language_cookie_wins_over_the_browsers_language(settings, room, carol):
+    carol.client.cookies[django_settings.LANGUAGE_COOKIE_NAME] = "en"
+
+    def get():
+        return carol.client.get(state_url(room), HTTP_ACCEPT_LANGUAGE="es")
+
+    whole, lean = both_ways(settings, get)
+    assert whole == lean and lean[1]["Content-Language"] == "en"
+
+
+def test_no_such_room_and_a_database_away_answer_the_same(settings, room, carol, monkeypatch):
+    def missing():
+        return carol.client.get("/api/rooms/no-such-room/")
+
+    whole, lean = both_ways(settings, missing)
+    assert whole == lean and lean[0] == 404
+
+    def broken(*args, **kwargs):
+        raise OperationalError("the database went away")
+
+    monkeypatch.setattr("games.web.state_cache.room_head", broken)
+
+    def away():
+        return carol.client.get(state_url(room))
+
+    whole, lean = both_ways(settings, away)
+    assert whole == lean and lean[0] == 503
+
+
+def test_a_spectators_hit_is_one_query_and_sets_no_cookie(room, alice, carol):
+    bind(alice, room)
+    url = state_url(room)
+    carol.client.get(url)
+    # A spectator who once opened a page: a CSRF cookie and a session of no seat.
+    carol.client.cookies["csrftoken"] = "x" * 32
+    assert count_queries(carol.client, url) == 1
+    response = carol.client.get(url)
+    assert response.status_code == 200 and not response.cookies
+    request = response.wsgi_request
+    assert "CSRF_COOKIE" not in request.META and not hasattr(request, "_messages")
+    # A player's hit: her session, then the seats with the stamp; nothing written.
+    alice.client.get(url)
+    assert count_queries(alice.client, url) == 2
+    assert not alice.client.get(url).cookies
+
+
+def test_every_other_request_takes_the_whole_stack(room, carol):
+    """A long poll (?wait=), a POST, another room URL: resolved as always."""
+    url = state_url(room)
+    version = carol.client.get(url).json()["version"]
+    waited = carol.client.get(url, {"wait": version - 1})
+    assert waited.status_code == 200 and waited.wsgi_request.resolver_match is not None
+    posted = carol.client.post(url)
+    assert posted.status_code in (403, 405)
+    assert posted.wsgi_request.resolver_match is not None
+    steps = carol.client.get(url + "steps")
+    assert steps.wsgi_request.resolver_match is not None
+
+
+def test_a_changed_content_security_policy_is_followed(settings, room, carol):
+    """The short way builds the CSP header once: anew when its settings change."""
+    url = state_url(room)
+    carol.client.get(url)
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": ["'none'"]}}
+    whole, lean = both_ways(settings, lambda: carol.client.get(url))
+    assert whole == lean and lean[1]["Content-Security-Policy"] == "default-src 'none'"
+    settings.CONTENT_SECURITY_POLICY = {
+        "DIRECTIVES": {"default-src": ["'self'"]},
+        "EXCLUDE_URL_PREFIXES": ["/api/"],
+    }
+    whole, lean = both_ways(settings, lambda: carol.client.get(url))
+    assert whole == lean and "Content-Security-Policy" not in lean[1]
+
+
+def test_the_heads_seats_are_the_orms_own_column_for_column(room, alice):
+    """games.selectors.stamp reads its one query with a plain cursor: each seat as the
+    ORM loads it (SQLite's dates and booleans converted too), the asker's found."""
+    from games.models import Seat
+    from games.selectors.stamp import ROOM_COLUMNS, room_head
+
+    bind(alice, room)
+    alice.client.get(state_url(room))  # her last_seen_at: a date to convert
+    head = room_head(room.slug, token=alice.token)
+    orm = list(Seat.objects.filter(room=room).order_by("number"))
+    assert [seat.pk for seat in head.seats] == [seat.pk for seat in orm]
+    for mine, theirs in zip(head.seats, orm, strict=True):
+        for field in Seat._meta.concrete_fields:
+            assert getattr(mine, field.attname) == getattr(theirs, field.attname), field.name
+        assert not mine._state.adding and mine._state.db == theirs._state.db
+    assert head.viewer is not None and head.viewer.pk == alice.seat.pk
+    assert head.viewer.last_seen_at is not None and head.viewer.email_consent is True
+    room.refresh_from_db()
+    assert head.room == tuple(head.room) and len(head.room) == len(ROOM_COLUMNS)
+    assert head.room[0] == room.slug and head.room[2] == room.state_serial
+    assert room_head("no-such-room") is None
