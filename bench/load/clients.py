@@ -92,6 +92,7 @@ class StateReader:
         self.base = browser.boards if board else browser.base
         self.etag: str | None = None
         self.state: dict[str, Any] | None = None
+        self.pass_: str | None = None  # X-Mesa-Pass, kept and sent back as api.js does
 
     @property
     def version(self) -> int:
@@ -104,8 +105,11 @@ class StateReader:
         if wait and self.state is not None:
             # Through nginx, which sends a held ?wait= to uvicorn (deploy/nginx).
             url += f"?wait={self.version}"
+            if self.pass_:
+                headers["X-Mesa-Pass"] = self.pass_
         async with self.browser.session.get(url, headers=headers) as response:
             self.stats.status("GET", response.status)
+            self.pass_ = response.headers.get("X-Mesa-Pass") or self.pass_
             if response.status == 304:
                 return False
             if response.status != 200:

@@ -38,7 +38,7 @@ from games.lib.errors import (
 from games.models import Seat
 from games.services.cleaning import int_from_text
 from games.services.rooms import PlayerDetails
-from games.web import etags, longpoll, state_cache
+from games.web import etags, live_pass, longpoll, state_cache
 from games.web.action_requests import ACTION_SPECS, Body, perform
 from games.web.http_errors import database_unavailable, error_payload
 from games.web.seats import load_room, remember_seat, signed_in_user, viewer_seat
@@ -117,8 +117,10 @@ def _content_length(request: HttpRequest) -> int:
 def state_response(request: HttpRequest, slug: str) -> HttpResponse:
     """The viewer's state of room `slug` as it is now (games.web.state_cache), or 304
     when they have it: after a request that changed the room, too."""
-    answer, _seat = state_cache.viewer_state(request, slug)
-    return answer_response(request, answer)
+    answer, seat = state_cache.viewer_state(request, slug)
+    response = answer_response(request, answer)
+    response[live_pass.HEADER] = live_pass.issue(request, slug, seat)
+    return response
 
 
 def answer_response(request: HttpRequest, answer: state_cache.Answer) -> HttpResponse:
@@ -161,7 +163,10 @@ def room_state(request: HttpRequest, slug: str) -> HttpResponse:
     answer, seat = state_cache.viewer_state(request, slug)  # one query on a hit
     if seat is not None:
         services.seat_seen(seat=seat)  # no "your turn" email while the board is open
-    return answer_response(request, answer)
+    response = answer_response(request, answer)
+    # Who this board is, signed: its next wait's wake-up needs no session (games.web.live).
+    response[live_pass.HEADER] = live_pass.issue(request, slug, seat)
+    return response
 
 
 @json_endpoint(("POST",))

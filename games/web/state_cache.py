@@ -39,7 +39,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from django.conf import settings
@@ -47,6 +47,7 @@ from django.core.cache import caches
 from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection, transaction
 from django.http import HttpRequest
+from django.utils import translation
 from django.utils.translation import get_language
 
 from games import selectors
@@ -135,10 +136,32 @@ def viewer_state(request: HttpRequest, slug: str) -> tuple[Answer, Seat | None]:
     head = room_head(slug, token=token, user_id=user_id)
     if head is None:
         raise NotFound("not_found", f"no room {slug!r}")
+    return _answer(head, slug), head.viewer
+
+
+def role_state(slug: str, role: str, language: str) -> tuple[Answer, Seat | None]:
+    """The state of room `slug` for a role ("1", "2", or "-": a spectator) in `language`,
+    and the seat of that role, or None: for games.web.live's wake-up, whose boards
+    were identified by Django beforehand (games.web.live_pass). As viewer_state
+    from the room's head on: the same key, the same cache, one computation.
+    NotFound: no such room; LookupError: no seat of that role."""
+    with translation.override(language):
+        head = room_head(slug)
+        if head is None:
+            raise NotFound("not_found", f"no room {slug!r}")
+        seat = None
+        if role != "-":
+            seat = next((s for s in head.seats if str(s.number) == role), None)
+            if seat is None:
+                raise LookupError(f"room {slug!r} has no seat {role}")
+        return _answer(replace(head, viewer=seat), slug), seat
+
+
+def _answer(head: Head, slug: str) -> Answer:
     if not enabled():
-        return _compute_after(head, slug), head.viewer
+        return _compute_after(head, slug)
     key = key_for(head)
-    return _get(key) or _compute_and_store(key, slug, head), head.viewer
+    return _get(key) or _compute_and_store(key, slug, head)
 
 
 def _compute_and_store(key: str, slug: str, head: Head) -> Answer:

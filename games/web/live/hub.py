@@ -10,6 +10,7 @@ them.
 """
 
 import asyncio
+import itertools
 import logging
 import weakref
 from typing import Any
@@ -29,6 +30,15 @@ KEY_READ_TIMEOUT = 1.0  # a coroutine may wait; a spurious timeout would cost a 
 KEY_CONNECTIONS = 16  # the key reads of thousands of waiters share a few connections
 
 
+_ticks = itertools.count(1)
+
+
+def tick() -> int:
+    """A number larger than every one before: the order in which a process heard of
+    a room's change and began reading its state (games.web.live.fanout)."""
+    return next(_ticks)
+
+
 class Waiter:
     """One held request: what it started from and what it heard since."""
 
@@ -37,11 +47,13 @@ class Waiter:
         self.start: Pulse | None = None
         self.heard: list[tuple[Pulse, bool]] = []  # (pulse, only a catch-up read)
         self.stale: Pulse | None = None  # a key of a timeline a restore undid
+        self.tick = 0  # when it last heard (tick())
 
     def hear(self, pulse: Pulse, *, catch_up: bool = False) -> None:
         if catch_up and pulse == self.stale:
             return
         self.heard.append((pulse, catch_up))
+        self.tick = tick()
         if self.moved():
             self.event.set()
 
@@ -49,6 +61,10 @@ class Waiter:
         """Not news, whenever a catch-up read it (before this waiter knew, too)."""
         self.stale = pulse
         self.heard = [(p, catch_up) for p, catch_up in self.heard if not catch_up or p != pulse]
+
+    def newest(self) -> Pulse | None:
+        """The newest pulse heard (what a wake-up's state must be at least as new as)."""
+        return max((pulse for pulse, _catch_up in self.heard), key=Pulse.order, default=None)
 
     def moved(self) -> bool:
         start = self.start

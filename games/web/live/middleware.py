@@ -11,8 +11,11 @@ from urllib.parse import parse_qs, parse_qsl, urlencode
 from django.urls import Resolver404, resolve
 
 from games.services.cleaning import int_from_text
+from games.web import etags, live_pass
 from games.web.etags import BoardTag, board_tag
-from games.web.live.waits import wait_for_change
+from games.web.live.fanout import flights
+from games.web.live.waits import wait_for_pulse
+from games.web.state_cache import Answer
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +26,16 @@ Message = Mapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+# Django's own on a JSON answer (SecurityMiddleware, XFrameOptionsMiddleware), for the
+# answers given here without it.
+SECURITY_HEADERS = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"x-frame-options", b"DENY"),
+)
 
 
 def wait_target(path: str, query: bytes, method: str) -> tuple[str, int] | None:
@@ -90,7 +103,7 @@ class LiveWaits:
         board = board_etag(scope, version)
         watcher = asyncio.ensure_future(watch())
         waiting = asyncio.ensure_future(
-            wait_for_change(slug, version, serial=board.serial if board else None)
+            wait_for_pulse(slug, version, serial=board.serial if board else None)
         )
         gone = asyncio.ensure_future(left.wait())
         try:
@@ -102,9 +115,17 @@ class LiveWaits:
             return  # nobody to answer
         if waiting.exception() is not None:
             log.warning("live: a wait failed (%r); answered at once", waiting.exception())
-        elif not waiting.result() and board is not None and board.clock_allows():
-            await send_not_modified(send, board.tag)
-            return
+        else:
+            woken = waiting.result()
+            if not woken.moved and board is not None and board.clock_allows():
+                await send_not_modified(send, board.tag)
+                return
+            given = live_pass.read(scope.get("headers", ()), slug)
+            if woken.moved and woken.pulse is not None and given is not None:
+                answer = await fanned(given, woken.tick)
+                if answer is not None:
+                    await send_state(send, answer, scope, given.language)
+                    return
 
         async def replay() -> Message:
             return heard.pop(0) if heard else await receive()
@@ -119,6 +140,42 @@ class LiveWaits:
             ]
         )
         await self.app({**scope, "query_string": query.encode("latin-1")}, replay, send)
+
+
+async def fanned(given: live_pass.Pass, woke: int) -> Answer | None:
+    """The room's state for the pass's role and language (games.web.live.fanout); None:
+    Django answers this board (its seat changed, the room is gone, the database
+    failed: Django says so as it always does)."""
+    try:
+        return await flights().answer(given, woke)
+    except Exception as error:
+        log.info("live: no shared state for room %s (%r); Django answers", given.slug, error)
+        return None
+
+
+async def send_state(send: Send, answer: Answer, scope: Scope, language: str) -> None:
+    """What games.web.api.answer_response sends: the state, or 304 when the board's
+    If-None-Match names it. No new pass: only Django gives those."""
+    asked = b", ".join(v for name, v in scope.get("headers", ()) if name == b"if-none-match")
+    same = etags.names(asked.decode("latin-1"), answer.etag)
+    headers = [
+        (b"etag", answer.etag.encode("latin-1")),
+        (b"cache-control", b"private, no-cache"),
+        (b"vary", b"Cookie, Accept-Language"),
+        (b"content-language", language.encode("ascii")),
+        *SECURITY_HEADERS,
+    ]
+    if same:
+        await send({"type": "http.response.start", "status": 304, "headers": headers})
+        await send({"type": "http.response.body", "body": b""})
+        return
+    body = b"" if scope["method"] == "HEAD" else answer.body
+    headers += [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(answer.body)).encode("ascii")),
+    ]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def send_not_modified(send: Send, tag: bytes) -> None:

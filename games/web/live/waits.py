@@ -27,9 +27,11 @@ board re-reading its state.
 import asyncio
 import logging
 import random
+from typing import NamedTuple
 
+from games.selectors.pulse import Pulse
 from games.web.live.database import database_pulse
-from games.web.live.hub import Waiter, hub
+from games.web.live.hub import Waiter, hub, tick
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +44,25 @@ async def wait_for_change(
     slug: str, version: int, *, seconds: float | None = None, serial: int | None = None
 ) -> bool:
     """Return when room `slug` moved past `version` (True) or the wait ran out with
-    the database saying it is where it was (False).
+    the database saying it is where it was (False): wait_for_pulse's first half."""
+    return (await wait_for_pulse(slug, version, seconds=seconds, serial=serial)).moved
+
+
+class Woken(NamedTuple):
+    """How a wait ended: moved or not; the pulse it moved to (None where nothing says
+    which: no such room, no word from the database; the board's answer is then
+    Django's to give); and when it learnt so (hub.tick: a state read after it is
+    at least that new)."""
+
+    moved: bool
+    pulse: Pulse | None
+    tick: int
+
+
+async def wait_for_pulse(
+    slug: str, version: int, *, seconds: float | None = None, serial: int | None = None
+) -> Woken:
+    """wait_for_change, saying which pulse ended the wait and when it was heard.
 
     True at once for a room that is not there (the view answers its 404), and for
     a board whose state was read at another `serial` than the room's now (a word,
@@ -62,9 +82,9 @@ async def wait_for_change(
                 waiter.ignore_key(key)  # of a timeline a restore undid
                 await here.forget_key(slug, key)
         if start is None or start.version != version:
-            return True  # not there, or not where the board is
+            return Woken(True, start, tick())  # not there, or not where the board is
         if serial is not None and start.serial != serial:
-            return True  # changed since the board's last answer
+            return Woken(True, start, tick())  # changed since the board's last answer
         waiter.start = start
         # Spread over the last 15 %: boards that began together (a deploy, a
         # reconnect) do not all come back in the same second.
@@ -72,7 +92,7 @@ async def wait_for_change(
         deadline = here.loop.time() + seconds * random.uniform(0.85, 1.0)
         while (left := deadline - here.loop.time()) > 0:
             if waiter.moved():
-                return True
+                return Woken(True, waiter.newest(), waiter.tick)
             if not here.subscribed and not slot and not here.slots.locked():
                 await here.slots.acquire()  # one of the few that poll the database
                 slot = True
@@ -84,14 +104,15 @@ async def wait_for_change(
             except TimeoutError:
                 pass
             if waiter.moved():
-                return True
-            if polling and await database_pulse(slug) != start:
-                return True
+                return Woken(True, waiter.newest(), waiter.tick)
+            if polling and (now := await database_pulse(slug)) != start:
+                return Woken(True, now, tick())
         try:
-            return await here.database.pulse(slug) != start
+            now = await here.database.pulse(slug)
         except Exception as error:
             log.info("live: no word from the database on room %s (%r)", slug, error)
-            return True  # Django answers, or says why it cannot
+            return Woken(True, None, tick())  # Django answers, or says why it cannot
+        return Woken(True, now, tick()) if now != start else Woken(False, None, tick())
     finally:
         here.discard(slug, waiter)
         if slot:

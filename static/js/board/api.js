@@ -51,6 +51,15 @@ async function readJson(response) {
  * @param {{stateUrl: string, stepsUrl: string, actionUrl: string}} urls
  */
 export function createApi({ stateUrl, stepsUrl, actionUrl }) {
+  // Who this board is, as the server signed it on its last state answer: sent back
+  // with a held request, so that its wake-up needs no session (games/web/live_pass.py).
+  /** @type {string | null} */
+  let pass = null;
+  /** @param {Response} response */
+  function keepPass(response) {
+    const given = response.headers.get("X-Mesa-Pass");
+    if (given) pass = given;
+  }
   return {
     /**
      * The state, or null when it did not change since `etag` (304). With `wait` (the
@@ -64,8 +73,10 @@ export function createApi({ stateUrl, stepsUrl, actionUrl }) {
       /** @type {Record<string, string>} */
       const headers = { Accept: "application/json" };
       if (etag) headers["If-None-Match"] = etag;
+      if (wait !== null && pass) headers["X-Mesa-Pass"] = pass;
       const url = wait === null ? stateUrl : `${stateUrl}?wait=${encodeURIComponent(wait)}`;
       const response = await fetch(url, { headers, credentials: "same-origin", cache: "no-store" });
+      keepPass(response);
       if (response.status === 304) return { state: null, etag };
       const state = /** @type {RoomState} */ (await readJson(response));
       return { state, etag: response.headers.get("ETag") };
@@ -99,6 +110,7 @@ export function createApi({ stateUrl, stepsUrl, actionUrl }) {
         },
         body: JSON.stringify(body),
       });
+      keepPass(response);
       const state = /** @type {RoomState} */ (await readJson(response));
       return { state, etag: response.headers.get("ETag") };
     },
