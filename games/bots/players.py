@@ -138,11 +138,17 @@ class Player(Protocol):
         deadline: float | None = None,
     ) -> Play: ...
 
-    def should_double(self, position: Position, context: BotContext) -> bool: ...
+    def should_double(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool: ...
 
-    def should_take(self, position: Position, context: BotContext) -> bool: ...
+    def should_take(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool: ...
 
-    def should_beaver(self, position: Position, context: BotContext) -> bool: ...
+    def should_beaver(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool: ...
 
     def should_accept_beaver(self, position: Position, context: BotContext) -> bool: ...
 
@@ -235,16 +241,19 @@ class Bot:
 
     # Cube -------------------------------------------------------------------
 
-    def should_double(self, position: Position, context: BotContext) -> bool:
+    def should_double(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         """Offer the cube before rolling? ``position`` has the bot on roll.
 
         The bot doubles when bgsage's doubling equity, plus its bounded
         misjudgement, beats not doubling. Holding the cube it took, it only
         redoubles when bgsage says so: no whim turns a take into a redouble.
+        ``deadline`` bounds a deeper look at a close decision (``_verdict``).
         """
         if not sage.cube_is_alive(context):
             return False
-        verdict = self._verdict(position, context, take=False)
+        verdict = self._verdict(position, context, take=False, deadline=deadline)
         gain = min(verdict.equity_dt, verdict.equity_dp) - verdict.equity_nd
         error = self._cube_misjudgement(self.character.double_bias)
         if context.cube_owner == "me":
@@ -252,19 +261,23 @@ class Bot:
         # With no error, bgsage's own call (it settles ties, like a free double).
         return gain + error > 0 if error else verdict.should_double
 
-    def should_take(self, position: Position, context: BotContext) -> bool:
+    def should_take(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         """Take the cube the opponent just offered? ``position`` is from the bot's side."""
-        verdict = self._verdict(position.flip(), context.flip(), take=True)
+        verdict = self._verdict(position.flip(), context.flip(), take=True, deadline=deadline)
         # Equities are the doubler's: taking gains the bot what it costs the doubler.
         gain = verdict.equity_dp - verdict.equity_dt
         error = self._cube_misjudgement(self.character.take_bias)
         return gain + error >= 0 if error else verdict.should_take
 
-    def should_beaver(self, position: Position, context: BotContext) -> bool:
+    def should_beaver(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         """Take and redouble at once, keeping the cube (money sessions with beavers only)."""
         if not context.beavers or not context.is_money:
             return False
-        verdict = self._verdict(position.flip(), context.flip(), take=True)
+        verdict = self._verdict(position.flip(), context.flip(), take=True, deadline=deadline)
         return verdict.is_beaver
 
     def should_accept_beaver(self, position: Position, context: BotContext) -> bool:
@@ -278,11 +291,20 @@ class Bot:
         verdict = sage.cube_decision(position, self.character.cube_level, playing_on)
         return verdict.equity_nd >= -0.5
 
-    def _verdict(self, position: Position, context: BotContext, take: bool) -> CubeActionResult:
+    def _verdict(
+        self,
+        position: Position,
+        context: BotContext,
+        take: bool,
+        deadline: float | None = None,
+    ) -> CubeActionResult:
         """bgsage's cube verdict at the character's depth, deeper when it is close.
 
         ``position`` and ``context`` are the doubler's; ``take`` says which
         margin decides: the taker's (pass minus take) or the doubler's.
+        With a ``deadline`` (on ``self.clock``) the deeper look stops there
+        (a rollout is cancelled between batches of trials) and the verdict
+        at the character's depth stands.
         """
         c = self.character
         verdict = sage.cube_decision(position, c.cube_level, context)
@@ -290,7 +312,16 @@ class Bot:
             nd, dt, dp = verdict.equity_nd, verdict.equity_dt, verdict.equity_dp
             margin = dp - dt if take else min(dt, dp) - nd
             if abs(margin) < c.deep_cube_window:
-                verdict = sage.cube_decision(position, c.deep_cube_level, context)
+                if deadline is None:
+                    return sage.cube_decision(position, c.deep_cube_level, context)
+                ends = deadline
+
+                def spent() -> bool:
+                    return self.clock() >= ends
+
+                deeper = sage.cube_decision_until(position, c.deep_cube_level, context, spent)
+                if deeper is not None:
+                    verdict = deeper
         return verdict
 
     def _cube_misjudgement(self, bias: float) -> float:
@@ -367,13 +398,19 @@ class RandomPlayer:
         plays = legal_plays(position, dice)
         return self.rng.choice(plays) if plays else ()
 
-    def should_double(self, position: Position, context: BotContext) -> bool:
+    def should_double(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         return False
 
-    def should_take(self, position: Position, context: BotContext) -> bool:
+    def should_take(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         return True
 
-    def should_beaver(self, position: Position, context: BotContext) -> bool:
+    def should_beaver(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         return False
 
     def should_accept_beaver(self, position: Position, context: BotContext) -> bool:

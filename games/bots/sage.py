@@ -12,7 +12,8 @@ once, not once per move).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, TypedDict
@@ -185,9 +186,51 @@ def cube_decision(position: Position, level: str, context: BotContext) -> CubeAc
 def _cube_decision(board: tuple[int, ...], level: str, context: BotContext) -> CubeActionResult:
     # A verdict takes tens of milliseconds and the same question comes twice
     # (the bot decides, botcube grades the decision): remember recent answers.
-    return analyzer(level, True).cube_action(
-        list(board), **_cube_args(context), beaver=context.beavers
-    )
+    with _rollout_lock if level in ROLLOUTS else nullcontext():
+        return analyzer(level, True).cube_action(
+            list(board), **_cube_args(context), beaver=context.beavers
+        )
+
+
+ROLLOUTS = frozenset({"truncated1"})
+# A cancelled rollout cancels whatever its analyzer runs: one rollout at a time.
+_rollout_lock = threading.Lock()
+
+
+def cube_decision_until(
+    position: Position, level: str, context: BotContext, spent: Callable[[], bool]
+) -> CubeActionResult | None:
+    """``cube_decision``, or None when ``spent()`` says the time is up first.
+
+    Asked before anything starts, and during a rollout after each batch of
+    trials bgsage reports (8 of the 72): the rollout is cancelled there and
+    its analyzer made ready for the next one. An N-ply verdict is not cut
+    (tens of milliseconds). A verdict given up is not remembered.
+    """
+    if spent():
+        return None
+    if level not in ROLLOUTS:
+        return cube_decision(position, level, context)
+    from bgsage import RolloutCancelled
+
+    found = analyzer(level, True)
+
+    def progress(done: int, total: int, results: object) -> None:
+        if spent():
+            found.cancel()
+
+    with _rollout_lock:
+        try:
+            return found.cube_action(
+                to_board(position),
+                **_cube_args(context),
+                beaver=context.beavers,
+                progress_callback=progress,
+            )
+        except RolloutCancelled:
+            return None
+        finally:
+            found.reset_cancel()
 
 
 def cube_is_alive(context: BotContext) -> bool:

@@ -12,7 +12,7 @@ import pytest
 
 from games.bots import CHARACTERS, BotContext, get_bot, players, sage
 from games.bots.players import CHEAPEST, Bot
-from games.engine import legal_plays
+from games.engine import Position, legal_plays
 
 from .positions import self_play_sample
 
@@ -94,3 +94,58 @@ def test_the_weak_bots_rank_at_1_ply_anyway_and_play_the_same_past_a_deadline(na
             played = late.choose_play(position, dice, context, deadline=0.0)
             assert levels == [CHEAPEST]
             assert played == unbounded.choose_play(position, dice, context)
+
+
+# Empresario holds the cube at 5 points: redoubling gives away 0.021 at 3-ply,
+# close enough (under 0.04) for its rollout (test_deep's close cube).
+HELD = BotContext(cube_value=2, cube_owner="me", cube_in_play=True, match_length=5)
+CLOSE_CUBE = "DYcywRFnuQaARA"
+
+
+def test_a_cube_rollout_with_no_time_left_is_not_begun_and_the_3_ply_verdict_stands(monkeypatch):
+    close = Position.from_position_id(CLOSE_CUBE)
+    begun: list[str] = []
+    until = sage.cube_decision_until
+
+    def recording(position, level, context, spent):
+        begun.append(level)
+        return until(position, level, context, spent)
+
+    monkeypatch.setattr(sage, "cube_decision_until", recording)
+    bot = Bot(CHARACTERS["empresario"], clock=lambda: 100.0)
+    late = bot._verdict(close, HELD, take=False, deadline=99.0)
+    assert begun == ["truncated1"]  # asked, and given up before it started
+    shallow = sage.cube_decision(close, "3ply", HELD)
+    assert late.eval_level == "3-ply"
+    assert (late.equity_nd, late.equity_dt, late.equity_dp) == (
+        shallow.equity_nd,
+        shallow.equity_dt,
+        shallow.equity_dp,
+    )
+    assert bot.should_double(close, HELD, deadline=99.0) == shallow.should_double
+
+
+def test_a_cube_rollout_the_deadline_reaches_is_cancelled_and_the_next_one_runs_whole():
+    close = Position.from_position_id(CLOSE_CUBE)
+    reads = [0]
+
+    def clock() -> float:  # each reading a second later: the rollout's first report ends it
+        reads[0] += 1
+        return float(reads[0])
+
+    bot = Bot(CHARACTERS["empresario"], clock=clock)
+    # Read once before the rollout starts (1 < 1.5), once at its first batch (2): cancelled.
+    cut = bot._verdict(close, HELD, take=False, deadline=1.5)
+    assert cut.eval_level == "3-ply"
+    assert reads[0] < 72 // 8  # cancelled after the first report, not run to the end
+    # The shared analyzer is ready again: with time, the rollout runs to its end.
+    reads[0] = 0
+    whole = bot._verdict(close, HELD, take=False, deadline=1e9)
+    assert whole.eval_level == "Rollout"
+    assert reads[0] >= 72 // 8  # every batch of trials was reported
+    unbounded = bot._verdict(close, HELD, take=False)
+    assert (whole.equity_nd, whole.equity_dt, whole.equity_dp) == (
+        unbounded.equity_nd,
+        unbounded.equity_dt,
+        unbounded.equity_dp,
+    )
