@@ -111,6 +111,7 @@ CHEAPEST = "1ply"
 FIRST_PASS_PRIOR = 0.2
 FIRST_PASS_WEIGHT = 0.2
 _first_pass: dict[str, float] = {}
+no_time_plays = 0  # plays made this way in this process; bench/botload counts them
 
 
 def first_pass_cost(level: str) -> float:
@@ -203,6 +204,8 @@ class Bot:
         if level != CHEAPEST and deadline is not None:
             started = self.clock()
             if deadline - started < first_pass_cost(level):
+                global no_time_plays
+                no_time_plays += 1
                 quick = sage.rank_plays(position, dice, CHEAPEST, context)
                 return quick[0].play if quick else ()
             ranked = sage.rank_plays(position, dice, level, context)
