@@ -14,7 +14,8 @@ with load.
 It prints the wall time of a bot turn (from the person's answer to the bot's
 play, the wait in the queue included) at p50/p95/p99 and max, how many turns
 would have been nudged again (longer than BOT_STUCK_AFTER) or killed (longer
-than bot_turn's soft time limit), the plays made at 1-ply because no time
+than bot_turn's soft time limit), the part of it spent waiting in the queue,
+the plays made at 1-ply because no time
 was left for the first pass (docs/BOTS.md, "A move on time"), the load
 average, and the capacity: bot turns per minute per core, from the CPU time
 each turn took and from what the run got done. It also says how late its own
@@ -103,9 +104,10 @@ def _warm() -> None:
 
 def bot_turn(
     name: str, data: dict[str, Any], started: float, budget: float, seed: int
-) -> tuple[dict[str, Any], float, float, int]:
+) -> tuple[dict[str, Any], float, float, int, float]:
     """The bot's whole turn in a worker process: (state, CPU seconds, when it ended,
-    the plays made with no time left for a first pass)."""
+    the plays made with no time left for a first pass, its wait in the queue)."""
+    waited = time.time() - started
     cpu = time.process_time()
     quick = players.no_time_plays
     rng = random.Random(seed)
@@ -125,7 +127,8 @@ def bot_turn(
         if action.kind == ActionKind.ROLL:
             action = Action(ActionKind.ROLL, BOT, _roll(rng))
         state = settle(state.apply(action), rng)
-    return state.to_json(), time.process_time() - cpu, time.time(), players.no_time_plays - quick
+    quick = players.no_time_plays - quick
+    return state.to_json(), time.process_time() - cpu, time.time(), quick, waited
 
 
 @dataclass
@@ -133,6 +136,7 @@ class Tally:
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
     quick: int = 0  # plays made at 1-ply, no time left for the first pass
+    waits: list[float] = field(default_factory=list)  # each turn's wait in the queue
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -171,7 +175,7 @@ def run(args: argparse.Namespace) -> None:
     start = time.time()
     for number in range(len(games)):  # the first answers spread over one answering period
         heapq.heappush(due, (start + args.answer * number / len(games), number))
-    running: dict[Future[tuple[dict[str, Any], float, float, int]], tuple[int, float]] = {}
+    running: dict[Future[tuple[dict[str, Any], float, float, int, float]], tuple[int, float]] = {}
     loads: list[float] = []
     lags: list[float] = []  # how late this loop handed each answer in: a lagging generator
     context = multiprocessing.get_context("fork")  # Celery's prefork pool forks too
@@ -196,12 +200,13 @@ def run(args: argparse.Namespace) -> None:
             done, _ = wait(list(running), timeout=timeout, return_when=FIRST_COMPLETED)
             for future in done:
                 number, started = running.pop(future)
-                data, cpu, ended, quick = future.result()
+                data, cpu, ended, quick, waited = future.result()
                 name = games[number][0]
                 games[number] = (name, MatchState.from_json(data))
                 tallies[name].walls.append(ended - started)
                 tallies[name].cpus.append(cpu)
                 tallies[name].quick += quick
+                tallies[name].waits.append(waited)
                 heapq.heappush(due, (ended + args.answer, number))
             loads.append(os.getloadavg()[0])
     elapsed = time.time() - start
@@ -214,8 +219,16 @@ def run(args: argparse.Namespace) -> None:
         every.walls += tally.walls
         every.cpus += tally.cpus
         every.quick += tally.quick
+        every.waits += tally.waits
         _line(name, tally)
     _line("all", every)
+    if every.waits:
+        waits = every.waits
+        print(
+            f"of which the wait in the queue: p50 {percentile(waits, 0.5):.2f}, p95 "
+            f"{percentile(waits, 0.95):.2f}, p99 {percentile(waits, 0.99):.2f}, max "
+            f"{max(waits):.2f} s"
+        )
     nudged = sum(wall > stuck for wall in every.walls)
     killed = sum(wall > soft for wall in every.walls)
     cores = min(concurrency * threads, os.cpu_count() or 1)
