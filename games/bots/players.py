@@ -305,9 +305,9 @@ class Bot:
 
         ``position`` and ``context`` are the doubler's; ``take`` says which
         margin decides: the taker's (pass minus take) or the doubler's.
-        With a ``deadline`` (on ``self.clock``) the deeper look stops there
-        (a rollout is cancelled between batches of trials) and the verdict
-        at the character's depth stands.
+        With a ``deadline`` (on ``self.clock``) the deeper look is not begun
+        when it is expected to end past it (``sage.cube_decision_until``),
+        and the verdict at the character's depth stands.
         """
         c = self.character
         verdict = sage.cube_decision(position, c.cube_level, context)
@@ -317,12 +317,9 @@ class Bot:
             if abs(margin) < c.deep_cube_window:
                 if deadline is None:
                     return sage.cube_decision(position, c.deep_cube_level, context)
-                ends = deadline
-
-                def spent() -> bool:
-                    return self.clock() >= ends
-
-                deeper = sage.cube_decision_until(position, c.deep_cube_level, context, spent)
+                deeper = sage.cube_decision_until(
+                    position, c.deep_cube_level, context, deadline, self.clock
+                )
                 if deeper is not None:
                     verdict = deeper
         return verdict

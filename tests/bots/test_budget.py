@@ -102,14 +102,24 @@ HELD = BotContext(cube_value=2, cube_owner="me", cube_in_play=True, match_length
 CLOSE_CUBE = "DYcywRFnuQaARA"
 
 
+@pytest.fixture
+def rollout_expected(monkeypatch):
+    """Set what a cube rollout is expected to take, for this test only."""
+
+    def expect(seconds: float) -> None:
+        monkeypatch.setattr(sage, "_cube_rollout", seconds)
+
+    return expect
+
+
 def test_a_cube_rollout_with_no_time_left_is_not_begun_and_the_3_ply_verdict_stands(monkeypatch):
     close = Position.from_position_id(CLOSE_CUBE)
     begun: list[str] = []
     until = sage.cube_decision_until
 
-    def recording(position, level, context, spent):
+    def recording(position, level, context, deadline, now):
         begun.append(level)
-        return until(position, level, context, spent)
+        return until(position, level, context, deadline, now)
 
     monkeypatch.setattr(sage, "cube_decision_until", recording)
     bot = Bot(CHARACTERS["empresario"], clock=lambda: 100.0)
@@ -125,7 +135,35 @@ def test_a_cube_rollout_with_no_time_left_is_not_begun_and_the_3_ply_verdict_sta
     assert bot.should_double(close, HELD, deadline=99.0) == shallow.should_double
 
 
-def test_a_cube_rollout_the_deadline_reaches_is_cancelled_and_the_next_one_runs_whole():
+def test_a_cube_rollout_expected_to_end_past_the_deadline_is_not_begun(rollout_expected):
+    close = Position.from_position_id(CLOSE_CUBE)
+    rollout_expected(2.0)
+    bot = Bot(CHARACTERS["empresario"], clock=lambda: 100.0)
+    assert bot._verdict(close, HELD, take=False, deadline=101.5).eval_level == "3-ply"
+    assert sage.expected_cube_rollout() == 2.0  # nothing ran, nothing learnt
+    whole = bot._verdict(close, HELD, take=False, deadline=102.5)
+    assert whole.eval_level == "Rollout"
+    unbounded = bot._verdict(close, HELD, take=False)
+    assert (whole.equity_nd, whole.equity_dt, whole.equity_dp) == (
+        unbounded.equity_nd,
+        unbounded.equity_dt,
+        unbounded.equity_dp,
+    )
+    # It took no time on this clock: the expectation moves a fifth of the way to 0.
+    assert sage.expected_cube_rollout() == pytest.approx(2.0 - sage.ROLLOUT_WEIGHT * 2.0)
+
+
+def test_with_threads_a_cube_rollout_the_deadline_reaches_is_cancelled(
+    monkeypatch, rollout_expected
+):
+    # The bots worker runs one thread a search; with more, bgsage reports each
+    # batch of trials and can stop there: a 2-thread analyzer, built as sage does.
+    from bgsage import create_analyzer
+
+    monkeypatch.setenv("BGBOT_MULTIPLY_THREADS", "2")
+    threaded = create_analyzer("truncated1", cubeful=True)
+    monkeypatch.setitem(sage._analyzers, ("truncated1", True), threaded)
+    rollout_expected(0.0)
     close = Position.from_position_id(CLOSE_CUBE)
     reads = [0]
 
@@ -138,14 +176,14 @@ def test_a_cube_rollout_the_deadline_reaches_is_cancelled_and_the_next_one_runs_
     cut = bot._verdict(close, HELD, take=False, deadline=1.5)
     assert cut.eval_level == "3-ply"
     assert reads[0] < 72 // 8  # cancelled after the first report, not run to the end
-    # The shared analyzer is ready again: with time, the rollout runs to its end.
+    # The analyzer is ready again: with time, the rollout runs to its end.
     reads[0] = 0
     whole = bot._verdict(close, HELD, take=False, deadline=1e9)
     assert whole.eval_level == "Rollout"
     assert reads[0] >= 72 // 8  # every batch of trials was reported
-    unbounded = bot._verdict(close, HELD, take=False)
+    again = threaded.cube_action(sage.to_board(close), **sage._cube_args(HELD), beaver=HELD.beavers)
     assert (whole.equity_nd, whole.equity_dt, whole.equity_dp) == (
-        unbounded.equity_nd,
-        unbounded.equity_dt,
-        unbounded.equity_dp,
+        again.equity_nd,
+        again.equity_dt,
+        again.equity_dp,
     )
