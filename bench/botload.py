@@ -172,15 +172,16 @@ def run(args: argparse.Namespace) -> None:
     )
     tallies = {name: Tally() for name in names}
     due: list[tuple[float, int]] = []
-    start = time.time()
-    for number in range(len(games)):  # the first answers spread over one answering period
-        heapq.heappush(due, (start + args.answer * number / len(games), number))
     running: dict[Future[tuple[dict[str, Any], float, float, int, float]], tuple[int, float]] = {}
     loads: list[float] = []
     lags: list[float] = []  # how late this loop handed each answer in: a lagging generator
     context = multiprocessing.get_context("fork")  # Celery's prefork pool forks too
     with ProcessPoolExecutor(concurrency, mp_context=context, initializer=_warm) as pool:
         list(pool.map(time.sleep, [2.0] * concurrency))  # every process started and warm
+        # The schedule starts once the worker is ready: its warm-up is no answer's lag.
+        start = time.time()
+        for number in range(len(games)):  # the first answers spread over one answering period
+            heapq.heappush(due, (start + args.answer * number / len(games), number))
         end = start + args.seconds
         while time.time() < end or running:
             now = time.time()
