@@ -14,9 +14,13 @@ with load.
 It prints the wall time of a bot turn (from the person's answer to the bot's
 play, the wait in the queue included) at p50/p95/p99 and max, how many turns
 would have been nudged again (longer than BOT_STUCK_AFTER) or killed (longer
-than bot_turn's soft time limit), the load average, and the capacity: bot
-turns per minute per core, from the CPU time each turn took and from what
-the run got done.
+than bot_turn's soft time limit), the part of it spent waiting in the queue,
+the plays made at 1-ply because no time
+was left for the first pass (docs/BOTS.md, "A move on time"), the load
+average, and the capacity: bot turns per minute per core, from the CPU time
+each turn took and from what the run got done. It also says how late its own
+loop handed the person's answers in: past LAG_LIMIT the run is void (the
+machine starved the generator, not only the bots).
 """
 
 from __future__ import annotations
@@ -34,13 +38,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from games.bots import BOT_NAMES, get_bot
+from games.bots import BOT_NAMES, get_bot, players
 from games.bots.runner import context_for, next_action
 from games.engine import Action, ActionKind, Format, MatchRules, MatchState, Phase, legal_plays
 
 UNIT = Path(__file__).resolve().parent.parent / "deploy/systemd/mesa-worker-bots.service"
 RULES = MatchRules(format=Format.MATCH, length=5)
 PERSON, BOT = 0, 1
+LAG_LIMIT = 1.0  # seconds: an answer handed in later than this voids the run
 
 
 def kit_worker() -> tuple[int, int]:
@@ -99,9 +104,12 @@ def _warm() -> None:
 
 def bot_turn(
     name: str, data: dict[str, Any], started: float, budget: float, seed: int
-) -> tuple[dict[str, Any], float, float]:
-    """The bot's whole turn in a worker process: (state, CPU seconds, when it ended)."""
+) -> tuple[dict[str, Any], float, float, int, float]:
+    """The bot's whole turn in a worker process: (state, CPU seconds, when it ended,
+    the plays made with no time left for a first pass, its wait in the queue)."""
+    waited = time.time() - started
     cpu = time.process_time()
+    quick = players.no_time_plays
     rng = random.Random(seed)
     bot = get_bot(name, rng)
     state = MatchState.from_json(data)
@@ -119,13 +127,16 @@ def bot_turn(
         if action.kind == ActionKind.ROLL:
             action = Action(ActionKind.ROLL, BOT, _roll(rng))
         state = settle(state.apply(action), rng)
-    return state.to_json(), time.process_time() - cpu, time.time()
+    quick = players.no_time_plays - quick
+    return state.to_json(), time.process_time() - cpu, time.time(), quick, waited
 
 
 @dataclass
 class Tally:
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
+    quick: int = 0  # plays made at 1-ply, no time left for the first pass
+    waits: list[float] = field(default_factory=list)  # each turn's wait in the queue
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -161,19 +172,22 @@ def run(args: argparse.Namespace) -> None:
     )
     tallies = {name: Tally() for name in names}
     due: list[tuple[float, int]] = []
-    start = time.time()
-    for number in range(len(games)):  # the first answers spread over one answering period
-        heapq.heappush(due, (start + args.answer * number / len(games), number))
-    running: dict[Future[tuple[dict[str, Any], float, float]], tuple[int, float]] = {}
+    running: dict[Future[tuple[dict[str, Any], float, float, int, float]], tuple[int, float]] = {}
     loads: list[float] = []
+    lags: list[float] = []  # how late this loop handed each answer in: a lagging generator
     context = multiprocessing.get_context("fork")  # Celery's prefork pool forks too
     with ProcessPoolExecutor(concurrency, mp_context=context, initializer=_warm) as pool:
         list(pool.map(time.sleep, [2.0] * concurrency))  # every process started and warm
+        # The schedule starts once the worker is ready: its warm-up is no answer's lag.
+        start = time.time()
+        for number in range(len(games)):  # the first answers spread over one answering period
+            heapq.heappush(due, (start + args.answer * number / len(games), number))
         end = start + args.seconds
         while time.time() < end or running:
             now = time.time()
             while due and due[0][0] <= now and now < end:
-                _, number = heapq.heappop(due)
+                when, number = heapq.heappop(due)
+                lags.append(now - when)
                 name, state = games[number]
                 state = person_answers(state, rng)
                 games[number] = (name, state)
@@ -187,24 +201,35 @@ def run(args: argparse.Namespace) -> None:
             done, _ = wait(list(running), timeout=timeout, return_when=FIRST_COMPLETED)
             for future in done:
                 number, started = running.pop(future)
-                data, cpu, ended = future.result()
+                data, cpu, ended, quick, waited = future.result()
                 name = games[number][0]
                 games[number] = (name, MatchState.from_json(data))
                 tallies[name].walls.append(ended - started)
                 tallies[name].cpus.append(cpu)
+                tallies[name].quick += quick
+                tallies[name].waits.append(waited)
                 heapq.heappush(due, (ended + args.answer, number))
             loads.append(os.getloadavg()[0])
     elapsed = time.time() - start
     print(
         f"{'bot':<11}{'turns':>6}{'p50':>7}{'p95':>7}{'p99':>7}{'max':>7}{'cpu':>7}"
-        f"{'turns/min/core':>16}"
+        f"{'turns/min/core':>16}{'1-ply':>7}"
     )
     every = Tally()
     for name, tally in tallies.items():
         every.walls += tally.walls
         every.cpus += tally.cpus
+        every.quick += tally.quick
+        every.waits += tally.waits
         _line(name, tally)
     _line("all", every)
+    if every.waits:
+        waits = every.waits
+        print(
+            f"of which the wait in the queue: p50 {percentile(waits, 0.5):.2f}, p95 "
+            f"{percentile(waits, 0.95):.2f}, p99 {percentile(waits, 0.99):.2f}, max "
+            f"{max(waits):.2f} s"
+        )
     nudged = sum(wall > stuck for wall in every.walls)
     killed = sum(wall > soft for wall in every.walls)
     cores = min(concurrency * threads, os.cpu_count() or 1)
@@ -220,6 +245,12 @@ def run(args: argparse.Namespace) -> None:
         f"({statistics.fmean(every.cpus):.2f} s a turn, this mix of bots); the run did "
         f"{done_per_core:.0f} a minute per core ({cores} cores)"
     )
+    late = max(lags, default=0.0)
+    print(
+        f"the person's answers handed in late by {statistics.fmean(lags) if lags else 0:.2f} s "
+        f"mean, {late:.2f} s max"
+        + ("" if late <= LAG_LIMIT else f": over {LAG_LIMIT:g} s, the generator lagged: VOID")
+    )
 
 
 def _line(name: str, tally: Tally) -> None:
@@ -230,7 +261,7 @@ def _line(name: str, tally: Tally) -> None:
     print(
         f"{name:<11}{len(walls):>6}{percentile(walls, 0.5):>7.2f}{percentile(walls, 0.95):>7.2f}"
         f"{percentile(walls, 0.99):>7.2f}{max(walls):>7.2f}{statistics.fmean(tally.cpus):>7.2f}"
-        f"{60 / max(statistics.fmean(tally.cpus), 1e-3):>16.0f}"
+        f"{60 / max(statistics.fmean(tally.cpus), 1e-3):>16.0f}{tally.quick:>7}"
     )
 
 

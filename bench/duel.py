@@ -17,6 +17,13 @@ Each line is written whole and at once to a file opened for appending, so
 two processes on two cores can share one file with ``--shard 0/2`` and
 ``--shard 1/2`` (disjoint pairs).
 
+With ``--budget SECONDS`` the bot plays as it does on the site: each turn
+within that much wall time (``BOT_MOVE_BUDGET_SECONDS``; the anytime search
+of docs/BOTS.md, "A move on time"), so the result measures the bot as it
+plays in production, on this machine as loaded as it is. Those rows go to
+their own file (``...-budget5.jsonl``) and never count with rows played
+without a budget, as every committed result was.
+
 It prints the bot's match wins with a standard error over pairs (the pair's
 mean is one sample: duplicate dice make the two halves negatively
 correlated, so this is the honest one), by length, and the bot's time per
@@ -33,7 +40,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -53,20 +60,51 @@ class Player(Protocol):
 
 
 class MesaPlayer:
-    """A Mesa bot (or bgsage reference) by name, timed on its checker plays."""
+    """A Mesa bot (or bgsage reference) by name, timed on its checker plays.
 
-    def __init__(self, name: str, rng: random.Random):
+    With a ``budget`` (seconds of wall time on ``clock``) each turn gets the
+    deadline the site gives it (games.tasks.move_deadline, with no wait in a
+    queue): the budget from the turn's first decision, so a play after the
+    bot's own roll shares the deadline of the roll (and of the double it
+    thought about), as the site's turn does; a take or drop, or a play after
+    an automatic roll, starts its own.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        rng: random.Random,
+        budget: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         from games.bots.arena import make_player
 
         self.bot = make_player(name, rng)
+        self.budget = budget
+        self.clock = clock
         self.move_seconds: list[float] = []
         self.cube_seconds: list[float] = []
+        self._rolled: tuple[MatchState, float] | None = None  # the roll's state, its deadline
+
+    def deadline_for(self, state: MatchState) -> float | None:
+        """The deadline of the turn ``state`` is in (None without a budget)."""
+        if self.budget is None:
+            return None
+        rolled, self._rolled = self._rolled, None
+        if rolled is not None and state.last_action is not None:
+            before, deadline = rolled
+            if state.phase is Phase.MOVE and before.apply(state.last_action) == state:
+                return deadline  # the play after this bot's own roll: the same turn
+        return self.clock() + self.budget
 
     def next_action(self, state: MatchState, side: int) -> Action | None:
         from games.bots.runner import next_action
 
         started = time.process_time()
-        action = next_action(self.bot, state, side)
+        deadline = self.deadline_for(state)
+        action = next_action(self.bot, state, side, deadline=deadline)
+        if action is not None and action.kind == "roll" and deadline is not None:
+            self._rolled = (state, deadline)
         if state.phase is Phase.MOVE and len(state.legal_plays()) > 1:
             self.move_seconds.append(time.process_time() - started)
         elif state.phase is Phase.DOUBLED or state.may_double(side):
@@ -148,12 +186,15 @@ def player_version(name: str) -> str:
 
 
 def config_of(args: argparse.Namespace, seed: int | None = None) -> dict[str, Any]:
-    return {
+    config = {
         "bot": args.bot.lower(),
         "bot_version": player_version(args.bot),
         "gnubg_plies": args.plies,
         "seed": args.seed if seed is None else seed,
     }
+    if args.budget is not None:  # rows played without one (all before --budget) have no key
+        config["budget"] = args.budget
+    return config
 
 
 def pair_key(row: dict[str, Any]) -> tuple[int, int]:
@@ -161,15 +202,18 @@ def pair_key(row: dict[str, Any]) -> tuple[int, int]:
     return row["seed"], row["pair"]
 
 
-def results_path(bot: str, plies: int, seed: int) -> Path:
-    return RESULTS / f"duel-{bot.lower()}-gnubg{plies}-s{seed}.jsonl"
+def results_path(bot: str, plies: int, seed: int, budget: float | None = None) -> Path:
+    within = "" if budget is None else f"-budget{budget:g}"
+    return RESULTS / f"duel-{bot.lower()}-gnubg{plies}-s{seed}{within}.jsonl"
 
 
 def read_results(path: Path, config: dict[str, Any]) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [row for row in rows if all(row.get(k) == v for k, v in config.items())]
+    # A row played within a budget counts only with rows of the same budget.
+    wanted = {"budget": None, **config}
+    return [row for row in rows if all(row.get(k) == v for k, v in wanted.items())]
 
 
 def summary(rows: list[dict[str, Any]], bot: str, opponent: str) -> str:
@@ -260,6 +304,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, help="JSON lines (default: bench/results/)")
     parser.add_argument("--summary", action="store_true", help="only print the results so far")
     parser.add_argument(
+        "--budget",
+        type=float,
+        metavar="SECONDS",
+        help="each bot turn within this much wall time, as the site's BOT_MOVE_BUDGET_SECONDS "
+        "(default: none, as the committed results were played); its own results file",
+    )
+    parser.add_argument(
         "--against",
         metavar="VERSION",
         help="with --summary: the paired difference from an earlier bot_version's rows",
@@ -276,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--shard {args.shard}: write it K/N, two whole numbers")
     if not 0 <= shard < shards:
         parser.error(f"--shard {args.shard}: K must be from 0 to N - 1")
+    if args.budget is not None and args.budget <= 0:
+        parser.error(f"--budget {args.budget:g}: a number of seconds above 0")
     try:
         seeds = [int(part) for part in args.seed.split(",")]
     except ValueError:
@@ -290,9 +343,12 @@ def main(argv: list[str] | None = None) -> int:
         config = config_of(args, seed)
         if version is not None:
             config["bot_version"] = version
-        return read_results(args.results or results_path(args.bot, args.plies, seed), config)
+        path = args.results or results_path(args.bot, args.plies, seed, args.budget)
+        return read_results(path, config)
 
     opponent = f"gnubg {args.plies}-ply"
+    if args.budget is not None:
+        opponent += f", the bot within {args.budget:g} s a turn"
     if args.summary:
         rows = [row for seed in seeds for row in results_of(seed)]
         print(summary(rows, args.bot, opponent))
@@ -300,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
             earlier = [row for seed in seeds for row in results_of(seed, args.against)]
             print(paired_difference(rows, earlier, args.bot, args.against))
         return 0
-    path = args.results or results_path(args.bot, args.plies, args.seed)
+    path = args.results or results_path(args.bot, args.plies, args.seed, args.budget)
     config = config_of(args)
     rows = read_results(path, config)
     if find_gnubg() is None:
@@ -319,7 +375,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"stopped after {args.minutes} minutes; run again to go on")
                     print(summary(read_results(path, config), args.bot, opponent))
                     return 0
-                bot = MesaPlayer(args.bot, random.Random(f"mesa-duel:{args.seed}:{pair}:bot"))
+                rng = random.Random(f"mesa-duel:{args.seed}:{pair}:bot")
+                bot = MesaPlayer(args.bot, rng, args.budget)
                 seats: tuple[Player, Player] = (
                     (bot, GnubgPlayer(gnubg)) if bot_seat == 0 else (GnubgPlayer(gnubg), bot)
                 )

@@ -89,7 +89,7 @@ def move_deadline(turn_started_at: datetime | None) -> float:
     after its turn began. Counted from the turn, not from this task: a turn
     that waited in the queue searches less, and a second copy (a nudge, a
     re-drive) that runs while or after the first searched finds no time left
-    and costs only the first pass."""
+    and plays the cheapest ranking's best at once (Bot.choose_play)."""
     budget = float(django_settings.BOT_MOVE_BUDGET_SECONDS)
     waited = (clock.now() - turn_started_at).total_seconds() if turn_started_at else 0.0
     return time.monotonic() + max(0.0, budget - max(0.0, waited))

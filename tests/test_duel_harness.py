@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bench import duel
-from games.bots import players
+from games.bots import RandomPlayer, players
+from games.engine import Action, MatchRules, MatchState, Phase
 
 
 def _args(bot: str = "empresario") -> argparse.Namespace:
-    return argparse.Namespace(bot=bot, plies=2, seed=1)
+    return argparse.Namespace(bot=bot, plies=2, seed=1, budget=None)
 
 
 def test_a_change_to_the_character_changes_the_version(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -108,3 +110,76 @@ def test_a_malformed_seed_or_several_to_play_are_refused(
         duel.main(argv)
     assert stopped.value.code == 2
     assert says in capsys.readouterr().err
+
+
+def test_rows_played_within_a_budget_count_only_with_rows_of_the_same_budget(
+    tmp_path: Path,
+) -> None:
+    plain = duel.config_of(_args())
+    budgeted = duel.config_of(argparse.Namespace(bot="empresario", plies=2, seed=1, budget=5.0))
+    assert "budget" not in plain and budgeted["budget"] == 5.0
+    match = {"length": 5, "games": 3, "gammons": 1, "highest_cube": 2}
+    rows = [
+        {**plain, **match, "pair": 0, "bot_seat": 0, "bot_won": 1},
+        {**budgeted, **match, "pair": 0, "bot_seat": 1, "bot_won": 0},
+        {**budgeted, **match, "budget": 2.0, "pair": 1, "bot_seat": 0, "bot_won": 0},
+    ]
+    path = tmp_path / "duel.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert [row["bot_seat"] for row in duel.read_results(path, plain)] == [0]
+    assert [row["bot_seat"] for row in duel.read_results(path, budgeted)] == [1]
+    assert duel.results_path("empresario", 2, 1).name == "duel-empresario-gnubg2-s1.jsonl"
+    assert (
+        duel.results_path("empresario", 2, 1, 5.0).name == "duel-empresario-gnubg2-s1-budget5.jsonl"
+    )
+
+
+class Recording(RandomPlayer):
+    """Rolls and plays like the random player, writing down each decision's deadline."""
+
+    def __init__(self) -> None:
+        super().__init__(random.Random(3))
+        self.deadlines: list[tuple[str, float | None]] = []
+
+    def should_double(self, position, context, *, deadline=None):
+        self.deadlines.append(("double", deadline))
+        return False
+
+    def choose_play(self, position, dice, context=None, *, deadline=None):
+        self.deadlines.append(("play", deadline))
+        return super().choose_play(position, dice, context, deadline=deadline)
+
+
+def test_with_a_budget_a_turn_has_one_deadline_from_its_first_decision_as_on_the_site() -> None:
+    now = [10.0]
+    player = duel.MesaPlayer("empresario", random.Random(1), 5.0, clock=lambda: now[0])
+    player.bot = recording = Recording()
+    rules = MatchRules.from_json({"format": "match", "length": 5})
+    # Side 0 plays its opening roll (the table rolled it): a turn of its own.
+    opening = MatchState.new(rules).apply(Action("roll", 0, dice=(3, 1)))
+    assert player.next_action(opening, 0) is not None
+    # Side 0 on roll: it thinks about doubling and rolls at 20 s...
+    ready = replace(MatchState.new(rules), phase=Phase.ROLL, turn=0, on_roll=0)
+    assert ready.may_double(0)
+    now[0] = 20.0
+    assert player.next_action(ready, 0) == Action("roll", 0)
+    moving = ready.apply(Action("roll", 0, dice=(6, 5)))
+    assert moving.phase is Phase.MOVE
+    # ...and plays at 23 s within that turn's deadline, 25 s.
+    now[0] = 23.0
+    player.next_action(moving, 0)
+    assert recording.deadlines == [("play", 15.0), ("double", 25.0), ("play", 25.0)]
+    # A play that does not follow the bot's own roll starts its own deadline:
+    # the bot rolls at 30 s, and its next play is in another position (the
+    # roll had no play, the turn passed, the table rolled for it later).
+    now[0] = 30.0
+    player.next_action(ready, 0)
+    elsewhere = replace(opening, position=opening.position.apply(((8, 5), (6, 5))))
+    now[0] = 40.0
+    player.next_action(elsewhere, 0)
+    assert recording.deadlines[-2:] == [("double", 35.0), ("play", 45.0)]
+    # Without a budget, no deadline at all (the committed duels).
+    unbounded = duel.MesaPlayer("empresario", random.Random(1))
+    unbounded.bot = recording = Recording()
+    unbounded.next_action(opening, 0)
+    assert recording.deadlines == [("play", None)]

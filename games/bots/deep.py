@@ -24,10 +24,12 @@ chose better than 4-ply at a lower cost (docs/BOTS.md). Pure: no Django.
 
 The search is anytime: given a deadline (``deepen``'s, on a monotonic
 clock), no evaluation starts that would end after it (judged by the
-longest one so far), and a stage the deadline cut short is dropped whole,
-so the play comes from the last stage that finished (a deeper value is
-never compared with a shallower one). A move overruns its deadline only
-when an evaluation takes longer than every one before it.
+longest one so far in this move, and before the move has timed one, by
+the longest of recent moves: ``expected_evaluation``), and a stage the
+deadline cut short is dropped whole, so the play comes from the last stage
+that finished (a deeper value is never compared with a shallower one). A
+move overruns its deadline only when an evaluation takes longer than
+those it is judged by.
 """
 
 from __future__ import annotations
@@ -371,17 +373,19 @@ def deepen(
     """
     cubeful = uses_cube_equity(context)
 
-    last, longest = now(), 0.0
+    # The first evaluation of a move is judged by the longest of recent moves.
+    last, seen, longest = now(), 0.0, expected_evaluation()
 
     def spent() -> bool:
         # Called as each evaluation starts: the longest gap between two calls is
         # the longest evaluation so far, and one that would end past the
         # deadline is not begun.
-        nonlocal last, longest
+        nonlocal last, seen, longest
         if deadline is None:
             return False
         moment = now()
-        longest, last = max(longest, moment - last), moment
+        seen, last = max(seen, moment - last), moment
+        longest = max(longest, seen)
         return moment + longest >= deadline
 
     for stage in stages:
@@ -411,4 +415,23 @@ def deepen(
         ]
         front.sort(key=lambda c: -c.equity)
         ranked = front + [candidate for candidate in ranked if candidate.after not in deeper]
+    if seen > 0:
+        _record_evaluation(seen)
     return ranked
+
+
+# The longest evaluation of a move (one candidate at one stage), wall time, as a
+# running mean over the recent moves of this process (each weighing
+# EVALUATION_WEIGHT): what a move's first evaluation is judged by before it has
+# timed one of its own. On a loaded machine it grows, and the search stops sooner.
+EVALUATION_WEIGHT = 0.2
+_evaluation = 0.0
+
+
+def expected_evaluation() -> float:
+    return _evaluation
+
+
+def _record_evaluation(longest: float) -> None:
+    global _evaluation
+    _evaluation += EVALUATION_WEIGHT * (longest - _evaluation)

@@ -100,6 +100,30 @@ CHARACTERS = {c.name.lower(): c for c in (DOMADOR, CHOFER, CARCELERO, EMPRESARIO
 BOT_NAMES = tuple(CHARACTERS)  # weakest to strongest
 
 
+# With no time left a bot plays the best play of the cheapest ranking: bgsage's
+# raw network (1-ply, GNU Backgammon's 0-ply), a few milliseconds a move.
+CHEAPEST = "1ply"
+# What a first pass (a whole ranking at a bot's level) is expected to take, in
+# seconds of wall time in this process: the mean of the recent ones, each
+# weighing FIRST_PASS_WEIGHT, from a prior above the median measured on an idle
+# core (0.07 s; at most 0.6 s). Wall time: on a busy machine it grows, and the
+# bot gives up the first pass earlier.
+FIRST_PASS_PRIOR = 0.2
+FIRST_PASS_WEIGHT = 0.2
+_first_pass: dict[str, float] = {}
+no_time_plays = 0  # plays made this way in this process; bench/botload counts them
+
+
+def first_pass_cost(level: str) -> float:
+    """The expected wall time of ranking every play at ``level`` in this process."""
+    return _first_pass.get(level, FIRST_PASS_PRIOR)
+
+
+def _record_first_pass(level: str, took: float) -> None:
+    before = first_pass_cost(level)
+    _first_pass[level] = before + FIRST_PASS_WEIGHT * (max(0.0, took) - before)
+
+
 class Player(Protocol):
     """What a seat at a bot's table asks of its player: a ``Bot`` or the ``RandomPlayer``."""
 
@@ -115,11 +139,17 @@ class Player(Protocol):
         deadline: float | None = None,
     ) -> Play: ...
 
-    def should_double(self, position: Position, context: BotContext) -> bool: ...
+    def should_double(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool: ...
 
-    def should_take(self, position: Position, context: BotContext) -> bool: ...
+    def should_take(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool: ...
 
-    def should_beaver(self, position: Position, context: BotContext) -> bool: ...
+    def should_beaver(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool: ...
 
     def should_accept_beaver(self, position: Position, context: BotContext) -> bool: ...
 
@@ -161,12 +191,27 @@ class Bot:
         """One of ``legal_plays(position, dice)``; the empty play when none exists.
 
         ``deadline`` (on ``self.clock``) ends the deeper search there: the
-        first pass always runs, the later stages only while time is left.
+        later stages run only while time is left, and when less is left than
+        the first pass is expected to take (``first_pass_cost``), that pass
+        does not run either: the best play at bgsage 1-ply, the cheapest
+        ranking (GNU Backgammon's 0-ply), is played at once. The weak bots
+        rank at 1-ply anyway: for them a deadline changes nothing.
         """
         context = context or CUBELESS_MONEY
         c = self.character
         cubeful = sage.uses_cube_equity(context)
-        ranked = sage.rank_plays(position, dice, c.cubeful_level if cubeful else c.level, context)
+        level = c.cubeful_level if cubeful else c.level
+        if level != CHEAPEST and deadline is not None:
+            started = self.clock()
+            if deadline - started < first_pass_cost(level):
+                global no_time_plays
+                no_time_plays += 1
+                quick = sage.rank_plays(position, dice, CHEAPEST, context)
+                return quick[0].play if quick else ()
+            ranked = sage.rank_plays(position, dice, level, context)
+            _record_first_pass(level, self.clock() - started)
+        else:
+            ranked = sage.rank_plays(position, dice, level, context)
         if not ranked:
             return ()
         stages = c.cubeful_search if cubeful else c.search
@@ -199,16 +244,19 @@ class Bot:
 
     # Cube -------------------------------------------------------------------
 
-    def should_double(self, position: Position, context: BotContext) -> bool:
+    def should_double(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         """Offer the cube before rolling? ``position`` has the bot on roll.
 
         The bot doubles when bgsage's doubling equity, plus its bounded
         misjudgement, beats not doubling. Holding the cube it took, it only
         redoubles when bgsage says so: no whim turns a take into a redouble.
+        ``deadline`` bounds a deeper look at a close decision (``_verdict``).
         """
         if not sage.cube_is_alive(context):
             return False
-        verdict = self._verdict(position, context, take=False)
+        verdict = self._verdict(position, context, take=False, deadline=deadline)
         gain = min(verdict.equity_dt, verdict.equity_dp) - verdict.equity_nd
         error = self._cube_misjudgement(self.character.double_bias)
         if context.cube_owner == "me":
@@ -216,19 +264,23 @@ class Bot:
         # With no error, bgsage's own call (it settles ties, like a free double).
         return gain + error > 0 if error else verdict.should_double
 
-    def should_take(self, position: Position, context: BotContext) -> bool:
+    def should_take(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         """Take the cube the opponent just offered? ``position`` is from the bot's side."""
-        verdict = self._verdict(position.flip(), context.flip(), take=True)
+        verdict = self._verdict(position.flip(), context.flip(), take=True, deadline=deadline)
         # Equities are the doubler's: taking gains the bot what it costs the doubler.
         gain = verdict.equity_dp - verdict.equity_dt
         error = self._cube_misjudgement(self.character.take_bias)
         return gain + error >= 0 if error else verdict.should_take
 
-    def should_beaver(self, position: Position, context: BotContext) -> bool:
+    def should_beaver(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         """Take and redouble at once, keeping the cube (money sessions with beavers only)."""
         if not context.beavers or not context.is_money:
             return False
-        verdict = self._verdict(position.flip(), context.flip(), take=True)
+        verdict = self._verdict(position.flip(), context.flip(), take=True, deadline=deadline)
         return verdict.is_beaver
 
     def should_accept_beaver(self, position: Position, context: BotContext) -> bool:
@@ -242,11 +294,20 @@ class Bot:
         verdict = sage.cube_decision(position, self.character.cube_level, playing_on)
         return verdict.equity_nd >= -0.5
 
-    def _verdict(self, position: Position, context: BotContext, take: bool) -> CubeActionResult:
+    def _verdict(
+        self,
+        position: Position,
+        context: BotContext,
+        take: bool,
+        deadline: float | None = None,
+    ) -> CubeActionResult:
         """bgsage's cube verdict at the character's depth, deeper when it is close.
 
         ``position`` and ``context`` are the doubler's; ``take`` says which
         margin decides: the taker's (pass minus take) or the doubler's.
+        With a ``deadline`` (on ``self.clock``) the deeper look is not begun
+        when it is expected to end past it (``sage.cube_decision_until``),
+        and the verdict at the character's depth stands.
         """
         c = self.character
         verdict = sage.cube_decision(position, c.cube_level, context)
@@ -254,7 +315,13 @@ class Bot:
             nd, dt, dp = verdict.equity_nd, verdict.equity_dt, verdict.equity_dp
             margin = dp - dt if take else min(dt, dp) - nd
             if abs(margin) < c.deep_cube_window:
-                verdict = sage.cube_decision(position, c.deep_cube_level, context)
+                if deadline is None:
+                    return sage.cube_decision(position, c.deep_cube_level, context)
+                deeper = sage.cube_decision_until(
+                    position, c.deep_cube_level, context, deadline, self.clock
+                )
+                if deeper is not None:
+                    verdict = deeper
         return verdict
 
     def _cube_misjudgement(self, bias: float) -> float:
@@ -331,13 +398,19 @@ class RandomPlayer:
         plays = legal_plays(position, dice)
         return self.rng.choice(plays) if plays else ()
 
-    def should_double(self, position: Position, context: BotContext) -> bool:
+    def should_double(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         return False
 
-    def should_take(self, position: Position, context: BotContext) -> bool:
+    def should_take(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         return True
 
-    def should_beaver(self, position: Position, context: BotContext) -> bool:
+    def should_beaver(
+        self, position: Position, context: BotContext, *, deadline: float | None = None
+    ) -> bool:
         return False
 
     def should_accept_beaver(self, position: Position, context: BotContext) -> bool:

@@ -48,7 +48,8 @@ def next_action(
 ) -> Action | None:
     """What ``bot``, sitting on ``side``, does now; None when it is not the bot's move.
 
-    ``deadline`` bounds a checker play's deeper search (``Bot.choose_play``).
+    ``deadline`` bounds a checker play's search (``Bot.choose_play``) and a
+    cube decision's deeper look (``Bot.should_double``, ``should_take``...).
     """
     if state.turn != side or state.phase in (Phase.OPENING, Phase.GAME_OVER, Phase.MATCH_OVER):
         return None
@@ -56,7 +57,7 @@ def next_action(
     context = context_for(state, side)
     phase = state.phase
     if phase is Phase.ROLL:
-        if state.may_double(side) and bot.should_double(position, context):
+        if state.may_double(side) and bot.should_double(position, context, deadline=deadline):
             return Action(ActionKind.DOUBLE, side)
         return Action(ActionKind.ROLL, side)
     if phase is Phase.MOVE:
@@ -68,9 +69,9 @@ def next_action(
             # The bot doubled and was beavered; the stake now is the cube after the beaver.
             taken = bot.should_accept_beaver(position, context)
         else:
-            if state.may_beaver() and bot.should_beaver(position, context):
+            if state.may_beaver() and bot.should_beaver(position, context, deadline=deadline):
                 return Action(ActionKind.BEAVER, side)
-            taken = bot.should_take(position, context)
+            taken = bot.should_take(position, context, deadline=deadline)
         return Action(ActionKind.TAKE if taken else ActionKind.DROP, side)
     if phase is Phase.RESIGN_OFFERED:
         assert state.resign_value is not None

@@ -16,6 +16,12 @@ MATCH = BotContext(cube_in_play=True, match_length=5, score=(2, 3))
 MONEY = BotContext()
 
 
+@pytest.fixture(autouse=True)
+def no_recent_moves(monkeypatch):
+    """Each test starts with no evaluation timed in earlier moves (``expected_evaluation``)."""
+    monkeypatch.setattr(deep, "_evaluation", 0.0)
+
+
 def close_spot(context: BotContext, level: str) -> tuple[Position, tuple[int, int]]:
     """The first seeded position whose two best plays are within 0.05 at ``level``."""
     for position, dice in self_play_sample(200, 31):
@@ -223,3 +229,30 @@ def test_an_evaluation_that_would_end_past_the_deadline_is_not_begun(rollout_spo
     ticks = iter(range(1000))
     on_time = deep.deepen(position, ranked, MATCH, [rollout], deadline=len(close) + 2.5, now=clock)
     assert on_time == deep.deepen(position, ranked, MATCH, [rollout])
+
+
+def test_a_moves_first_evaluation_is_judged_by_the_longest_of_recent_moves(
+    monkeypatch, rollout_spot
+):
+    position, dice, ranked = rollout_spot
+    # Recent moves' longest evaluation took 2 s: with 1.5 s left none begins.
+    monkeypatch.setattr(deep, "_evaluation", 2.0)
+    assert deep.deepen(position, ranked, MATCH, SEARCH, deadline=1.5, now=lambda: 0.0) == ranked
+    # With none timed yet the same time is enough for the whole search.
+    monkeypatch.setattr(deep, "_evaluation", 0.0)
+    searched = deep.deepen(position, ranked, MATCH, SEARCH, deadline=1.5, now=lambda: 0.0)
+    assert searched == deep.deepen(position, ranked, MATCH, SEARCH)
+
+
+def test_the_longest_evaluation_of_a_move_feeds_the_expectation_for_the_next(rollout_spot):
+    position, dice, ranked = rollout_spot
+    ticks = iter(range(1000))
+
+    def clock() -> float:  # every evaluation takes one second
+        return float(next(ticks))
+
+    deep.deepen(position, ranked, MATCH, SEARCH, deadline=1000.0, now=clock)
+    assert deep.expected_evaluation() == pytest.approx(deep.EVALUATION_WEIGHT * 1.0)
+    # Without a deadline nothing is timed, and the expectation stays.
+    deep.deepen(position, ranked, MATCH, SEARCH)
+    assert deep.expected_evaluation() == pytest.approx(deep.EVALUATION_WEIGHT * 1.0)

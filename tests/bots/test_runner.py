@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
-from games.bots import get_bot
+from games.bots import RandomPlayer, get_bot
 from games.bots.runner import context_for, next_action
 from games.engine import Action, Format, MatchRules, MatchState, Phase, legal_plays
 
@@ -159,3 +160,32 @@ def test_two_bots_finish_a_partida_simple_without_touching_the_cube():
     state, kinds = play_out(MatchRules(), ("domador", "chofer"), b"simple")
     assert state.winner in (0, 1) and len(state.games) == 1
     assert not {"double", "take", "drop", "beaver"} & set(kinds)
+
+
+class Watching(RandomPlayer):
+    """Doubles, takes and beavers, writing down the deadline each cube decision was given."""
+
+    def __init__(self) -> None:
+        super().__init__(random.Random(1))
+        self.seen: list[tuple[str, float | None]] = []
+
+    def should_double(self, position, context, *, deadline=None):
+        self.seen.append(("double", deadline))
+        return True
+
+    def should_take(self, position, context, *, deadline=None):
+        self.seen.append(("take", deadline))
+        return True
+
+    def should_beaver(self, position, context, *, deadline=None):
+        self.seen.append(("beaver", deadline))
+        return False
+
+
+def test_the_cube_decisions_get_the_moves_deadline_as_the_checker_play_does():
+    bot = Watching()
+    state = on_roll(BEAVER_SESSION, RACE_DOUBLE_TAKE)
+    double = next_action(bot, state, 0, deadline=12.5)
+    assert double == Action("double", 0)
+    assert next_action(bot, state.apply(double), 1, deadline=7.0) == Action("take", 1)
+    assert bot.seen == [("double", 12.5), ("beaver", 7.0), ("take", 7.0)]

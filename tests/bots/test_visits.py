@@ -25,10 +25,10 @@ BOTH = frozenset()
 class CubeHappy(RandomPlayer):
     """Any legal play; doubles now and then and takes half the time (no bgsage: fast)."""
 
-    def should_double(self, position, context):
+    def should_double(self, position, context, *, deadline=None):
         return self.rng.random() < 0.15
 
-    def should_take(self, position, context):
+    def should_take(self, position, context, *, deadline=None):
         return self.rng.random() < 0.5
 
 
