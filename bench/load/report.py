@@ -6,14 +6,30 @@ from __future__ import annotations
 import os
 import statistics
 from collections import defaultdict
+from collections.abc import Sized
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from bench.load.measure import Board, Move, percentile, verdict
-from bench.load.options import VOID_LAG_MS
+from bench.load.measure import Board, Move, Stats, percentile, verdict
+from bench.load.options import VOID_LAG_MS, Options
 
-if TYPE_CHECKING:
-    from bench.load.run import Run
+
+class FinishedRun(Protocol):
+    """What the report reads of a finished run (bench.load.run.Run, which imports
+    this module: the report names only what it needs, so neither needs the other)."""
+
+    options: Options
+    stats: Stats
+    boards: list[Board]
+    slugs: list[str]
+    sizes: dict[str, str]
+
+    @property
+    def idle(self) -> Sized: ...
+
+    def in_window(self, start: float, end: float) -> bool: ...
+
+    def seen_delays(self) -> tuple[list[tuple[float, float]], int]: ...
 
 
 def in_window(windows: list[tuple[float, float]], start: float, end: float) -> bool:
@@ -47,7 +63,7 @@ def seen_delays(boards: list[Board], moves: list[Move]) -> tuple[list[tuple[floa
 
 
 def build(
-    run: Run, final: dict[str, int], caught_up: int, stored: dict[str, int], commits: float
+    run: FinishedRun, final: dict[str, int], caught_up: int, stored: dict[str, int], commits: float
 ) -> dict[str, Any]:
     """The run's report, as written to JSON and printed by print_report."""
     options, stats = run.options, run.stats

@@ -7,16 +7,12 @@ import urllib.request
 from collections import Counter
 from datetime import timedelta
 from http.cookiejar import CookieJar
-from typing import TYPE_CHECKING
 
 from django.utils import timezone
 
 from games.engine import MatchState, Phase, legal_plays
 from games.models import Match, Seat, Turn
 from scripts.chaos.env import WEB, db
-
-if TYPE_CHECKING:
-    from scripts.chaos.report import Report
 
 # --- people on the site --------------------------------------------------------------
 
@@ -127,15 +123,6 @@ def leave_the_board(players, notify: str = Seat.Notify.EVERY_TURN) -> None:
 def on_turn(host: Player, guest: Player) -> Player:
     match = host.match()
     return host if match.turn_seat_id == host.seat.pk else guest
-
-
-def move_and_owe(report: "Report", host: Player, guest: Player) -> None:
-    """The player on turn plays: when the turn passed, the other is owed "Es tu turno";
-    when it did not (the move failed), the player is, for the turn still waiting."""
-    mover = on_turn(host, guest)
-    report.move(mover)
-    other = guest if mover is host else host
-    report.owe(other.address if on_turn(host, guest) is other else mover.address, "turn")
 
 
 def rooms_of_two(tag: str, count: int):

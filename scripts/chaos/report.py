@@ -12,7 +12,7 @@ from games.models import GameAnalysis, Match, Turn
 from games.selectors import replay_match
 from scripts.chaos.env import TURN_EMAIL_PAUSE, db, log, wait_until
 from scripts.chaos.mailserver import Inbox
-from scripts.chaos.players import STATUSES, Player, waiting_for_the_computer
+from scripts.chaos.players import STATUSES, Player, on_turn, waiting_for_the_computer
 from scripts.chaos.processes import Processes
 
 # --- what each scenario measured -------------------------------------------------------
@@ -81,6 +81,14 @@ class Report:
         for _ in range(3):
             if not self.act(player):
                 return
+
+    def move_and_owe(self, host: Player, guest: Player) -> None:
+        """The player on turn plays: when the turn passed, the other is owed "Es tu turno";
+        when it did not (the move failed), the player is, for the turn still waiting."""
+        mover = on_turn(host, guest)
+        self.move(mover)
+        other = guest if mover is host else host
+        self.owe(other.address if on_turn(host, guest) is other else mover.address, "turn")
 
     def owe(self, address: str, kind: str, count: int = 1, due: float | None = None) -> None:
         """`count` emails of `kind` owed to `address`, due at `due` (now by default;

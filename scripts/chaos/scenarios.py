@@ -20,7 +20,6 @@ from scripts.chaos.players import (
     Player,
     against_the_computer,
     leave_the_board,
-    move_and_owe,
     on_turn,
     rooms_of_two,
     waiting_for_the_computer,
@@ -79,7 +78,7 @@ def redis_stop(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     processes.kill("redis", signal.SIGTERM)
     down_at = time.monotonic()
     for host, guest in pairs:
-        move_and_owe(report, host, guest)
+        report.move_and_owe(host, guest)
     for index, host in enumerate(waiting_hosts):
         guest = Player(f"j{index}")
         if guest.join(host):  # "j se sentó a tu mesa" to the host
@@ -151,7 +150,7 @@ def postgres_restart(processes: Processes, mail: MailServer, pg: Postgres) -> No
     pairs = rooms_of_two("s4", 4)
     leave_the_board([p for pair in pairs for p in pair])
     for host, guest in pairs:  # their turn emails fall due while the database restarts
-        move_and_owe(report, host, guest)
+        report.move_and_owe(host, guest)
     report.bots = against_the_computer("s4", 8)
     players = play_in_threads(report, report.bots, 40)
     faults = []
@@ -180,7 +179,7 @@ def postgres_stop(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     leave_the_board([p for pair in pairs for p in pair])
     report.bots = against_the_computer("s8", 6, rules={"format": "match", "length": 1})
     for host, guest in pairs:  # their turn emails fall due 60 s on: inside the outage
-        move_and_owe(report, host, guest)
+        report.move_and_owe(host, guest)
     players = play_in_threads(report, report.bots, 90)
     time.sleep(45)
     log("PostgreSQL stopped (pg_ctl stop -m fast) for 20 s")
@@ -208,7 +207,7 @@ def redis_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     leave_the_board([p for pair in pairs for p in pair])
     report.bots = against_the_computer("s9", 6)
     for host, guest in pairs:  # their turn emails wait in Redis for the pause
-        move_and_owe(report, host, guest)
+        report.move_and_owe(host, guest)
     for human in report.bots:
         report.move(human)
     log("Redis SIGKILLed; started again on its data")
@@ -334,7 +333,7 @@ def smtp_trouble(processes: Processes, mail: MailServer, pg: Postgres) -> None:
 
     def move_in(rooms):
         for host, guest in rooms:
-            move_and_owe(report, host, guest)
+            report.move_and_owe(host, guest)
 
     def bots_play(seconds):
         until = time.monotonic() + seconds
@@ -379,7 +378,7 @@ def redis_empty(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     leave_the_board([p for pair in pairs for p in pair])
     report.bots = against_the_computer("s7", 6)
     for host, guest in pairs:  # their turn emails wait in Redis for the pause
-        move_and_owe(report, host, guest)
+        report.move_and_owe(host, guest)
     for human in report.bots:
         report.move(human)
     log("Redis SIGKILLed; started again without its data")
@@ -426,7 +425,7 @@ def mail_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     time.sleep(10)  # the new worker has started
     moved = time.monotonic()
     for host, guest in pairs:  # "Es tu turno" due 60 s on, waiting in the new worker
-        move_and_owe(report, host, guest)
+        report.move_and_owe(host, guest)
     time.sleep(max(0.0, moved + TURN_EMAIL_PAUSE + 1.5 - time.monotonic()))
     kill_the_mail_worker()
     mail.inbox.slow_rcpt = 0.0
