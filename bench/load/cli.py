@@ -58,6 +58,7 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--threads", type=int, default=defaults.threads)
     parser.add_argument("--pool", type=int, default=defaults.pool, help="DB_POOL_MAX; 0 = off")
     parser.add_argument("--no-state-cache", dest="state_cache", action="store_false")
+    parser.add_argument("--no-live-pass", dest="live_pass", action="store_false")
     parser.add_argument("--port", type=int, default=defaults.port)
     parser.add_argument("--database-url", default=defaults.database_url)
     parser.add_argument("--redis-url", default=defaults.redis_url)

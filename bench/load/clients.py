@@ -87,8 +87,16 @@ class Seat:
 class StateReader:
     """The board's api.state(): GET with If-None-Match, optionally ?wait=<version>."""
 
-    def __init__(self, browser: Browser, slug: str, stats: Stats, board: bool = False) -> None:
+    def __init__(
+        self,
+        browser: Browser,
+        slug: str,
+        stats: Stats,
+        board: bool = False,
+        live_pass: bool = True,
+    ) -> None:
         self.browser, self.slug, self.stats = browser, slug, stats
+        self.live_pass = live_pass  # send X-Mesa-Pass back with the waits
         self.base = browser.boards if board else browser.base
         self.etag: str | None = None
         self.state: dict[str, Any] | None = None
@@ -105,7 +113,7 @@ class StateReader:
         if wait and self.state is not None:
             # Through nginx, which sends a held ?wait= to uvicorn (deploy/nginx).
             url += f"?wait={self.version}"
-            if self.pass_:
+            if self.pass_ and self.live_pass:
                 headers["X-Mesa-Pass"] = self.pass_
         async with self.browser.session.get(url, headers=headers) as response:
             self.stats.status("GET", response.status)

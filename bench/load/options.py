@@ -49,6 +49,9 @@ class Options:
     threads: int | None = None  # None: config/gunicorn.conf.py's
     pool: int | None = None
     state_cache: bool = True
+    # False: the boards never send their live pass back, so every woken board goes
+    # through Django as before the shared wake-up (games.web.live.fanout): its A/B.
+    live_pass: bool = True
     port: int = DEFAULT_PORT  # node n: nginx on port+10n (HTTPS), +1 (HTTP), +2 (reference)
     keep_files: bool = False  # the nodes' folders (logs, configs) kept after the run
     database_url: str = DEFAULT_DATABASE

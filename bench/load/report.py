@@ -215,7 +215,8 @@ def print_report(report: dict[str, Any]) -> None:
             if "live_workers" in z
             else " (no uvicorn: the waits fall back to gunicorn)"
         )
-        + f"; state cache {'on' if o['state_cache'] else 'off'}",
+        + f"; state cache {'on' if o['state_cache'] else 'off'}"
+        + ("" if o.get("live_pass", True) else "; boards send no live pass"),
         f"cores: server {cores['server']}, load generator {cores['client']} "
         f"(of {cores['machine']}; load average {load})",
         f"actions: {a['count']} ({a['per_second']}/s); outside the throughput windows "

@@ -159,7 +159,9 @@ class Run:
 
     async def board(self, board: Board, browser: Browser, stagger: float) -> None:
         await asyncio.sleep(stagger)
-        reader = StateReader(browser, board.room, self.stats, board=True)
+        reader = StateReader(
+            browser, board.room, self.stats, board=True, live_pass=self.options.live_pass
+        )
 
         def answered(changed: bool, took: float) -> None:
             board.requests += 1
