@@ -35,6 +35,24 @@ from scripts.chaos.processes import (
 from scripts.chaos.report import Report, emails_in
 
 
+def keep_the_computer_busy(report: Report, seconds: float) -> None:
+    """The humans against the computer move whenever they can, for `seconds`."""
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        for human in report.bots:
+            report.move(human)
+        time.sleep(0.5)
+
+
+def wait_until_settled(report: Report, mail: MailServer, seconds: float) -> None:
+    """Until the computer owes no move and every email owed has arrived (or `seconds`)."""
+
+    def settled():
+        return not waiting_for_the_computer(report.bots) and emails_in(mail.inbox, report)
+
+    wait_until(settled, seconds, 1)
+
+
 def play_in_threads(report: Report, players, seconds: float, pause: float = 0.2) -> threading.Event:
     """Each player acts whenever it is their turn, on a thread of their own, for `seconds`."""
     stop = threading.Event()
@@ -164,10 +182,7 @@ def postgres_restart(processes: Processes, mail: MailServer, pg: Postgres) -> No
         faults.append(fault)
     join_all(players)
 
-    def settled():
-        return not waiting_for_the_computer(report.bots) and emails_in(mail.inbox, report)
-
-    wait_until(settled, 90, 1)
+    wait_until_settled(report, mail, 90)
     report.close("2 fast restarts, 2 rounds of pg_terminate_backend, while playing")
 
 
@@ -192,10 +207,7 @@ def postgres_stop(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     log(f"PostgreSQL: {pg.terminate_backends()} backends terminated")
     join_all(players, 120)
 
-    def settled():
-        return not waiting_for_the_computer(report.bots) and emails_in(mail.inbox, report)
-
-    wait_until(settled, 180, 1)
+    wait_until_settled(report, mail, 180)
     report.close("stopped 20 s mid-play, then pg_terminate_backend once")
 
 
@@ -213,16 +225,9 @@ def redis_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     log("Redis SIGKILLed; started again on its data")
     processes.kill("redis", signal.SIGKILL)
     start_redis(processes)
-    until = time.monotonic() + 30
-    while time.monotonic() < until:
-        for human in report.bots:
-            report.move(human)
-        time.sleep(0.5)
+    keep_the_computer_busy(report, 30)
 
-    def settled():
-        return not waiting_for_the_computer(report.bots) and emails_in(mail.inbox, report)
-
-    wait_until(settled, 180, 1)
+    wait_until_settled(report, mail, 180)
     report.close("the AOF kept what Redis held")
 
 
@@ -385,16 +390,9 @@ def redis_empty(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     processes.kill("redis", signal.SIGKILL)
     shutil.rmtree(processes.folder / "redis", ignore_errors=True)
     start_redis(processes)
-    until = time.monotonic() + 20
-    while time.monotonic() < until:
-        for human in report.bots:
-            report.move(human)
-        time.sleep(0.5)
+    keep_the_computer_busy(report, 20)
 
-    def settled():
-        return not waiting_for_the_computer(report.bots) and emails_in(mail.inbox, report)
-
-    wait_until(settled, 180, 1)
+    wait_until_settled(report, mail, 180)
     report.close("every message Redis held was lost")
 
 
