@@ -57,6 +57,7 @@ from games.lib.outage import Outage
 from games.models import Room, Seat
 from games.selectors.stamp import Head, room_head
 from games.web.etags import etag_of
+from games.web.live_pass import SPECTATOR
 from games.web.seats import who_asks
 
 log = logging.getLogger(__name__)
@@ -150,7 +151,7 @@ def role_state(slug: str, role: str, language: str) -> tuple[Answer, Seat | None
         if head is None:
             raise NotFound("not_found", f"no room {slug!r}")
         seat = None
-        if role != "-":
+        if role != SPECTATOR:
             seat = next((s for s in head.seats if str(s.number) == role), None)
             if seat is None:
                 raise LookupError(f"room {slug!r} has no seat {role}")
