@@ -11,8 +11,12 @@ alice holds seat 1 in her browser (her session); carol watches.
 import pytest
 from django.conf import settings as django_settings
 from django.db import OperationalError
+from django.urls import Resolver404, resolve, reverse
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
-from games.web import state_cache
+from games.web import lean, state_cache
 from tests.helpers import bind, count_queries, state_url
 
 
@@ -173,3 +177,30 @@ def test_the_heads_seats_are_the_orms_own_column_for_column(room, alice):
     assert head.room == tuple(head.room) and len(head.room) == len(ROOM_COLUMNS)
     assert head.room[0] == room.slug and head.room[2] == room.state_serial
     assert room_head("no-such-room") is None
+
+
+# The short way recognises the state GET by its own pattern, beside the URL conf's
+# route: if the route moved or its converter changed, the two would part silently.
+# Both must pick out the same paths.
+_SEGMENT = st.text(alphabet=st.sampled_from("abcXYZ019-_./%é "), min_size=0, max_size=40)
+
+
+@given(
+    prefix=st.sampled_from(["/api/rooms/", "/api/room/", "/api/rooms//", "/mesa/", "/"]),
+    slug=_SEGMENT,
+    suffix=st.sampled_from(["/", "", "/join", "//", "/?"]),
+)
+@hypothesis_settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_the_short_way_takes_exactly_the_paths_the_url_conf_routes_to_the_state(
+    prefix, slug, suffix
+):
+    path = f"{prefix}{slug}{suffix}"
+    try:
+        routed = resolve(path).view_name == "games:api_state"
+    except Resolver404:
+        routed = False
+    assert bool(lean.STATE_PATH.match(path)) == routed, path
+
+
+def test_the_state_url_the_site_builds_takes_the_short_way(room):
+    assert lean.STATE_PATH.match(reverse("games:api_state", args=[room.slug]))
