@@ -171,7 +171,18 @@ def opponent_choices() -> list[tuple[str, str | Promise]]:
     ]
 
 
-class NewRoomForm(PlayerFields):
+class MatchNeedsLength(forms.Form):
+    """A form with `format` and `length`: a match is refused without its length
+    (never a length chosen for the player), on every form that offers one."""
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if cleaned.get("format") == Format.MATCH and not cleaned.get("length"):
+            self.add_error("length", _("Elige a cuántos puntos se juega el match."))
+        return cleaned
+
+
+class NewRoomForm(MatchNeedsLength, PlayerFields):
     """Home page: "Jugar con alguien" or "Jugar contra la computadora", and the format."""
 
     opponent = forms.ChoiceField(
@@ -211,13 +222,6 @@ class NewRoomForm(PlayerFields):
         "email",
         "email_consent",
     ]
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
-        chosen = cleaned.get("format")
-        if chosen == Format.MATCH and not cleaned.get("length"):
-            self.add_error("length", _("Elige a cuántos puntos se juega el match."))
-        return cleaned
 
     def rated(self) -> bool:
         return not self.cleaned_data.get("unrated")

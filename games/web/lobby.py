@@ -8,7 +8,6 @@ sentence in the player's language, and nothing written.
 
 from collections.abc import Callable
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
@@ -35,7 +34,7 @@ from games.selectors import lobby
 from games.services.challenges import MAX_OPEN_CHALLENGES
 from games.web.api import json_endpoint, new_room_response, read_json_body, state_response
 from games.web.forms import (
-    MATCH_LENGTH_INITIAL,
+    MatchNeedsLength,
     days_per_move_field,
     format_field,
     match_length_field,
@@ -45,7 +44,7 @@ from games.web.seats import get_room_or_404, load_room, signed_in_user, viewer_s
 from games.web.throttle import rate_limited
 
 
-class ChallengeForm(forms.Form):
+class ChallengeForm(MatchNeedsLength):
     """The format and length of a challenge; the lobby's form adds a clock and a rating band."""
 
     format = format_field()
@@ -54,8 +53,7 @@ class ChallengeForm(forms.Form):
     def match_rules(self) -> MatchRules:
         chosen = Format(self.cleaned_data["format"])
         if chosen == Format.MATCH:
-            length = self.cleaned_data["length"] or MATCH_LENGTH_INITIAL
-            return MatchRules(format=chosen, length=length)
+            return MatchRules(format=chosen, length=self.cleaned_data["length"])
         return MatchRules(format=chosen)
 
 
@@ -178,7 +176,9 @@ def invite(request: HttpRequest, username: str) -> HttpResponse:
         return redirect_to_login(request.path)
     form = ChallengeForm(request.POST)
     if not form.is_valid():
-        return _refused(request, BadInput("bad_rules"))
+        # The form's own sentence ("choose the points"...), on the lobby page.
+        said = next(iter(form.errors.values()))[0]
+        return _render_lobby(request, LobbyForm(), status=400, error=str(said))
     try:
         services.invitation_send_by_name(
             author=request.user, username=username, rules=form.match_rules()

@@ -49,6 +49,23 @@ def test_a_player_posts_a_challenge_from_the_lobby_form(ana):
     assert "Retirar" in browser.get(LOBBY).content.decode()
 
 
+@pytest.mark.parametrize(
+    ("language", "sentence"),
+    [
+        ("es", "Elige a cuántos puntos se juega el match."),
+        ("en", "Choose how many points the match is played to."),
+    ],
+)
+def test_a_match_without_its_length_is_refused_not_given_one(ana, beto, language, sentence):
+    """As on the home page: the lobby and the invitation never pick the length."""
+    browser = signed_in(ana, language)
+    posted = browser.post(LOBBY, {"format": "match", "rating_min": "", "rating_max": ""})
+    assert posted.status_code == 400 and sentence in posted.content.decode()
+    invited = browser.post(reverse("games:invite", args=["beto"]), {"format": "match"})
+    assert invited.status_code == 400 and sentence in invited.content.decode()
+    assert Challenge.objects.count() == 0
+
+
 def test_a_guest_posting_is_sent_to_log_in_and_nothing_is_written(db, client):
     response = client.post(LOBBY, {"format": "single"})
     assert response.status_code == 302 and "/cuenta/" in response["Location"]
