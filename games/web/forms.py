@@ -176,7 +176,8 @@ class MatchNeedsLength(forms.Form):
     (never a length chosen for the player), on every form that offers one."""
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         if cleaned.get("format") == Format.MATCH and not cleaned.get("length"):
             self.add_error("length", _("Elige a cuántos puntos se juega el match."))
         return cleaned
