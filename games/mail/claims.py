@@ -38,7 +38,8 @@ treating a stale "sending" as sent, loses every mail whose worker died
 before reaching the server, which is the far more likely moment to die.
 "Es tu turno", claimed by the seat's field, has a lease too: a LEASE row per
 turn, written with the field and deleted when the send ends, which
-take_over_turn takes over once stale. (A sweep's email claimed by a match
+take_over_turn takes over once stale. A turn "someone sat down" claimed has
+its own, which travels with that email's key (claim_seat_turn). (A sweep's email claimed by a match
 field has none: a worker killed mid-send loses it, and the 24-hour reminder
 still comes.)
 
@@ -396,27 +397,56 @@ def claim_turn_field(match_id: int, field: str, *, reminder: bool) -> Claim | No
 # --- the turn "someone sat down" announces -----------------------------------------
 
 
-def claim_seat_turn(seat_id: int) -> tuple[Match | None, Claim | None]:
+def joined_turn_key(joined_key: str, seat_id: int, started: datetime) -> str:
+    """The SentEmail key of the lease on the turn an email under `joined_key` claimed
+    ("someone sat down" saying "es tu turno"): not the turn email's own lease
+    (turn_lease_key), so that only a takeover of `joined_key` takes it over."""
+    return f"lease:{joined_key}:turn:{seat_id}:{started.isoformat()}"
+
+
+def claim_seat_turn(seat_id: int, joined: Claim) -> tuple[Match | None, list[Claim]]:
     """The playing match where this seat is on turn, and its turn claimed as told.
 
     For an email that tells the seat it is their turn besides its own news
-    ("someone sat down"): claimed with it, before it is sent, so that "Es tu
-    turno" for the same turn is not sent too (it finds the turn told); the
-    claim is None when that turn was told already. The match is None when the
-    seat is not on turn.
+    ("someone sat down", sent under the KEY claim `joined`): claimed with it,
+    before it is sent, so that "Es tu turno" for the same turn is not sent too
+    (it finds the turn told). The claims are empty when that turn was told
+    already, by a turn email or by a send of this email that went out. The
+    match is None when the seat is not on turn.
+
+    The turn's claim travels with the key's lease: a LEASE row (joined_turn_key)
+    written with the same moment as `joined`, deleted when the send ends. A
+    worker that died mid-send leaves both; whoever takes the key over (its
+    lease ran out, so the dead worker's send is over) finds this row and takes
+    the turn over with it, and its email still says "es tu turno". The turn
+    email's take_over_turn never finds it (another key), so the turn is told
+    by one of the two, not both and not neither.
     """
+    claimed = joined.claimed
     with transaction.atomic():
         seat = Seat.objects.select_for_update().filter(pk=seat_id).first()
         match = Match.objects.filter(turn_seat_id=seat_id, status=Match.Status.PLAYING).first()
-        if seat is None or match is None or match.turn_started_at is None:
-            return None, None
-        if seat.turn_notified_at == match.turn_started_at:
-            return match, None
-        Seat.objects.filter(pk=seat.pk).update(turn_notified_at=match.turn_started_at)
-        claimed = Claim(
-            SEAT, seat.pk, "turn_notified_at", match.turn_started_at, seat.turn_notified_at
+        if seat is None or match is None or match.turn_started_at is None or claimed is None:
+            return None, []
+        started = match.turn_started_at
+        key = joined_turn_key(str(joined.id), seat.pk, started)
+        lease = Claim(LEASE, key, claimed=claimed, taken_at=joined.taken_at)
+        if seat.turn_notified_at == started:
+            # Told. By this email's dead worker when its lease row is there: we
+            # hold the key now, so that worker's send is over; the turn is ours.
+            taken = SentEmail.objects.filter(key=key, state=SentEmail.State.SENDING).update(
+                sent_at=claimed
+            )
+            if taken != 1:
+                return match, []
+            # Released to no turn told, should this send fail (as take_over_turn).
+            return match, [Claim(SEAT, seat.pk, "turn_notified_at", started, None), lease]
+        Seat.objects.filter(pk=seat.pk).update(turn_notified_at=started)
+        SentEmail.objects.update_or_create(
+            key=key, defaults={"sent_at": claimed, "state": SentEmail.State.SENDING}
         )
-        return match, claimed
+        turn = Claim(SEAT, seat.pk, "turn_notified_at", started, seat.turn_notified_at)
+        return match, [turn, lease]
 
 
 def _iso(moment: datetime | None) -> str | None:

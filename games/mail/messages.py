@@ -276,18 +276,20 @@ def send_opponent_joined(*, room_id: int) -> int:
     # When it is the host's turn this message says so, and claims that turn as
     # told with its own key, before it is sent: no separate "Es tu turno" for
     # it (marked only after sending, as before, a turn email claimed meanwhile
-    # announced the same turn again).
-    on_turn, turn = claims.claim_seat_turn(host.pk)
+    # announced the same turn again). A takeover of a dead worker's key takes
+    # over the turn that worker claimed, and says it too.
+    on_turn, turn = claims.claim_seat_turn(host.pk, joined)
     context: Context = {
         "opponent": guest.nickname,
         "link": board_link(host),
         # Only a turn this message claims: one "Es tu turno" told already is not
         # told twice (and who starts is no news then).
-        "your_turn": turn is not None,
-        "told": on_turn is not None and turn is None,
+        "your_turn": bool(turn),
+        "told": on_turn is not None and not turn,
     }
-    held = [joined] if turn is None else [joined, turn]
-    return claims.send_claimed(held, lambda: _send(recipient, "opponent_joined", context))
+    return claims.send_claimed(
+        [joined, *turn], lambda: _send(recipient, "opponent_joined", context)
+    )
 
 
 def send_invitation(*, challenge_id: int) -> int:

@@ -36,12 +36,20 @@ class Inbox:
         self.lost = Counter()  # (address, kind) -> messages whose answer came too late
         self.lose_next = 0  # this many next messages are kept, and their "250" comes too late
         self.slow_rcpt = 0.0  # seconds before each recipient is accepted: a long conversation
+        self.texts: dict = {}  # address -> [(kind, the plain text body)], as they came
+        self.rcpts = Counter()  # address -> conversations that named it (some cut short)
+        self.in_rcpt: set = set()  # addresses whose recipient is being taken (slow_rcpt) now
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         import asyncio
 
+        self.rcpts[address] += 1
         if self.slow_rcpt:
-            await asyncio.sleep(self.slow_rcpt)
+            self.in_rcpt.add(address)
+            try:
+                await asyncio.sleep(self.slow_rcpt)
+            finally:
+                self.in_rcpt.discard(address)
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
@@ -52,6 +60,9 @@ class Inbox:
         key = (str(message["To"]), kind_of(str(message["Subject"])))
         self.received[key] += 1
         self.arrivals.setdefault(key, []).append(time.time())
+        body = message.get_body(preferencelist=("plain",))
+        text = body.get_content() if body is not None else ""
+        self.texts.setdefault(key[0], []).append((key[1], text))
         if self.lose_next > 0:
             self.lose_next -= 1
             self.lost[key] += 1

@@ -43,6 +43,8 @@ class Report:
         # the database is away; the promise is about recovering). None: no outage.
         self.fault_over: float | None = None
         self.raw_late = 0.0  # the longest lateness counted from the due time alone
+        # What a scenario checked in the texts received and found wrong (fails the run).
+        self.wrong: list[str] = []
 
     def lateness(self, due: float, done: float) -> float:
         """How late `done` is for something due at `due`, after the outage if any."""
@@ -163,6 +165,7 @@ class Report:
             or self.unowed
             or self.bad_duplicates
             or self.analyses_unfinished
+            or self.wrong
         )
 
     def late_column(self, kind: str) -> str:

@@ -400,7 +400,9 @@ def mail_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     """The mail worker SIGKILLed mid-conversation with the server, twice: while
     "someone sat down" emails go out (their keys claimed "sending"), then while
     "Es tu turno" does (60 s after the moves; the turns claimed as told). The
-    server takes 1.5 s to accept each recipient, so each kill finds sends under way."""
+    server takes 1.5 s to accept each recipient, so each kill finds sends under way;
+    the first waits for a host who opens (the email claimed that host's turn).
+    Each host who opens must read "es tu turno" once (es_tu_turno_told)."""
     report = Report("mail worker SIGKILLed mid-send", "sk")
     hosts = [Player(f"k{index}", f"sk-{index}-host@chaos.test") for index in range(8)]
     for host in hosts:
@@ -415,10 +417,19 @@ def mail_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
         time.sleep(0.5)
         start_mail_worker(processes)
 
+    starts: dict[str, bool] = {}  # host's address -> the opening roll gave the host the turn
     for index, host in enumerate(hosts):
         if Player(f"q{index}").join(host):  # "q se sentó a tu mesa" to the host
             report.owe(host.address, "joined")
-    time.sleep(1)
+            match = host.match()
+            starts[host.address] = match is not None and match.turn_seat_id == host.seat.pk
+
+    # Killed while it talks to the server for a host who opens: that email claimed
+    # the host's turn, and its takeover must still say "es tu turno".
+    def an_opener_in_conversation():
+        return any(opens and address in mail.inbox.in_rcpt for address, opens in starts.items())
+
+    wait_until(an_opener_in_conversation, 10, 0.05)
     kill_the_mail_worker()
     time.sleep(10)  # the new worker has started
     moved = time.monotonic()
@@ -431,7 +442,36 @@ def mail_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     wait_until(lambda: emails_in(mail.inbox, report), 240, 1)
     time.sleep(8)  # a duplicate, if any, would come now
     leases = db(lambda: SentEmail.objects.filter(key__startswith="lease:").count())
-    report.close(f"2 kills mid-send; {leases} turn leases left")
+    told = es_tu_turno_told(mail, starts, report)
+    report.close(f"2 kills mid-send; {leases} turn leases left; {told}")
+
+
+def es_tu_turno_told(mail: MailServer, starts: dict[str, bool], report: Report) -> str:
+    """A host who opens is told "es tu turno" by "someone sat down", once, even when
+    it was a dead worker's email taken over (the turn's claim travels with it); a
+    host who does not open never reads it. A miss fails the run (report.wrong)."""
+    said = {
+        address: sum(
+            text.lower().count("es tu turno") for _, text in mail.inbox.texts.get(address, [])
+        )
+        for address in starts
+    }
+    for address, opens in starts.items():
+        if said[address] != int(opens):
+            report.wrong.append(
+                f"{address} read 'es tu turno' {said[address]}× (owed {int(opens)})"
+            )
+    owed = sum(starts.values())
+    once = sum(said[address] == 1 for address, opens in starts.items() if opens)
+    # A conversation that named the host and delivered nothing: its worker was killed.
+    cut = sum(
+        opens and mail.inbox.rcpts[address] > len(mail.inbox.texts.get(address, []))
+        for address, opens in starts.items()
+    )
+    return (
+        f"'es tu turno' once to {once} of the {owed} hosts who open "
+        f"({cut} of theirs taken over after a kill)"
+    ) + "".join(f"; {line}" for line in report.wrong)
 
 
 SCENARIOS = {

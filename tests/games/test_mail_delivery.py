@@ -20,10 +20,10 @@ from django.urls import reverse
 from accounts.recipients import recipient_for_seat
 from games import services, tasks
 from games.lib import deadlines
-from games.mail import claims
+from games.mail import claims, messages
 from games.models import FollowUp, Seat, SentEmail
 from games.services import outbox
-from tests.helpers import Inbox, free_port
+from tests.helpers import Inbox, current_match, free_port
 
 REFUSED = smtplib.SMTPServerDisconnected("Connection unexpectedly closed")
 
@@ -388,6 +388,120 @@ def test_es_tu_turno_sent_leaves_no_lease_behind(room, alice, bob, clock, mailou
     clock.tick(claims.stale_claim_after() + timedelta(seconds=1))
     assert tasks.turn_email(match.pk, match.version) is False
     assert len(mailoutbox) == 1
+
+
+# --- "someone sat down" whose worker died: the turn it claimed travels with it --------
+
+
+class WorkerKilled(BaseException):
+    """A SIGKILL mid-send: nothing after it runs, no claim is given back."""
+
+
+def killed_mid_send(monkeypatch, send, *args, **kwargs):
+    """Run `send` up to the mail server's conversation, and let its worker die there."""
+
+    def dies(held, send_it):
+        raise WorkerKilled
+
+    with monkeypatch.context() as patch:
+        patch.setattr(claims, "send_claimed", dies)
+        with pytest.raises(WorkerKilled):
+            send(*args, **kwargs)
+
+
+def ana_opens_against_ben(clock, dice, alice):
+    """bob sits down at alice's table while she is away, and she opens: her turn."""
+    clock.tick(timedelta(hours=1))  # alice left the board
+    dice.push((3, 1))
+    services.room_join(room=alice.seat.room, nickname="bob")
+    FollowUp.objects.all().delete()  # the tests run the tasks themselves
+    match = current_match(alice.seat.room)
+    assert match.turn_seat_id == alice.seat.pk
+    return match
+
+
+def test_sat_down_taken_over_still_says_es_tu_turno_its_dead_worker_claimed(
+    alice, clock, dice, mailoutbox, monkeypatch, settings
+):
+    settings.EMAIL_TIMEOUT, settings.MAIL_SEND_SECONDS = 20, 40  # production's
+    match = ana_opens_against_ben(clock, dice, alice)
+    room_id = alice.seat.room_id
+    killed_mid_send(monkeypatch, messages.send_opponent_joined, room_id=room_id)
+    assert alice.refresh().turn_notified_at == match.turn_started_at  # claimed with it
+
+    # The turn's email, after its pause: the turn is the joined email's, not its own.
+    clock.tick(deadlines.TURN_EMAIL_PAUSE)
+    assert tasks.turn_email(match.pk, match.version, match.turn_started_at.isoformat()) is False
+    assert mailoutbox == []
+    with pytest.raises(claims.Busy):  # the dead worker's lease is not over yet
+        messages.send_opponent_joined(room_id=room_id)
+
+    clock.tick(claims.stale_claim_after())
+    assert tasks.opponent_joined_email(room_id) == 1  # taken over, turn and all
+    [email] = mailoutbox
+    assert email.subject == "bob se sentó a tu mesa"
+    assert "Empiezas tú: es tu turno." in email.body
+    assert not SentEmail.objects.filter(key__startswith="lease:").exists()
+
+    clock.tick(claims.stale_claim_after() + timedelta(seconds=1))
+    assert tasks.turn_email(match.pk, match.version, match.turn_started_at.isoformat()) is False
+    assert tasks.opponent_joined_email(room_id) == 0
+    assert len(mailoutbox) == 1
+
+
+def test_sat_down_taken_over_after_the_turn_email_says_nothing_of_the_turn(
+    alice, clock, dice, mailoutbox, monkeypatch
+):
+    match = ana_opens_against_ben(clock, dice, alice)
+    room_id = alice.seat.room_id
+    # "Es tu turno" went first (the joined email was late), then the joined
+    # email's worker died mid-send: its own claim held no turn.
+    assert tasks.turn_email(match.pk, match.version) is True
+    killed_mid_send(monkeypatch, messages.send_opponent_joined, room_id=room_id)
+    clock.tick(claims.stale_claim_after() + timedelta(seconds=1))
+    assert tasks.opponent_joined_email(room_id) == 1
+    told, joined = mailoutbox
+    assert told.subject == "Empieza la partida 1 contra bob: la partida simple"
+    assert joined.subject == "bob se sentó a tu mesa"
+    assert "es tu turno" not in joined.body and "Empieza bob" not in joined.body
+    assert not SentEmail.objects.filter(key__startswith="lease:").exists()
+
+
+def test_a_dead_turn_emails_claim_is_the_turn_emails_to_take_over_not_sat_downs(
+    alice, clock, dice, mailoutbox, monkeypatch
+):
+    match = ana_opens_against_ben(clock, dice, alice)
+    room_id = alice.seat.room_id
+    # The turn email claimed the turn first, and its worker died mid-send.
+    killed_mid_send(monkeypatch, messages.send_your_turn, match_id=match.pk, version=match.version)
+    assert tasks.opponent_joined_email(room_id) == 1
+    [joined] = mailoutbox
+    assert "es tu turno" not in joined.body and "Empieza bob" not in joined.body
+    clock.tick(claims.stale_claim_after() + timedelta(seconds=1))
+    assert tasks.turn_email(match.pk, match.version) is True  # its lease, taken over
+    assert mailoutbox[1].subject == "Empieza la partida 1 contra bob: la partida simple"
+    assert len(mailoutbox) == 2
+    assert not SentEmail.objects.filter(key__startswith="lease:").exists()
+
+
+def test_sat_down_taken_over_and_refused_leaves_the_turn_owed(
+    alice, clock, dice, mailoutbox, monkeypatch
+):
+    match = ana_opens_against_ben(clock, dice, alice)
+    room_id = alice.seat.room_id
+    killed_mid_send(monkeypatch, messages.send_opponent_joined, room_id=room_id)
+    clock.tick(claims.stale_claim_after() + timedelta(seconds=1))
+    with mock.patch("games.mail.messages._send", side_effect=REFUSED):
+        assert tasks.opponent_joined_email(room_id) == 0  # released: retried later
+    assert alice.refresh().turn_notified_at is None
+    assert not SentEmail.objects.filter(key__startswith="lease:").exists()
+    # Whichever comes first tells the turn, once.
+    clock.tick(deadlines.TURN_EMAIL_PAUSE)
+    assert tasks.turn_email(match.pk, match.version) is True
+    assert run_row(due_retry(clock)) == 1
+    told, joined = mailoutbox
+    assert "es tu turno" not in joined.body
+    assert len(mailoutbox) == 2
 
 
 class SlowToTakeTheRecipient(Inbox):
