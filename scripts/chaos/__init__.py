@@ -4,14 +4,22 @@ Starts, in a temporary folder: a PostgreSQL of its own (initdb, so that it
 may restart it and terminate its backends; never the machine's shared one),
 a Redis of its own (append-only file, so a stop and start keeps what it
 held, as a production Redis would; the broker and, as in production, the
-cache, CACHE_URL), gunicorn as the README deploys it (3 gthread workers ×
-20 threads, config/gunicorn.conf.py), the four Celery workers as the
-deploy kit's units start them (deploy/systemd/mesa-worker-*: bots, 2
-processes of one search thread; sweeps, 1; mail, 2; analysis, 1), beat,
-and an SMTP server in this process that it can hang (a socket that accepts
-and never answers), stop, and make lose its answers (it keeps the message,
-the "250" comes after EMAIL_TIMEOUT). Ports from
-CHAOS_PORT_BASE (18200): web, Redis, SMTP, PostgreSQL are base+0..3.
+cache, CACHE_URL, and the live updates' pub/sub), the deploy kit's front
+as `make load` runs it (bench/front.py): nginx rendered from
+deploy/nginx/mesa.conf.template in front of gunicorn (mesa-web.service: 3
+gthread workers × 20 threads) and uvicorn (mesa-live.service: 2 processes
+holding the boards' `?wait=` polls, gunicorn their backup), both started
+with their unit's own ExecStart= and Environment= on unix sockets in the
+run's folder; the four Celery workers as the deploy kit's units start them
+(deploy/systemd/mesa-worker-*: bots, 2 processes of one search thread;
+sweeps, 1; mail, 2; analysis, 1), beat, and an SMTP server in this process
+that it can hang (a socket that accepts and never answers), stop, and make
+lose its answers (it keeps the message, the "250" comes after
+EMAIL_TIMEOUT). Every player reaches the site through nginx over HTTPS
+(its throwaway certificate unchecked); nginx's own 502 for a request whose
+process died counts as a dropped connection (the app never answered).
+Ports from CHAOS_PORT_BASE (18200): nginx's HTTPS (the site), Redis, SMTP,
+PostgreSQL, nginx's HTTP are base+0..4.
 
 Scenarios (`--only NAME[,NAME]` runs some; all by default):
 

@@ -12,7 +12,7 @@ from games.models import GameAnalysis, Match, Turn
 from games.selectors import replay_match
 from scripts.chaos.env import TURN_EMAIL_PAUSE, db, log, wait_until
 from scripts.chaos.mailserver import Inbox
-from scripts.chaos.players import STATUSES, Player, on_turn, waiting_for_the_computer
+from scripts.chaos.players import GATEWAY, STATUSES, Player, on_turn, waiting_for_the_computer
 from scripts.chaos.processes import Processes
 
 # --- what each scenario measured -------------------------------------------------------
@@ -68,8 +68,9 @@ class Report:
             self.acknowledged += told_saved
             self.stored += stored
             if stored and not told_saved:
-                if status == 599:
-                    self.unanswered_stored += 1  # the connection died: the board reads the state
+                if status in (599, GATEWAY):
+                    # The connection died (nginx says so with its 502): the board reads the state.
+                    self.unanswered_stored += 1
                 elif '"unavailable"' in said:
                     self.unknown_stored += 1
                 else:
@@ -108,6 +109,8 @@ class Report:
         statuses = STATUSES - self.statuses_before
         self.errors = statuses[500]
         self.unanswered = statuses[599]
+        if statuses[GATEWAY]:
+            self.note += f"; {statuses[GATEWAY]} answered 502/504 by nginx (the app never did)"
         stuck = waiting_for_the_computer(self.bots)
         self.stuck = len(stuck)
         played, latest = bot_lateness(self.bots, self.started_at, self)
