@@ -1,5 +1,8 @@
-"""What the harness's clients decide without a server: nginx's own error pages.
-Pure, and free of the run's settings (scripts.chaos.env): tests/test_chaos_polling.py."""
+"""What the harness's clients decide without a server: the board's poll timing
+(static/js/poll.js), the moves a board owes, and nginx's own error pages. Pure,
+and free of the run's settings (scripts.chaos.env): tests/test_chaos_polling.py."""
+
+from dataclasses import dataclass, field
 
 
 def from_the_gateway(status: int, body: bytes) -> bool:
@@ -7,3 +10,44 @@ def from_the_gateway(status: int, body: bytes) -> bool:
     the app's (always JSON on the API): for the board, the same as a dropped
     connection, the app never answered."""
     return status in (502, 504) and not body.lstrip().startswith(b"{")
+
+
+# static/js/poll.js's livePoll defaults (the board passes none of its own).
+FAST, SLOW, FACTOR, HELD = 1.0, 20.0, 1.5, 3.0
+
+
+def next_poll(delay: float, *, changed: bool, took: float, failed: bool) -> tuple[float, float]:
+    """livePoll's step: (its new delay, the pause before the next request)."""
+    if failed:
+        return SLOW, SLOW  # offline or the server is away: try again later
+    if changed or took >= HELD:
+        return FAST, 0.0
+    delay = min(delay * FACTOR, SLOW)
+    return delay, delay
+
+
+@dataclass
+class Owed:
+    """Moves a board has yet to show: (version it must reach, when the move was acknowledged)."""
+
+    waiting: list[tuple[int, float]] = field(default_factory=list)
+    late: list[float] = field(default_factory=list)  # each seen move's lateness
+    shown: int = -1  # the newest version the board showed
+
+    def owe(self, version: int, acknowledged: float) -> None:
+        if version <= self.shown:  # the board showed it before the mover heard back
+            self.late.append(0.0)
+        else:
+            self.waiting.append((version, acknowledged))
+
+    def saw(self, version: int, at: float) -> None:
+        """The board showed `version` at `at`: every move up to it is seen; a board
+        that showed it before the mover heard back was 0 s late."""
+        self.shown = max(self.shown, version)
+        still = []
+        for owed, acknowledged in self.waiting:
+            if version >= owed:
+                self.late.append(max(0.0, at - acknowledged))
+            else:
+                still.append((owed, acknowledged))
+        self.waiting = still

@@ -14,6 +14,7 @@ from django.db.models import F
 
 from games import services
 from games.models import FollowUp, Match, Room, Seat, SentEmail, Turn
+from scripts.chaos.boards import Boards
 from scripts.chaos.env import TURN_EMAIL_PAUSE, db, log, wait_until
 from scripts.chaos.mailserver import MailServer
 from scripts.chaos.players import (
@@ -29,6 +30,7 @@ from scripts.chaos.processes import (
     Processes,
     beat,
     start_bots_worker,
+    start_live,
     start_mail_worker,
     start_redis,
 )
@@ -434,6 +436,37 @@ def mail_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     report.close(f"2 kills mid-send; {leases} turn leases left")
 
 
+def boards_waiting(report: Report, processes: Processes, tag: str, rooms: int) -> list[Player]:
+    """Rooms of two whose boards wait for each other's moves (scripts.chaos.boards),
+    and a few rooms against the computer: every player, to play in threads."""
+    pairs = rooms_of_two(tag, rooms)
+    players = [p for pair in pairs for p in pair]
+    report.boards = Boards(processes.folder / "logs" / "mesa-access.log")
+    report.boards.open(players)
+    report.bots = against_the_computer(tag, 3)
+    time.sleep(3)  # the boards' first waits are held
+    return players + report.bots
+
+
+def uvicorn_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """uvicorn (mesa-live, both its processes) SIGKILLed 4 times while the boards
+    wait and people move, and started again 2 s later (RestartSec=2): the waits it
+    held die with it, and nginx hands them to gunicorn (mesa_live's backup)."""
+    report = Report("uvicorn SIGKILLed, boards waiting", "uk")
+    players = play_in_threads(report, boards_waiting(report, processes, "uk", 6), 55, pause=3)
+    kills = 0
+    for _ in range(4):
+        time.sleep(random.uniform(7, 10))
+        log("uvicorn SIGKILLed (the whole unit); back in 2 s")
+        processes.kill("live", signal.SIGKILL)
+        kills += 1
+        time.sleep(2)  # mesa-live.service's RestartSec
+        start_live(processes)
+    join_all(players, 90)
+    wait_until(lambda: report.boards.settled() and not waiting_for_the_computer(report.bots), 90)
+    report.close(f"{kills} kills of the unit")
+
+
 SCENARIOS = {
     "redis-stop": redis_stop,
     "worker-kill": worker_kill,
@@ -445,4 +478,5 @@ SCENARIOS = {
     "postgres-stop": postgres_stop,
     "redis-kill": redis_kill,
     "mail-kill": mail_kill,
+    "uvicorn-kill": uvicorn_kill,
 }
