@@ -14,8 +14,9 @@ from django.db.models import F
 
 from games import services
 from games.models import FollowUp, Match, Room, Seat, SentEmail, Turn
+from games.services import live
 from scripts.chaos.boards import Boards
-from scripts.chaos.env import TURN_EMAIL_PAUSE, db, log, wait_until
+from scripts.chaos.env import REDIS_URL, TURN_EMAIL_PAUSE, db, log, wait_until
 from scripts.chaos.mailserver import MailServer
 from scripts.chaos.players import (
     Player,
@@ -467,6 +468,31 @@ def uvicorn_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     report.close(f"{kills} kills of the unit")
 
 
+def pubsub_cut(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """The live hubs' Redis subscriptions killed 5 times (CLIENT KILL TYPE pubsub)
+    while the boards wait and people move: each hub subscribes again, reads the
+    keys of its rooms, and the waiting boards still see every move."""
+    import redis
+
+    report = Report("Redis pub/sub cut, boards waiting", "pc")
+    players = play_in_threads(report, boards_waiting(report, processes, "pc", 6), 55, pause=3)
+    server = redis.Redis.from_url(REDIS_URL)
+    channel = live.channel()
+    back: list[float] = []
+    for _ in range(5):
+        time.sleep(random.uniform(6, 9))
+        subscribers = server.pubsub_numsub(channel)[0][1]
+        killed = server.client_kill_filter(_type="pubsub")
+        cut = time.monotonic()
+        log(f"Redis: {killed} pub/sub connections killed ({subscribers} on {channel})")
+        if wait_until(lambda n=subscribers: server.pubsub_numsub(channel)[0][1] >= n, 30, 0.05):
+            back.append(time.monotonic() - cut)
+    join_all(players, 90)
+    wait_until(lambda: report.boards.settled() and not waiting_for_the_computer(report.bots), 90)
+    slowest = f"{max(back):.1f} s" if back else "-"
+    report.close(f"5 cuts; subscribed again {len(back)}/5 times, within {slowest}")
+
+
 SCENARIOS = {
     "redis-stop": redis_stop,
     "worker-kill": worker_kill,
@@ -479,4 +505,5 @@ SCENARIOS = {
     "redis-kill": redis_kill,
     "mail-kill": mail_kill,
     "uvicorn-kill": uvicorn_kill,
+    "pubsub-cut": pubsub_cut,
 }
