@@ -40,6 +40,7 @@ from scripts.chaos.processes import (
     start_sweeps_worker,
     start_web,
 )
+from scripts.chaos.pushserver import PushServer
 from scripts.chaos.report import Report, analysis_lateness, print_table, replays_clean
 from scripts.chaos.scenarios import SCENARIOS
 
@@ -59,6 +60,7 @@ def main() -> int:
     processes = Processes(folder)
     pg = Postgres(folder)
     mail = MailServer()
+    mail.push = PushServer(mail.inbox)
     matches = bad = 0
     try:
         log(f"logs in {folder}")
@@ -69,6 +71,7 @@ def main() -> int:
             subprocess.run([sys.executable, "manage.py", *command, "-v0"], cwd=ROOT, check=True)
         start_redis(processes)
         mail.up()
+        mail.push.up()
         start_web(processes)
         start_live(processes)
         start_nginx(processes)
@@ -91,6 +94,7 @@ def main() -> int:
     finally:
         processes.stop_all()
         mail.down()
+        mail.push.down()
         pg.stop()
     print_table(processes)
     print(f"every match replays from its turns: {matches - bad}/{matches}")

@@ -51,6 +51,13 @@ SETTINGS = {
 }
 os.environ.update(SETTINGS)
 
+from config.vapid import new_key_pair  # noqa: E402 - the settings above first
+
+# The site's Web Push keys, made for the run (scripts.chaos.pushserver checks them).
+SETTINGS["VAPID_PRIVATE_KEY"], SETTINGS["VAPID_PUBLIC_KEY"] = new_key_pair()
+SETTINGS["VAPID_SUBJECT"] = "mailto:chaos@chaos.test"
+os.environ.update(SETTINGS)
+
 import django  # noqa: E402 - the settings above first
 
 django.setup()

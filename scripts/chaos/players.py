@@ -4,6 +4,7 @@ import json
 import ssl
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections import Counter
 from datetime import timedelta
@@ -81,6 +82,25 @@ class Player:
             return status, json.loads(text or b"null")
         except ValueError:
             return status, None
+
+    def sign_in(self, username: str, password: str) -> bool:
+        """The log-in form (accounts.views.LoginView), as a browser posts it."""
+        csrf = next((c.value for c in self.cookies if c.name == "csrftoken"), "")
+        form = urllib.parse.urlencode(
+            {"username": username, "password": password, "csrfmiddlewaretoken": csrf}
+        )
+        request = urllib.request.Request(
+            f"{SITE}/cuenta/entrar/",
+            data=form.encode(),
+            method="POST",
+            headers={"Content-Type": "application/x-www-form-urlencoded", "Origin": SITE},
+        )
+        try:
+            with self.opener.open(request, timeout=30):
+                pass
+        except OSError:
+            return False
+        return any(c.name == "sessionid" for c in self.cookies)
 
     def open_room(self, bot=None, rules=None) -> bool:
         body = {"nickname": self.name, "rules": rules or {}}

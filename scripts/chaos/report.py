@@ -40,6 +40,7 @@ class Report:
         # is owed to the other seat's board, and how late it showed it.
         self.boards: Boards | None = None
         self.board_owed = self.board_unseen = 0
+        self.push_owed = self.push_delivered = self.push_duplicated = self.push_unowed = 0
         self.note = ""
         self.late: dict[str, float] = {}  # kind of follow-up -> the longest lateness seen
         self.analyses = self.analyses_unfinished = 0
@@ -161,6 +162,13 @@ class Report:
             self.note += "; unowed: " + ", ".join(
                 f"{n}× {kind} to {address}" for (address, kind), n in sorted(unowed.items())
             )
+        # The pushes among them (scripts.chaos.pushserver counts them in the same inbox):
+        # the table shows them apart, the rules above hold for both.
+        pushes = {k: n for k, n in self.owed.items() if k[1] == "push"}
+        self.push_owed = sum(pushes.values())
+        self.push_delivered = sum(min(received.get(k, 0), n) for k, n in pushes.items())
+        self.push_duplicated = sum(max(0, received.get(k, 0) - n) for k, n in pushes.items())
+        self.push_unowed = sum(n for k, n in unowed.items() if k[1] == "push")
         self.lost_answers = sum(n for k, n in inbox.lost.items() if k[0].startswith(self.tag))
         # A duplicate is fine only after a lost answer, and one at most per lost answer.
         self.bad_duplicates = sum(
@@ -260,7 +268,7 @@ def replays_clean() -> tuple[int, int]:
     return len(matches), bad
 
 
-LATE = ("bot", "board", "turn", "joined", "ended", "other", "analysis")
+LATE = ("bot", "board", "turn", "push", "joined", "ended", "other", "analysis")
 
 
 def print_table(processes: Processes) -> None:
@@ -272,18 +280,26 @@ def print_table(processes: Processes) -> None:
     late_head = " ".join(f"{kind:>8}" for kind in LATE)
     head = (
         f"{'scenario':46} {'moves s/a/st':>13} {'told':>4} {'bots o/p':>9} {'seen o/s':>9} "
-        f"{'emails o/d/dup/un':>17} {'an o/unf':>8} {'5xx':>4} {'stuck':>5} | max late (s): "
+        f"{'emails o/d/dup/un':>17} {'push o/d/dup/un':>15} {'an o/unf':>8} {'5xx':>4} "
+        f"{'stuck':>5} | max late (s): "
         f"{late_head}  note"
     )
     print()
     print(head)
     for r in Report.rows:
+        emails = (
+            r.emails_owed - r.push_owed,
+            r.delivered - r.push_delivered,
+            r.duplicated - r.push_duplicated,
+            r.unowed - r.push_unowed,
+        )
         late = " ".join(f"{r.late_column(kind):>8}" for kind in LATE)
         print(
             f"{r.name:46} {f'{r.sent}/{r.acknowledged}/{r.stored}':>13} {r.told_failed:>4} "
             f"{f'{r.bot_owed}/{r.bot_played}':>9} "
             f"{f'{r.board_owed}/{r.board_owed - r.board_unseen}':>9} "
-            f"{f'{r.emails_owed}/{r.delivered}/{r.duplicated}/{r.unowed}':>17} "
+            f"{f'{emails[0]}/{emails[1]}/{emails[2]}/{emails[3]}':>17} "
+            f"{f'{r.push_owed}/{r.push_delivered}/{r.push_duplicated}/{r.push_unowed}':>15} "
             f"{f'{r.analyses}/{r.analyses_unfinished}':>8} "
             f"{r.errors:>4} {r.stuck:>5} |               {late}  {r.note}"
             + (

@@ -9,9 +9,11 @@ import threading
 import time
 from datetime import timedelta
 
+from django.contrib.auth.models import User
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 
+from accounts.models import Profile
 from games import services
 from games.models import FollowUp, Match, Room, Seat, SentEmail, Turn
 from games.services import live
@@ -36,6 +38,8 @@ from scripts.chaos.processes import (
     start_redis,
 )
 from scripts.chaos.report import Report, emails_in
+
+CHAOS_PASSWORD = "chaos-" + "p" * 20
 
 
 def keep_the_computer_busy(report: Report, seconds: float) -> None:
@@ -493,6 +497,60 @@ def pubsub_cut(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     report.close(f"5 cuts; subscribed again {len(back)}/5 times, within {slowest}")
 
 
+def signed_in_with_push(mail: MailServer, name: str, address: str) -> Player:
+    """A person with an account (its address confirmed, "Es tu turno" at every turn),
+    signed in through the log-in form, whose browser allowed notifications
+    (POST /api/push/subscribe with the push service's endpoint and the browser's keys)."""
+    user = db(lambda: User.objects.create_user(name, address, CHAOS_PASSWORD))
+    db(
+        lambda: Profile.objects.update_or_create(
+            user=user, defaults={"email_confirmed": True, "notify": Seat.Notify.EVERY_TURN}
+        )
+    )
+    player = Player(name, address)
+    assert player.sign_in(name, CHAOS_PASSWORD), "sign-in failed"
+    browser = mail.push.browser(address)
+    status, _ = player.request("POST", "/api/push/subscribe", browser.subscription())
+    assert status == 201, f"subscribe answered {status}"
+    return player
+
+
+def push_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """ "Es tu turno" by Web Push beside the email, to signed-in players whose
+    browsers allowed notifications, while the push service takes 1 s to answer
+    each message and the mail worker (which sends both) is SIGKILLed as they fall
+    due (60 s after each move)."""
+    report = Report("turn push, mail worker SIGKILLed mid-push", "pw")
+    hosts = [signed_in_with_push(mail, f"pwh{i}", f"pw-{i}-host@chaos.test") for i in range(6)]
+    for host in hosts:
+        assert host.open_room(), "setup failed"
+    leave_the_board(hosts)  # away when their guest sits down: "se sentó a tu mesa"
+    pairs = []
+    for index, host in enumerate(hosts):
+        guest = signed_in_with_push(mail, f"pwg{index}", f"pw-{index}-guest@chaos.test")
+        assert guest.join(host), "setup failed"
+        report.owe(host.address, "joined")
+        pairs.append((host, guest))
+    leave_the_board([guest for _host, guest in pairs])
+    moved = time.monotonic()
+    for host, guest in pairs:
+        report.move_and_owe(host, guest)
+    for (address, kind), dues in list(report.due.items()):
+        if kind == "turn":  # the push of the same turn, at the same moment
+            for due in dues:
+                report.owe(address, "push", due=due)
+    mail.push.slow = 1.0
+    time.sleep(max(0.0, moved + TURN_EMAIL_PAUSE + 2 - time.monotonic()))
+    log("mail worker SIGKILLed as the pushes fall due")
+    processes.kill("mail", signal.SIGKILL)
+    time.sleep(0.5)
+    start_mail_worker(processes)
+    wait_until(lambda: emails_in(mail.inbox, report), 240, 1)
+    mail.push.slow = 0.0
+    time.sleep(8)  # a duplicate, if any, would come now
+    report.close(f"1 kill mid-push; {mail.push.unreadable} pushes unreadable")
+
+
 SCENARIOS = {
     "redis-stop": redis_stop,
     "worker-kill": worker_kill,
@@ -506,4 +564,5 @@ SCENARIOS = {
     "mail-kill": mail_kill,
     "uvicorn-kill": uvicorn_kill,
     "pubsub-cut": pubsub_cut,
+    "push": push_kill,
 }
