@@ -1,6 +1,8 @@
-"""make chaos's board client decides as the real board does (scripts/chaos/polling.py)."""
+"""make chaos decides as the real board and push sender do (scripts/chaos/polling.py)."""
 
-from scripts.chaos.polling import FAST, SLOW, Owed, from_the_gateway, next_poll
+import socket
+
+from scripts.chaos.polling import FAST, SLOW, Owed, from_the_gateway, next_poll, sender_gone
 
 
 def test_a_held_or_changed_answer_is_followed_at_once():
@@ -45,3 +47,11 @@ def test_nginx_pages_are_the_gateways_and_json_is_the_apps():
     assert from_the_gateway(504, b"")
     assert not from_the_gateway(502, b'{"error": {"code": "x"}}')
     assert not from_the_gateway(503, b"<html>")
+
+
+def test_a_push_sender_that_closed_its_end_is_gone_and_a_waiting_one_is_not():
+    server, sender = socket.socketpair()
+    with server, sender:
+        assert not sender_gone(server)
+        sender.close()  # what the kernel does for a SIGKILLed worker
+        assert sender_gone(server)

@@ -1,7 +1,10 @@
-"""What the harness's clients decide without a server: the board's poll timing
-(static/js/poll.js), the moves a board owes, and nginx's own error pages. Pure,
-and free of the run's settings (scripts.chaos.env): tests/test_chaos_polling.py."""
+"""What the harness decides without a server: the board's poll timing
+(static/js/poll.js), the moves a board owes, nginx's own error pages, a push
+sender gone before its answer. Free of the run's settings (scripts.chaos.env):
+tests/test_chaos_polling.py."""
 
+import select
+import socket
 from dataclasses import dataclass, field
 
 
@@ -10,6 +13,15 @@ def from_the_gateway(status: int, body: bytes) -> bool:
     the app's (always JSON on the API): for the board, the same as a dropped
     connection, the app never answered."""
     return status in (502, 504) and not body.lstrip().startswith(b"{")
+
+
+def sender_gone(connection: socket.socket) -> bool:
+    """The client closed its end (a process that died does): readable, and at its end."""
+    readable, _, _ = select.select([connection], [], [], 0)
+    try:
+        return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
+    except OSError:
+        return True
 
 
 # static/js/poll.js's livePoll defaults (the board passes none of its own).

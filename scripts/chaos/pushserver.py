@@ -14,8 +14,6 @@ SMTP server counts its own, and one duplicate per lost answer is allowed."""
 import base64
 import json
 import os
-import select
-import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -26,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from scripts.chaos.env import PUSH, SETTINGS
 from scripts.chaos.mailserver import Inbox
+from scripts.chaos.polling import sender_gone
 
 
 def b64u(data: bytes) -> str:
@@ -54,15 +53,6 @@ class PushBrowser:
             body, private_key=self.key, auth_secret=self.auth, version="aes128gcm"
         )
         return json.loads(plain)
-
-
-def sender_gone(connection: socket.socket) -> bool:
-    """The client closed its end (a process that died does): readable, and at its end."""
-    readable, _, _ = select.select([connection], [], [], 0)
-    try:
-        return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
-    except OSError:
-        return True
 
 
 class PushServer:
