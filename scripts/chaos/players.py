@@ -38,8 +38,6 @@ def site_up() -> bool:
 # nginx's own 502/504 (the process behind it died or hung mid-request).
 STATUSES = Counter()
 GATEWAY = 598
-
-
 STATUS_LOCK = threading.Lock()
 
 
