@@ -210,6 +210,7 @@ class AfterAPause(MailTask):
 
     The outbox publishes `turn_email.delay(...)`; the pause lets the first run
     list every game that turned to the same person meanwhile, in one message.
+    The turn's push waits the same pause: a turn played within it owes neither.
     """
 
     # The options are passed on whole, as Celery's own apply_async reads them;
@@ -280,7 +281,7 @@ def tournament_cancelled_email(tournament_id: int) -> int:
     return mail.send_tournament_cancelled(tournament_id=tournament_id)
 
 
-@shared_task(base=MailTask)
+@shared_task(base=AfterAPause)
 def turn_push(match_id: int, version: int, started: str | None = None) -> int:
     """ "Es tu turno" as a Web Push message, at the email's moment and with its quiet rules."""
     moment = _moment(started)

@@ -27,3 +27,6 @@ for name in (
         "schedule": SWEEP_SECONDS,
         "options": {"expires": SWEEP_SECONDS},
     }
+
+# The run's push service (scripts/chaos/pushserver.py) listens on 127.0.0.1.
+PUSH_ALLOW_LOOPBACK = True

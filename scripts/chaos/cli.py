@@ -10,19 +10,37 @@ import time
 from pathlib import Path
 
 import scripts.chaos
-from scripts.chaos.env import PG, REDIS, ROOT, SETTINGS, SMTP, STARTED, WEB, log, wait_until
+from scripts.chaos.env import (
+    HTTP,
+    PG,
+    PUSH,
+    REDIS,
+    ROOT,
+    SETTINGS,
+    SMTP,
+    STARTED,
+    WEB,
+    log,
+    wait_until,
+)
 from scripts.chaos.mailserver import MailServer
+from scripts.chaos.players import site_up
 from scripts.chaos.processes import (
     Postgres,
     Processes,
     beat,
+    live_up,
     port_open,
     start_analysis_worker,
     start_bots_worker,
+    start_live,
     start_mail_worker,
+    start_nginx,
     start_redis,
     start_sweeps_worker,
+    start_web,
 )
+from scripts.chaos.pushserver import PushServer
 from scripts.chaos.report import Report, analysis_lateness, print_table, replays_clean
 from scripts.chaos.scenarios import SCENARIOS
 
@@ -34,7 +52,7 @@ def main() -> int:
     unknown = set(chosen) - set(SCENARIOS)
     if unknown:
         parser.error(f"no such scenario: {', '.join(sorted(unknown))}")
-    for port in (WEB, REDIS, SMTP, PG):
+    for port in (WEB, REDIS, SMTP, PG, HTTP, PUSH):
         if port_open(port):
             print(f"port {port} is taken: is another chaos run going?", file=sys.stderr)
             return 2
@@ -42,6 +60,7 @@ def main() -> int:
     processes = Processes(folder)
     pg = Postgres(folder)
     mail = MailServer()
+    mail.push = PushServer(mail.inbox)
     matches = bad = 0
     try:
         log(f"logs in {folder}")
@@ -52,14 +71,17 @@ def main() -> int:
             subprocess.run([sys.executable, "manage.py", *command, "-v0"], cwd=ROOT, check=True)
         start_redis(processes)
         mail.up()
-        processes.start("web", [sys.executable, "-m", "gunicorn", "-c", "config/gunicorn.conf.py"])
+        mail.push.up()
+        start_web(processes)
+        start_live(processes)
+        start_nginx(processes)
         start_bots_worker(processes)
         start_sweeps_worker(processes)
         start_mail_worker(processes)
         start_analysis_worker(processes)
         beat(processes, "beat")
-        if not wait_until(lambda: port_open(WEB), 60):
-            raise RuntimeError("gunicorn did not start")
+        if not wait_until(lambda: site_up() and live_up(processes), 90):
+            raise RuntimeError("the site (nginx, gunicorn, uvicorn) did not start")
         time.sleep(3)  # the workers connect
         for name in chosen:
             log(f"--- {name}")
@@ -72,6 +94,7 @@ def main() -> int:
     finally:
         processes.stop_all()
         mail.down()
+        mail.push.down()
         pg.stop()
     print_table(processes)
     print(f"every match replays from its turns: {matches - bad}/{matches}")

@@ -9,9 +9,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
-# CHAOS_PORT_BASE moves every port of the run together.
+# CHAOS_PORT_BASE moves every port of the run together. WEB is the site as the
+# players reach it: nginx's HTTPS port (gunicorn and uvicorn are on unix sockets
+# in the run's folder, as the units put them); HTTP is nginx's redirect to it.
 PORT_BASE = int(os.environ.get("CHAOS_PORT_BASE", "18200"))
 WEB, REDIS, SMTP, PG = PORT_BASE, PORT_BASE + 1, PORT_BASE + 2, PORT_BASE + 3
+HTTP, PUSH = PORT_BASE + 4, PORT_BASE + 5
+SITE = f"https://127.0.0.1:{WEB}"
 DATABASE_URL = f"postgres://postgres@127.0.0.1:{PG}/mesa_chaos"
 REDIS_URL = f"redis://127.0.0.1:{REDIS}/0"
 EMAIL_TIMEOUT = 2
@@ -25,13 +29,12 @@ SETTINGS = {
     "CACHE_URL": f"redis://127.0.0.1:{REDIS}/1",
     "EMAIL_URL": f"smtp://127.0.0.1:{SMTP}",
     "EMAIL_TIMEOUT": str(EMAIL_TIMEOUT),
-    "SITE_URL": f"http://127.0.0.1:{WEB}",
+    "SITE_URL": SITE,
     "ALLOWED_HOSTS": "127.0.0.1",
+    # nginx on this machine: the client is the X-Forwarded-For entry it appends.
+    "TRUSTED_PROXIES": "127.0.0.1",
     "SECRET_KEY": "chaos-" + "k" * 50,
     "DEBUG": "false",
-    "SECURE_SSL_REDIRECT": "false",
-    "GUNICORN_BIND": f"127.0.0.1:{WEB}",
-    "WEB_CONCURRENCY": "3",
     # The follow-up machinery runs on production's own timings (the follow-up
     # sweep, the bot nudge, the re-drive deadlines, the workers' liveness
     # probe): the lateness measured here is the lateness a player would see.
@@ -46,6 +49,13 @@ SETTINGS = {
     # No collectstatic for a throwaway run: plain static file names.
     "STATICFILES_BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage",
 }
+os.environ.update(SETTINGS)
+
+from config.vapid import new_key_pair  # noqa: E402 - the settings above first
+
+# The site's Web Push keys, made for the run (scripts.chaos.pushserver checks them).
+SETTINGS["VAPID_PRIVATE_KEY"], SETTINGS["VAPID_PUBLIC_KEY"] = new_key_pair()
+SETTINGS["VAPID_SUBJECT"] = "mailto:chaos@chaos.test"
 os.environ.update(SETTINGS)
 
 import django  # noqa: E402 - the settings above first

@@ -75,6 +75,7 @@ class MailServer:
 
     def __init__(self):
         self.inbox = Inbox()
+        self.push = None  # the run's push service (pushserver.py), counting in the same inbox
         self.controller = None
         self.hole = None
         self.held = []

@@ -1,8 +1,10 @@
 """People on the site: browsers that open rooms, join, and act through the API."""
 
 import json
+import ssl
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections import Counter
 from datetime import timedelta
@@ -12,11 +14,30 @@ from django.utils import timezone
 
 from games.engine import MatchState, Phase, legal_plays
 from games.models import Match, Seat, Turn
-from scripts.chaos.env import WEB, db
+from scripts.chaos.env import SITE, db
+from scripts.chaos.polling import from_the_gateway
+
+# nginx's throwaway certificate (bench/front.py): the players do not check it.
+TLS = ssl.create_default_context()
+TLS.check_hostname = False
+TLS.verify_mode = ssl.CERT_NONE
+
+
+def site_up() -> bool:
+    """The site answers through nginx."""
+    try:
+        with urllib.request.urlopen(f"{SITE}/healthz", timeout=5, context=TLS) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
 
 # --- people on the site --------------------------------------------------------------
 
-STATUSES = Counter()  # every HTTP status the players got, by hundreds (599: no answer)
+# Every HTTP status the players got, by hundreds; 599: no answer at all, GATEWAY:
+# nginx's own 502/504 (the process behind it died or hung mid-request).
+STATUSES = Counter()
+GATEWAY = 598
 STATUS_LOCK = threading.Lock()
 
 
@@ -26,7 +47,10 @@ class Player:
     def __init__(self, name: str, address: str = ""):
         self.name, self.address = name, address
         self.cookies = CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.cookies))
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(self.cookies),
+            urllib.request.HTTPSHandler(context=TLS),
+        )
         self.slug = None
         self.seat = None
         self.request("GET", "/")  # the csrftoken cookie
@@ -35,10 +59,11 @@ class Player:
         csrf = next((c.value for c in self.cookies if c.name == "csrftoken"), "")
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(
-            f"http://127.0.0.1:{WEB}{path}",
+            f"{SITE}{path}",
             data=data,
             method=method,
-            headers={"Content-Type": "application/json", "X-CSRFToken": csrf},
+            # Over HTTPS Django's CSRF check wants the Origin a browser sends.
+            headers={"Content-Type": "application/json", "X-CSRFToken": csrf, "Origin": SITE},
         )
         try:
             with self.opener.open(request, timeout=30) as response:
@@ -47,12 +72,33 @@ class Player:
             status, text = error.code, error.read()
         except OSError:
             status, text = 599, b""  # no answer at all: the connection died
+        if from_the_gateway(status, text):
+            status = GATEWAY
         with STATUS_LOCK:
-            STATUSES[599 if status == 599 else status // 100 * 100] += 1
+            STATUSES[status if status in (GATEWAY, 599) else status // 100 * 100] += 1
         try:
             return status, json.loads(text or b"null")
         except ValueError:
             return status, None
+
+    def sign_in(self, username: str, password: str) -> bool:
+        """The log-in form (accounts.views.LoginView), as a browser posts it."""
+        csrf = next((c.value for c in self.cookies if c.name == "csrftoken"), "")
+        form = urllib.parse.urlencode(
+            {"username": username, "password": password, "csrfmiddlewaretoken": csrf}
+        )
+        request = urllib.request.Request(
+            f"{SITE}/cuenta/entrar/",
+            data=form.encode(),
+            method="POST",
+            headers={"Content-Type": "application/x-www-form-urlencoded", "Origin": SITE},
+        )
+        try:
+            with self.opener.open(request, timeout=30):
+                pass
+        except OSError:
+            return False
+        return any(c.name == "sessionid" for c in self.cookies)
 
     def open_room(self, bot=None, rules=None) -> bool:
         body = {"nickname": self.name, "rules": rules or {}}

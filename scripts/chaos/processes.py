@@ -1,5 +1,5 @@
-"""The processes of the run: the site's own (gunicorn, the Celery workers, beat),
-supervised as systemd would; Redis; a PostgreSQL of the run's own."""
+"""The processes of the run: the site's own (nginx, gunicorn, uvicorn, the Celery
+workers, beat), supervised as systemd would; Redis; a PostgreSQL of the run's own."""
 
 import os
 import shutil
@@ -9,11 +9,13 @@ import subprocess
 import sys
 import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
 
-from scripts.chaos.env import PG, REDIS, ROOT, SETTINGS, log, wait_until
+from bench import front
+from scripts.chaos.env import HTTP, PG, REDIS, ROOT, SETTINGS, WEB, log, wait_until
 
 # --- processes ------------------------------------------------------------------
 
@@ -25,13 +27,15 @@ class Processes:
     by itself (not killed here) is started again, and counted.
     """
 
-    SUPERVISED = ("web", "bots", "sweeps", "mail", "analysis", "beat", "beat2")
+    SUPERVISED = ("web", "live", "bots", "sweeps", "mail", "analysis", "beat", "beat2")
 
     def __init__(self, folder: Path):
         self.folder = folder
         self.running: dict[str, subprocess.Popen] = {}
         self.argv: dict[str, list[str]] = {}
         self.env: dict[str, dict[str, str]] = {}  # a unit's own Environment= lines
+        # What systemd does before each start of a unit (its RuntimeDirectory made anew).
+        self.before_start: dict[str, Callable[[], None]] = {}
         self.restarts = Counter()
         self.lock = threading.Lock()
         self.stopping = threading.Event()
@@ -58,6 +62,8 @@ class Processes:
             return self._start(name, argv, env or {})
 
     def _start(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+        if name in self.before_start:
+            self.before_start[name]()
         out = open(self.folder / f"{name}.log", "ab")  # closed with the process
         process = subprocess.Popen(
             argv,
@@ -154,6 +160,52 @@ def start_mail_worker(processes: Processes) -> None:
 def start_analysis_worker(processes: Processes) -> None:
     """mesa-worker-analysis: the review of each finished game, one process."""
     processes.start("analysis", worker("analysis", "analysis", 1))
+
+
+# The front as the deploy kit runs it (bench/front.py, shared with `make load`):
+# nginx rendered from deploy/nginx/mesa.conf.template, gunicorn and uvicorn with
+# mesa-web.service's and mesa-live.service's own ExecStart= and Environment=,
+# their /run/... sockets in the run's folder.
+
+
+def site_node(processes: Processes) -> front.Node:
+    return front.Node(folder=processes.folder, https_port=WEB, http_port=HTTP, reference_port=None)
+
+
+def start_unit(processes: Processes, name: str, unit: str) -> None:
+    """`unit` (deploy/systemd) as systemd starts it; mesa.env is the run's settings."""
+    argv, env = front.unit_command(unit, site_node(processes), {**os.environ, **SETTINGS}, {})
+    processes.start(name, argv, env)
+
+
+def start_web(processes: Processes) -> None:
+    """mesa-web: gunicorn, 3 workers of 20 threads, on its unix socket."""
+    start_unit(processes, "web", "mesa-web.service")
+
+
+def live_socket(processes: Processes) -> Path:
+    return Path(site_node(processes).run_path("/run/mesa-live/uvicorn.sock"))
+
+
+def start_live(processes: Processes) -> None:
+    """mesa-live: uvicorn, 2 processes holding the boards' waits, on its unix socket.
+    The socket file a killed uvicorn left goes before each start (uvicorn would not
+    bind over it), as systemd removes the unit's RuntimeDirectory when it stops."""
+    processes.before_start["live"] = lambda: live_socket(processes).unlink(missing_ok=True)
+    start_unit(processes, "live", "mesa-live.service")
+
+
+def live_up(processes: Processes) -> bool:
+    """uvicorn accepts on its socket (nginx would quietly send the waits to gunicorn)."""
+    with socket.socket(socket.AF_UNIX) as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(str(live_socket(processes))) == 0
+
+
+def start_nginx(processes: Processes) -> None:
+    conf = front.write_nginx(site_node(processes), live=True)
+    processes.start("nginx", [front.NGINX, "-p", str(processes.folder), "-c", str(conf),
+                              "-g", "daemon off;"])  # fmt: skip
 
 
 def port_open(port: int) -> bool:

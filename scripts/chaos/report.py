@@ -10,9 +10,10 @@ from django.utils import timezone
 
 from games.models import GameAnalysis, Match, Turn
 from games.selectors import replay_match
+from scripts.chaos.boards import Boards
 from scripts.chaos.env import TURN_EMAIL_PAUSE, db, log, wait_until
 from scripts.chaos.mailserver import Inbox
-from scripts.chaos.players import STATUSES, Player, on_turn, waiting_for_the_computer
+from scripts.chaos.players import GATEWAY, STATUSES, Player, on_turn, waiting_for_the_computer
 from scripts.chaos.processes import Processes
 
 # --- what each scenario measured -------------------------------------------------------
@@ -35,6 +36,11 @@ class Report:
         self.owed: Counter = Counter()  # (address, kind) -> emails owed
         self.due: dict = {}  # (address, kind) -> when each owed email fell due (time.time())
         self.bots: list[Player] = []  # the people playing the computer
+        # The waiting boards (None: none in this scenario): each acknowledged move
+        # is owed to the other seat's board, and how late it showed it.
+        self.boards: Boards | None = None
+        self.board_owed = self.board_unseen = 0
+        self.push_owed = self.push_delivered = self.push_duplicated = self.push_unowed = 0
         self.note = ""
         self.late: dict[str, float] = {}  # kind of follow-up -> the longest lateness seen
         self.analyses = self.analyses_unfinished = 0
@@ -59,6 +65,9 @@ class Report:
         name, body = action
         before = player.turns()
         status, answer = player.request("POST", f"/api/rooms/{player.slug}/actions/{name}", body)
+        acknowledged = time.time()
+        if self.boards is not None and status == 200 and isinstance(answer, dict):
+            self.boards.moved(player, answer["version"], acknowledged)
         stored = player.turns() > before
         # A 503 that says the move was saved (its state could not be read back)
         # is an acknowledgement; one that says the games cannot be reached now
@@ -70,8 +79,9 @@ class Report:
             self.acknowledged += told_saved
             self.stored += stored
             if stored and not told_saved:
-                if status == 599:
-                    self.unanswered_stored += 1  # the connection died: the board reads the state
+                if status in (599, GATEWAY):
+                    # The connection died (nginx says so with its 502): the board reads the state.
+                    self.unanswered_stored += 1
                 elif '"unavailable"' in said:
                     self.unknown_stored += 1
                 else:
@@ -106,10 +116,20 @@ class Report:
             note += f"; {self.unknown_stored} saved moves answered 503 'cannot be reached now'"
         if self.unanswered_stored and "unanswered" not in note:
             note += f"; {self.unanswered_stored} saved moves unanswered (the connection died)"
+        if self.boards is not None:
+            self.boards.close()
+            seen = self.boards.lateness()
+            self.board_unseen = self.boards.unseen()
+            self.board_owed = len(seen) + self.board_unseen
+            if seen:
+                self.late["board"] = max(seen)
+                note += f"; boards: {self.boards.summary()}"
         self.note = note
         statuses = STATUSES - self.statuses_before
         self.errors = statuses[500]
         self.unanswered = statuses[599]
+        if statuses[GATEWAY]:
+            self.note += f"; {statuses[GATEWAY]} answered 502/504 by nginx (the app never did)"
         stuck = waiting_for_the_computer(self.bots)
         self.stuck = len(stuck)
         played, latest = bot_lateness(self.bots, self.started_at, self)
@@ -144,6 +164,13 @@ class Report:
             self.note += "; unowed: " + ", ".join(
                 f"{n}× {kind} to {address}" for (address, kind), n in sorted(unowed.items())
             )
+        # The pushes among them (scripts.chaos.pushserver counts them in the same inbox):
+        # the table shows them apart, the rules above hold for both.
+        pushes = {k: n for k, n in self.owed.items() if k[1] == "push"}
+        self.push_owed = sum(pushes.values())
+        self.push_delivered = sum(min(received.get(k, 0), n) for k, n in pushes.items())
+        self.push_duplicated = sum(max(0, received.get(k, 0) - n) for k, n in pushes.items())
+        self.push_unowed = sum(n for k, n in unowed.items() if k[1] == "push")
         self.lost_answers = sum(n for k, n in inbox.lost.items() if k[0].startswith(self.tag))
         # A duplicate is fine only after a lost answer, and one at most per lost answer.
         self.bad_duplicates = sum(
@@ -166,15 +193,14 @@ class Report:
             or self.bad_duplicates
             or self.analyses_unfinished
             or self.wrong
+            or self.board_unseen
         )
 
     def late_column(self, kind: str) -> str:
         if kind == "bot":
             return f"{self.latest:.0f}" if self.bot_owed else "-"
         if kind == "other":
-            rest = [
-                s for k, s in self.late.items() if k not in ("turn", "joined", "ended", "analysis")
-            ]
+            rest = [s for k, s in self.late.items() if k not in LATE]
             return f"{max(rest):.0f}" if rest else "-"
         return f"{self.late[kind]:.0f}" if kind in self.late else "-"
 
@@ -245,7 +271,7 @@ def replays_clean() -> tuple[int, int]:
     return len(matches), bad
 
 
-LATE = ("bot", "turn", "joined", "ended", "other", "analysis")
+LATE = ("bot", "board", "turn", "push", "joined", "ended", "other", "analysis")
 
 
 def print_table(processes: Processes) -> None:
@@ -256,18 +282,27 @@ def print_table(processes: Processes) -> None:
     due during an outage (Redis, PostgreSQL, the mail server), from its end."""
     late_head = " ".join(f"{kind:>8}" for kind in LATE)
     head = (
-        f"{'scenario':46} {'moves s/a/st':>13} {'told':>4} {'bots o/p':>9} "
-        f"{'emails o/d/dup/un':>17} {'an o/unf':>8} {'5xx':>4} {'stuck':>5} | max late (s): "
+        f"{'scenario':46} {'moves s/a/st':>13} {'told':>4} {'bots o/p':>9} {'seen o/s':>9} "
+        f"{'emails o/d/dup/un':>17} {'push o/d/dup/un':>15} {'an o/unf':>8} {'5xx':>4} "
+        f"{'stuck':>5} | max late (s): "
         f"{late_head}  note"
     )
     print()
     print(head)
     for r in Report.rows:
+        emails = (
+            r.emails_owed - r.push_owed,
+            r.delivered - r.push_delivered,
+            r.duplicated - r.push_duplicated,
+            r.unowed - r.push_unowed,
+        )
         late = " ".join(f"{r.late_column(kind):>8}" for kind in LATE)
         print(
             f"{r.name:46} {f'{r.sent}/{r.acknowledged}/{r.stored}':>13} {r.told_failed:>4} "
             f"{f'{r.bot_owed}/{r.bot_played}':>9} "
-            f"{f'{r.emails_owed}/{r.delivered}/{r.duplicated}/{r.unowed}':>17} "
+            f"{f'{r.board_owed}/{r.board_owed - r.board_unseen}':>9} "
+            f"{f'{emails[0]}/{emails[1]}/{emails[2]}/{emails[3]}':>17} "
+            f"{f'{r.push_owed}/{r.push_delivered}/{r.push_duplicated}/{r.push_unowed}':>15} "
             f"{f'{r.analyses}/{r.analyses_unfinished}':>8} "
             f"{r.errors:>4} {r.stuck:>5} |               {late}  {r.note}"
             + (

@@ -9,12 +9,16 @@ import threading
 import time
 from datetime import timedelta
 
+from django.contrib.auth.models import User
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 
+from accounts.models import Profile
 from games import services
 from games.models import FollowUp, Match, Room, Seat, SentEmail, Turn
-from scripts.chaos.env import TURN_EMAIL_PAUSE, db, log, wait_until
+from games.services import live
+from scripts.chaos.boards import Boards
+from scripts.chaos.env import REDIS_URL, TURN_EMAIL_PAUSE, db, log, wait_until
 from scripts.chaos.mailserver import MailServer
 from scripts.chaos.players import (
     Player,
@@ -29,10 +33,13 @@ from scripts.chaos.processes import (
     Processes,
     beat,
     start_bots_worker,
+    start_live,
     start_mail_worker,
     start_redis,
 )
 from scripts.chaos.report import Report, emails_in
+
+CHAOS_PASSWORD = "chaos-" + "p" * 20
 
 
 def keep_the_computer_busy(report: Report, seconds: float) -> None:
@@ -474,6 +481,116 @@ def es_tu_turno_told(mail: MailServer, starts: dict[str, bool], report: Report) 
     ) + "".join(f"; {line}" for line in report.wrong)
 
 
+def boards_waiting(report: Report, processes: Processes, tag: str, rooms: int) -> list[Player]:
+    """Rooms of two whose boards wait for each other's moves (scripts.chaos.boards),
+    and a few rooms against the computer: every player, to play in threads."""
+    pairs = rooms_of_two(tag, rooms)
+    players = [p for pair in pairs for p in pair]
+    report.boards = Boards(processes.folder / "logs" / "mesa-access.log")
+    report.boards.open(players)
+    report.bots = against_the_computer(tag, 3)
+    time.sleep(3)  # the boards' first waits are held
+    return players + report.bots
+
+
+def uvicorn_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """uvicorn (mesa-live, both its processes) SIGKILLed 4 times while the boards
+    wait and people move, and started again 2 s later (RestartSec=2): the waits it
+    held die with it, and nginx hands them to gunicorn (mesa_live's backup)."""
+    report = Report("uvicorn SIGKILLed, boards waiting", "uk")
+    players = play_in_threads(report, boards_waiting(report, processes, "uk", 6), 55, pause=3)
+    kills = 0
+    for _ in range(4):
+        time.sleep(random.uniform(7, 10))
+        log("uvicorn SIGKILLed (the whole unit); back in 2 s")
+        processes.kill("live", signal.SIGKILL)
+        kills += 1
+        time.sleep(2)  # mesa-live.service's RestartSec
+        start_live(processes)
+    join_all(players, 90)
+    wait_until(lambda: report.boards.settled() and not waiting_for_the_computer(report.bots), 90)
+    report.close(f"{kills} kills of the unit")
+
+
+def pubsub_cut(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """The live hubs' Redis subscriptions killed 5 times (CLIENT KILL TYPE pubsub)
+    while the boards wait and people move: each hub subscribes again, reads the
+    keys of its rooms, and the waiting boards still see every move."""
+    import redis
+
+    report = Report("Redis pub/sub cut, boards waiting", "pc")
+    players = play_in_threads(report, boards_waiting(report, processes, "pc", 6), 55, pause=3)
+    server = redis.Redis.from_url(REDIS_URL)
+    channel = live.channel()
+    back: list[float] = []
+    for _ in range(5):
+        time.sleep(random.uniform(6, 9))
+        subscribers = server.pubsub_numsub(channel)[0][1]
+        killed = server.client_kill_filter(_type="pubsub")
+        cut = time.monotonic()
+        log(f"Redis: {killed} pub/sub connections killed ({subscribers} on {channel})")
+        if wait_until(lambda n=subscribers: server.pubsub_numsub(channel)[0][1] >= n, 30, 0.05):
+            back.append(time.monotonic() - cut)
+    join_all(players, 90)
+    wait_until(lambda: report.boards.settled() and not waiting_for_the_computer(report.bots), 90)
+    slowest = f"{max(back):.1f} s" if back else "-"
+    report.close(f"5 cuts; subscribed again {len(back)}/5 times, within {slowest}")
+
+
+def signed_in_with_push(mail: MailServer, name: str, address: str) -> Player:
+    """A person with an account (its address confirmed, "Es tu turno" at every turn),
+    signed in through the log-in form, whose browser allowed notifications
+    (POST /api/push/subscribe with the push service's endpoint and the browser's keys)."""
+    user = db(lambda: User.objects.create_user(name, address, CHAOS_PASSWORD))
+    db(
+        lambda: Profile.objects.update_or_create(
+            user=user, defaults={"email_confirmed": True, "notify": Seat.Notify.EVERY_TURN}
+        )
+    )
+    player = Player(name, address)
+    assert player.sign_in(name, CHAOS_PASSWORD), "sign-in failed"
+    browser = mail.push.browser(address)
+    status, _ = player.request("POST", "/api/push/subscribe", browser.subscription())
+    assert status == 201, f"subscribe answered {status}"
+    return player
+
+
+def push_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """ "Es tu turno" by Web Push beside the email, to signed-in players whose
+    browsers allowed notifications, while the push service takes 1 s to answer
+    each message and the mail worker (which sends both) is SIGKILLed as they fall
+    due (60 s after each move)."""
+    report = Report("turn push, mail worker SIGKILLed mid-push", "pw")
+    hosts = [signed_in_with_push(mail, f"pwh{i}", f"pw-{i}-host@chaos.test") for i in range(6)]
+    for host in hosts:
+        assert host.open_room(), "setup failed"
+    leave_the_board(hosts)  # away when their guest sits down: "se sentó a tu mesa"
+    pairs = []
+    for index, host in enumerate(hosts):
+        guest = signed_in_with_push(mail, f"pwg{index}", f"pw-{index}-guest@chaos.test")
+        assert guest.join(host), "setup failed"
+        report.owe(host.address, "joined")
+        pairs.append((host, guest))
+    leave_the_board([guest for _host, guest in pairs])
+    moved = time.monotonic()
+    for host, guest in pairs:
+        report.move_and_owe(host, guest)
+    for (address, kind), dues in list(report.due.items()):
+        if kind == "turn":  # the push of the same turn, at the same moment
+            for due in dues:
+                report.owe(address, "push", due=due)
+    mail.push.slow = 1.0
+    time.sleep(max(0.0, moved + TURN_EMAIL_PAUSE + 2 - time.monotonic()))
+    log("mail worker SIGKILLed as the pushes fall due")
+    processes.kill("mail", signal.SIGKILL)
+    time.sleep(0.5)
+    start_mail_worker(processes)
+    wait_until(lambda: emails_in(mail.inbox, report), 240, 1)
+    mail.push.slow = 0.0
+    time.sleep(8)  # a duplicate, if any, would come now
+    report.close(f"1 kill mid-push; {mail.push.unreadable} pushes unreadable")
+
+
 SCENARIOS = {
     "redis-stop": redis_stop,
     "worker-kill": worker_kill,
@@ -485,4 +602,7 @@ SCENARIOS = {
     "postgres-stop": postgres_stop,
     "redis-kill": redis_kill,
     "mail-kill": mail_kill,
+    "uvicorn-kill": uvicorn_kill,
+    "pubsub-cut": pubsub_cut,
+    "push": push_kill,
 }

@@ -13,9 +13,11 @@ import logging
 import socket
 import ssl
 from datetime import UTC, datetime, timedelta
+from unittest import mock
 
 import pytest
 import requests
+from celery import Task
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -292,3 +294,13 @@ def test_tls_to_the_pinned_address_still_checks_the_certificate_against_the_name
             session.post(f"https://other.mesa.test:{port}/push/x", data=b"hola", timeout=5)
     finally:
         service.close()
+
+
+def test_the_push_waits_the_emails_pause_when_the_outbox_publishes_it():
+    """`make chaos` found it sent at the turn's start: a turn played within the pause
+    got a push and no email."""
+    with mock.patch.object(Task, "apply_async") as publish:
+        tasks.turn_push.delay(7, 3, "2026-01-01T00:00:00+00:00")
+        tasks.turn_push.apply_async((7, 3), countdown=0)  # the sweep's re-drive
+    assert publish.call_args_list[0].kwargs["countdown"] == 60
+    assert publish.call_args_list[1].kwargs["countdown"] == 0
