@@ -314,3 +314,55 @@ def test_steps_built_in_a_tab_are_not_dropped_silently_when_another_tab_plays(
     play_the_turn_in(first)
     expect(second.locator(".board-alert")).to_contain_text("Este turno ya se jugó en otra pestaña")
     expect(second.locator(".board-status")).to_contain_text("Le toca mover a bob")
+
+
+# --- 6. the front's error page after a move that was kept -----------------------------------
+
+
+@pytest.mark.parametrize("status", [502, 504])
+def test_a_kept_move_answered_by_the_fronts_error_page_is_not_called_failed(
+    live_server, dice, open_page, js_errors, status
+):
+    """nginx answers 502 when the process that saved the move died before answering
+    (504 when it was slow): the board reads the state again and, finding the move,
+    says nothing failed; the front's page never reaches the player as words."""
+    dice.push((3, 1), (6, 4))
+    alice_seat, bob_seat = seated(MatchRules())
+    alice = open_page(ALICE, table_urls(live_server, alice_seat, bob_seat)[ALICE])
+
+    def saved_then_lost(route):
+        route.fetch()  # the move reaches the site and is stored ...
+        route.fulfill(  # ... and the answer the browser gets is the front's
+            status=status,
+            content_type="text/html",
+            body=f"<html><body><h1>{status}</h1><hr>nginx</body></html>",
+        )
+
+    alice.route(lambda url: "/actions/" in url, saved_then_lost)
+    tap_step(alice, 8, 5)
+    tap_step(alice, 6, 5)
+    finish_turn(alice)
+    expect(alice.locator(".board-status")).to_contain_text("Le toca mover a bob")
+    expect(alice.locator(".board-alert")).to_be_hidden()
+    assert "http_error" not in alice.locator("body").inner_text()
+    js_errors[:] = [error for error in js_errors if f"status of {status}" not in error]
+
+
+def test_an_unkept_move_answered_by_the_fronts_error_page_says_no_connection(
+    live_server, dice, open_page, js_errors
+):
+    dice.push((3, 1), (6, 4))
+    alice_seat, bob_seat = seated(MatchRules())
+    alice = open_page(ALICE, table_urls(live_server, alice_seat, bob_seat)[ALICE])
+    alice.route(
+        lambda url: "/actions/" in url,
+        lambda route: route.fulfill(status=502, content_type="text/html", body="<h1>502</h1>"),
+    )
+    tap_step(alice, 8, 5)
+    tap_step(alice, 6, 5)
+    finish_turn(alice)
+    expect(alice.locator(".board-alert")).to_have_text(
+        "No hay conexión con la mesa. Inténtalo otra vez en un momento."
+    )
+    expect(alice.locator(".board-status")).not_to_contain_text("Le toca mover a bob")
+    js_errors[:] = [error for error in js_errors if "status of 502" not in error]

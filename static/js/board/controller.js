@@ -190,7 +190,10 @@ export function startController(app, { state, config, texts, bot }) {
     }
     const moved = !old || !old.match
       || old.version !== next.version || old.match.number !== next.match.number;
-    const lost = moved && !own && model.chosen.length > 0;
+    // Steps built here and dropped by a move made elsewhere are said to be lost; not
+    // while this board's own action is on its way (model.busy): the poll may bring
+    // the move before its answer does, and a move elsewhere gets the action a 409.
+    const lost = moved && !own && !model.busy && model.chosen.length > 0;
     model.state = next;
     if (etag) model.etag = etag;
     if (moved) {
@@ -291,10 +294,11 @@ export function startController(app, { state, config, texts, bot }) {
     model.busy = true;
     model.message = null;
     requestRender();
+    const sent = model.state.version;
     try {
       const box = wordBox(action);
       const word = box ? { message: box.value } : {};
-      const answer = await api.act(action, { version: model.state.version, ...body, ...word });
+      const answer = await api.act(action, { version: sent, ...body, ...word });
       if (box) box.value = "";
       takeState(answer.state, answer.etag, { own: true });
       poll.hurry();
@@ -310,6 +314,18 @@ export function startController(app, { state, config, texts, bot }) {
         const text = error.code === "stale_version" ? t("stale_tab") : error.message;
         model.message = { text, alert: true };
         requestRender();
+      } else if (error instanceof ApiError && error.code === "http_error" && error.status >= 500) {
+        // The front's own error page (nginx's 502 or 504: the process died or was
+        // slow), not the site's words: the move may have been kept. Read the state
+        // (unless the long poll brought it already): when it moved on from the
+        // version sent, the move is there and nothing failed.
+        try {
+          if (model.state.version === sent) await refresh();
+        } catch {
+          // no answer either: said below
+        }
+        if (model.state.version === sent) showError(error);
+        poll.hurry();
       } else if (error instanceof ApiError && error.status === 503) {
         // The database was away: the move may have been kept (the commit's answer
         // was lost). Read the state again, now and on the next polls, rather than
@@ -332,7 +348,9 @@ export function startController(app, { state, config, texts, bot }) {
 
   /** @param {unknown} error */
   function showError(error) {
-    const text = error instanceof ApiError ? error.message : t("offline");
+    // A front's error page has no words of the site's: "no connection" says enough.
+    const said = error instanceof ApiError && error.code !== "http_error";
+    const text = said ? error.message : t("offline");
     model.message = { text, alert: true };
     requestRender();
   }
