@@ -50,16 +50,27 @@ class Settings:
     cube_level: str = "3ply"  # cube decisions: XG's 3-ply, GNU Backgammon's 2-ply
     luck_level: str = "1ply"  # each roll's luck (games.analysis.luck): gnubg's 0-ply, its default
     revision: int = 1  # bump when the way decisions are rated changes
+    # A quick first pass, shown until the full one replaces it (docs/ANALYSIS.md):
+    # its rows are told apart by the version's suffix even at the same levels.
+    quick: bool = False
 
     @property
     def version(self) -> str:
         return (
             f"bgsage-{_bgsage_version()}:play-{self.play_level}:cubeful-{self.cubeful_play_level}"
             f":cube-{self.cube_level}:luck-{self.luck_level}:r{self.revision}"
+            + (QUICK_SUFFIX if self.quick else "")
         )
 
 
+QUICK_SUFFIX = ":quick"
 DEFAULT_SETTINGS = Settings()
+# The first pass when analyses queue up (games.services.analysis): bgsage's
+# 1-ply (gnubg's 0-ply, the raw networks) for every decision, about a tenth of
+# the full pass's CPU (bench/analysis_quick.py); the luck is the full pass's own.
+QUICK_SETTINGS = Settings(
+    play_level="1ply", cubeful_play_level="1ply", cube_level="1ply", quick=True
+)
 
 
 @cache  # read on every state request (its cache's key): the installed package, once
