@@ -6,8 +6,7 @@ idle. This rates the same seeded bot games (bench/analysis.py's players, luck
 included as the task measures it) at both depths, each depth in a fresh
 process pinned to one core with one search thread, and prints the median and
 the longest CPU seconds, and how far the quick pass's PR is from the full one's.
-The luck is measured at the same depth by both: the full pass after a quick
-one takes the quick one's, so it costs the figure "without" the luck.
+The quick pass measures no luck (the full one does).
 
     python -m bench.analysis_quick [games per kind, default 10]
 """
@@ -22,6 +21,7 @@ import time
 
 from games.analysis import (
     DEFAULT_SETTINGS,
+    NO_LUCK,
     QUICK_SETTINGS,
     Settings,
     analyse,
@@ -53,7 +53,8 @@ def measure(label: str, depth: str, games: int) -> list[tuple[float, float, floa
         cpu, wall = time.process_time(), time.perf_counter()
         ratings = analyse(decisions, settings)
         rated = time.process_time()
-        game_luck(rules, actions, range(len(actions)), settings.luck_level)
+        if settings.luck_level != NO_LUCK:
+            game_luck(rules, actions, range(len(actions)), settings.luck_level)
         luck, wall = time.process_time() - rated, time.perf_counter() - wall
         found.append((rated - cpu, luck, wall, [round(side.pr, 1) for side in summarise(ratings)]))
     return found

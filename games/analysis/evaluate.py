@@ -64,12 +64,14 @@ class Settings:
 
 
 QUICK_SUFFIX = ":quick"
+NO_LUCK = "none"  # a luck_level: the luck of the rolls is not measured
 DEFAULT_SETTINGS = Settings()
 # The first pass when analyses queue up (games.services.analysis): bgsage's
-# 1-ply (gnubg's 0-ply, the raw networks) for every decision, about a tenth of
-# the full pass's CPU (bench/analysis_quick.py); the luck is the full pass's own.
+# 1-ply (gnubg's 0-ply, the raw networks) for every decision, and no luck (in a
+# match it cost more than the decisions): 0.03 s of CPU for a partida simple
+# against 3.7 s, 0.9 s for a match game against 3.8 (bench/analysis_quick.py).
 QUICK_SETTINGS = Settings(
-    play_level="1ply", cubeful_play_level="1ply", cube_level="1ply", quick=True
+    play_level="1ply", cubeful_play_level="1ply", cube_level="1ply", luck_level=NO_LUCK, quick=True
 )
 
 

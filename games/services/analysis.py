@@ -126,7 +126,7 @@ def game_analysis_run(*, analysis_id: int, again: bool = False) -> GameAnalysis 
     try:
         started = time.perf_counter()
         settings = evaluator.QUICK if quick else evaluator.SETTINGS
-        turns, ratings, luck = _rate(row.game, settings, None if quick else _known_luck(row))
+        turns, ratings, luck = _rate(row.game, settings)
         seconds = time.perf_counter() - started
     except Exception:
         GameAnalysis.objects.filter(pk=row.pk).update(status=GameAnalysis.Status.FAILED)
@@ -165,28 +165,17 @@ def runs_quick(row: GameAnalysis) -> bool:
     return others.exclude(pk=row.pk).exists()
 
 
-def _known_luck(row: GameAnalysis) -> dict[str, Any] | None:
-    """The luck the game's quick pass measured, when the full pass would measure it
-    at the same depth (it does: both at luck_level): measured once, not twice."""
-    if evaluator.QUICK.luck_level != evaluator.SETTINGS.luck_level:
-        return None
-    quick = GameAnalysis.objects.filter(
-        game_id=row.game_id, version=evaluator.quick_version(), status=GameAnalysis.Status.DONE
-    ).first()
-    return quick.luck if quick is not None and quick.luck else None
-
-
 def _rate(
-    game: Game, settings: analysis.Settings, known_luck: dict[str, Any] | None = None
-) -> tuple[list[Turn], list[analysis.Rating], dict[str, Any]]:
+    game: Game, settings: analysis.Settings
+) -> tuple[list[Turn], list[analysis.Rating], dict[str, Any] | None]:
     match = game.match
     turns = list(Turn.objects.filter(game__match=match).order_by("game__number", "number"))
     actions = [turn_action(turn) for turn in turns]
     wanted = [i for i, turn in enumerate(turns) if turn.game_id == game.pk]
     rules = MatchRules.from_json(match.room.rules)
     ratings = analysis.analyse(analysis.match_decisions(rules, actions, wanted), settings)
-    if known_luck is not None:
-        return turns, ratings, known_luck
+    if settings.luck_level == analysis.NO_LUCK:
+        return turns, ratings, None  # the quick pass: the full one measures it
     luck = analysis.game_luck(rules, actions, wanted, settings.luck_level)
     return turns, ratings, _luck_json(luck, turns)
 
@@ -195,7 +184,7 @@ def _store(
     row: GameAnalysis,
     turns: list[Turn],
     ratings: list[analysis.Rating],
-    luck: dict[str, Any],
+    luck: dict[str, Any] | None,
     seconds: float,
 ) -> GameAnalysis:
     room_id = row.game.match.room_id  # read with the row (select_related)
@@ -211,7 +200,7 @@ def _store_quick(
     row: GameAnalysis,
     turns: list[Turn],
     ratings: list[analysis.Rating],
-    luck: dict[str, Any],
+    luck: dict[str, Any] | None,
     seconds: float,
 ) -> GameAnalysis:
     """The quick pass's verdicts in the game's quick row, DONE; ``row`` DEFERRED.
@@ -238,7 +227,7 @@ def _write(
     row: GameAnalysis,
     turns: list[Turn],
     ratings: list[analysis.Rating],
-    luck: dict[str, Any],
+    luck: dict[str, Any] | None,
     seconds: float,
 ) -> None:
     """Replace ``row``'s verdicts and figures, DONE (inside the caller's transaction)."""

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from kombu.exceptions import OperationalError as BrokerDown
 
-from games import analysis, services, tasks
+from games import services, tasks
 from games.engine import Format, MatchRules
 from games.lib.errors import Conflict
 from games.models import FollowUp, Game, GameAnalysis, Turn, TurnAnalysis
@@ -263,7 +263,7 @@ def quick_rows():
 
 @pytest.mark.django_db
 def test_a_backlog_makes_the_quick_pass_and_the_idle_queue_the_full_one(
-    sent, clock, dice, django_capture_on_commit_callbacks, monkeypatch
+    sent, clock, dice, django_capture_on_commit_callbacks
 ):
     first, second = ended_together(2)
     # The first run finds the second waiting: the quick pass, shown for now.
@@ -282,14 +282,10 @@ def test_a_backlog_makes_the_quick_pass_and_the_idle_queue_the_full_one(
     # The queue is idle now: the run owed the first game's full pass at once.
     first.refresh_from_db()
     assert first.status == GameAnalysis.Status.PENDING and sent == [first.pk]
-    # Its quick pass is there: the full one, with the luck the quick one measured at
-    # the same depth (not measured again).
-    with monkeypatch.context() as patched:
-        patched.setattr(analysis, "game_luck", None)
-        assert tasks.analyse_game(first.pk) == "done"
+    assert tasks.analyse_game(first.pk) == "done"  # its quick pass is there: the full one
     assert TurnAnalysis.objects.filter(analysis=first).count() == plays
     first.refresh_from_db()
-    assert first.luck == quick.luck and first.luck["rolls"]
+    assert quick.luck is None and first.luck["rolls"]  # the luck waits for the full pass
     # Each game rated once at each depth: nothing more is owed or redone.
     assert tasks.catch_up_analyses() == 0 and services.analyses_deepen() == 0
     quick.refresh_from_db()
