@@ -215,7 +215,13 @@ def analysis_lateness() -> None:
     asked; the full pass that follows, once the queue is idle, is no follow-up of
     its own (it replaces figures already shown) and is only counted in the note.
     """
-    pending = GameAnalysis.Status.PENDING, GameAnalysis.Status.RUNNING
+    # DEFERRED too: its full pass is owed (chained run after run, with an instant
+    # between two runs when nothing is PENDING).
+    pending = (
+        GameAnalysis.Status.PENDING,
+        GameAnalysis.Status.RUNNING,
+        GameAnalysis.Status.DEFERRED,
+    )
     wait_until(
         lambda: not db(lambda: GameAnalysis.objects.filter(status__in=pending).exists()), 150, 1
     )

@@ -356,3 +356,26 @@ def due_behind(*, quick_only: bool) -> list[int]:
     from games.selectors import due
 
     return due.analyses_behind(limit=10, quick_only=quick_only)
+
+
+@pytest.mark.django_db
+def test_each_full_pass_owes_the_next_until_none_is_left(sent, clock, dice):
+    rows = ended_together(3)
+    clock.tick(services.analysis.QUICK_AFTER)
+    for row in rows:
+        assert tasks.analyse_game(row.pk) == "deferred" or row == rows[-1]
+
+    def waiting() -> list[int]:
+        return list(
+            GameAnalysis.objects.filter(status=GameAnalysis.Status.PENDING).values_list(
+                "pk", flat=True
+            )
+        )
+
+    done = []
+    for _ in rows:
+        [next_one] = waiting()  # one at a time, chained by the run before
+        assert tasks.analyse_game(next_one) == "done"
+        done.append(next_one)
+    assert waiting() == [] and sorted(done) == sorted(r.pk for r in rows)
+    assert not GameAnalysis.objects.filter(status=GameAnalysis.Status.DEFERRED).exists()
