@@ -413,6 +413,9 @@ class GameAnalysis(models.Model):
         RUNNING = "running", _("analizando")
         DONE = "done", _("hecho")
         FAILED = "failed", _("falló")
+        # Its quick first pass stands in (games.services.analysis.runs_quick): the
+        # catch-up owes this full one again when the queue is idle.
+        DEFERRED = "deferred", _("primera pasada hecha")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="analyses")
     version = models.CharField(max_length=100, help_text="games.analysis Settings.version")

@@ -405,6 +405,8 @@ def analyse_game(self: Task[[int], str], analysis_id: int) -> str:
     delivery = self.request.delivery_info or {}
     again = bool(self.request.retries) or bool(delivery.get("redelivered"))
     row = services.game_analysis_run(analysis_id=analysis_id, again=again)
+    # The queue may be idle now: the full pass of a game shown by its quick one follows.
+    services.analyses_deepen()
     return row.status if row is not None else "gone"
 
 

@@ -138,9 +138,19 @@ def mallory(db):
 def fast_analysis(monkeypatch):
     """The game analysis at bgsage 1-ply (FAST_ANALYSIS): fast; tests/analysis pins the depth."""
     from games.lib import evaluator
-    from tests.helpers import FAST_ANALYSIS
+    from tests.helpers import FAST_ANALYSIS, FAST_QUICK
 
     monkeypatch.setattr(evaluator, "SETTINGS", FAST_ANALYSIS)
+    monkeypatch.setattr(evaluator, "QUICK", FAST_QUICK)
+
+
+@pytest.fixture
+def full_pass(monkeypatch):
+    """Every run is the full pass, whatever the queue (for tests of the full pass's
+    verdicts: the games of a match end together, and a backlog would start quick)."""
+    from games.services import analysis
+
+    monkeypatch.setattr(analysis, "runs_quick", lambda row: False)
 
 
 @pytest.fixture

@@ -78,6 +78,8 @@ def make_player(name: str, *, language: str = "es"):
 
 # The game analysis at bgsage 1-ply: fast (the `fast_analysis` fixture puts it in place).
 FAST_ANALYSIS = analysis.Settings(play_level="1ply", cubeful_play_level="1ply", cube_level="1ply")
+# The quick first pass: already fast (games.lib.evaluator.QUICK).
+FAST_QUICK = analysis.QUICK_SETTINGS
 
 # -- reading a room -----------------------------------------------------------
 

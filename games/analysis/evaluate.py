@@ -50,16 +50,29 @@ class Settings:
     cube_level: str = "3ply"  # cube decisions: XG's 3-ply, GNU Backgammon's 2-ply
     luck_level: str = "1ply"  # each roll's luck (games.analysis.luck): gnubg's 0-ply, its default
     revision: int = 1  # bump when the way decisions are rated changes
+    # A quick first pass, shown until the full one replaces it (docs/ANALYSIS.md):
+    # its rows are told apart by the version's suffix even at the same levels.
+    quick: bool = False
 
     @property
     def version(self) -> str:
         return (
             f"bgsage-{_bgsage_version()}:play-{self.play_level}:cubeful-{self.cubeful_play_level}"
             f":cube-{self.cube_level}:luck-{self.luck_level}:r{self.revision}"
+            + (QUICK_SUFFIX if self.quick else "")
         )
 
 
+QUICK_SUFFIX = ":quick"
+NO_LUCK = "none"  # a luck_level: the luck of the rolls is not measured
 DEFAULT_SETTINGS = Settings()
+# The first pass when analyses queue up (games.services.analysis): bgsage's
+# 1-ply (gnubg's 0-ply, the raw networks) for every decision, and no luck (in a
+# match it cost more than the decisions): 0.03 s of CPU for a partida simple
+# against 3.7 s, 0.9 s for a match game against 3.8 (bench/analysis_quick.py).
+QUICK_SETTINGS = Settings(
+    play_level="1ply", cubeful_play_level="1ply", cube_level="1ply", luck_level=NO_LUCK, quick=True
+)
 
 
 @cache  # read on every state request (its cache's key): the installed package, once

@@ -146,20 +146,29 @@ def lock_for_sweep(match_id: int) -> Match | None:
     )
 
 
-def analyses_behind(*, limit: int) -> list[int]:
-    """Finished games analysed only under earlier settings, the latest ended first:
-    for games.services.analysis.analyses_catch_up after the evaluator changed.
+def analyses_behind(*, limit: int, quick_only: bool = False) -> list[int]:
+    """Finished games analysed only under earlier settings or by their quick pass, the
+    latest ended first: for games.services.analysis's catch-up (after the evaluator
+    changed, or when the queue is idle again after a burst). ``quick_only``: only
+    games whose current quick pass is DONE.
 
     A game never analysed at all is not here: every finished game is queued when
     it ends (games.services.table), and one whose analysis was never asked for
-    ended before there was any.
+    ended before there was any. Nor is one whose current analysis waits, runs,
+    is done or failed (a seat asks again for a failed one): only one DEFERRED
+    after its quick pass is owed again.
     """
     current = evaluator.current_version()
     of_game = GameAnalysis.objects.filter(game=OuterRef("pk"))
     games = (
         Game.objects.filter(status=Game.Status.FINISHED)
         .filter(Exists(of_game.exclude(version=current)))
-        .exclude(Exists(of_game.filter(version=current)))
+        .exclude(
+            Exists(of_game.filter(version=current).exclude(status=GameAnalysis.Status.DEFERRED))
+        )
         .order_by(F("ended_at").desc(nulls_last=True), "-pk")
     )
+    if quick_only:
+        quick = of_game.filter(version=evaluator.quick_version(), status=GameAnalysis.Status.DONE)
+        games = games.filter(Exists(quick))
     return list(games.values_list("pk", flat=True)[:limit])

@@ -13,10 +13,9 @@ from typing import Any, TypedDict
 from django.utils.translation import gettext_lazy as _
 
 from games import analysis
-from games.lib import evaluator
-from games.models import Game, GameAnalysis, Match, Room, TurnAnalysis
+from games.models import Game, Match, Room, TurnAnalysis
 
-from .review import dice_text
+from .review import dice_text, done_rows, shown_analyses
 
 THRESHOLDS = {"lucky": analysis.LUCKY, "very_lucky": analysis.VERY_LUCKY}
 MARK_WORDS = {
@@ -89,10 +88,9 @@ def chart(luck: dict[str, Any], single: bool, errors: list[dict[str, Any]]) -> C
 
 def match_luck(match: Match) -> list[dict[str, Any]] | None:
     """Each side's luck summed over the match's analysed games; None with fewer than two."""
-    rows = GameAnalysis.objects.filter(
-        game__match=match, version=evaluator.current_version(), status=GameAnalysis.Status.DONE
-    ).values_list("luck", flat=True)
-    games = [luck for luck in rows if luck]
+    # Each game's shown analysis: the luck is measured alike by the quick pass and the full one.
+    rows = shown_analyses(done_rows().filter(game__match=match)).values()
+    games = [row.luck for row in rows if row.luck]
     if len(games) < 2:
         return None
     totals: list[dict[str, Any]] = []
@@ -118,9 +116,7 @@ def match_luck(match: Match) -> list[dict[str, Any]] | None:
 
 def page_luck(room: Room, game: Game) -> dict[str, Any] | None:
     """What the review page shows of the dice's luck; None before the analysis has it."""
-    row = GameAnalysis.objects.filter(
-        game=game, version=evaluator.current_version(), status=GameAnalysis.Status.DONE
-    ).first()
+    row = shown_analyses(done_rows().filter(game=game)).get(game.pk)
     if row is None or not row.luck:
         return None
     luck: dict[str, Any] = row.luck

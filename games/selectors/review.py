@@ -53,9 +53,32 @@ def current_analyses(games: Iterable[Game]) -> dict[int, GameAnalysis]:
     return {row.game_id: row for row in rows}
 
 
+def shown_analyses(rows: Iterable[GameAnalysis]) -> dict[int, GameAnalysis]:
+    """Of these rows, the one whose figures each game's pages show, by game id: the
+    full pass's when it is DONE, else the quick first pass's (games.services.analysis
+    runs_quick) when that is. A game with neither is left out."""
+    full, quick = evaluator.current_version(), evaluator.quick_version()
+    shown: dict[int, GameAnalysis] = {}
+    for row in rows:
+        if row.status != GameAnalysis.Status.DONE or row.version not in (full, quick):
+            continue
+        if row.version == full or row.game_id not in shown:
+            shown[row.game_id] = row
+    return shown
+
+
+def done_rows() -> "QuerySet[GameAnalysis]":
+    """The DONE rows the pages may show: the full pass's and the quick pass's."""
+    return GameAnalysis.objects.filter(
+        version__in=[evaluator.current_version(), evaluator.quick_version()],
+        status=GameAnalysis.Status.DONE,
+    )
+
+
 class _AnalysisColumns(TypedDict):
     analysis_status: str | None
     analysis_summary: Any  # GameAnalysis.summary, a JSONField: [{"pr": ..., ...}, {...}]
+    quick_summary: Any  # the quick pass's, DONE: shown until the full one is done
 
 
 if TYPE_CHECKING:
@@ -69,21 +92,28 @@ class AnalysisLine(TypedDict):
     """One finished game's analysis in the room state."""
 
     game: int
-    status: str | None
+    status: str | None  # the full pass's
     pr: list[float | None]
+    quick: bool  # the PRs are the quick first pass's: the full analysis follows
 
 
 def with_analysis(games: QuerySet[Game]) -> "QuerySet[AnalysedGame]":
-    """Games annotated with their current analysis's status and summary: no query of its own."""
+    """Games annotated with their current analysis's status and summary, and their
+    quick pass's summary if it is done: no query of its own."""
     rows = GameAnalysis.objects.filter(game=OuterRef("pk"), version=evaluator.current_version())
+    quick = GameAnalysis.objects.filter(
+        game=OuterRef("pk"), version=evaluator.quick_version(), status=GameAnalysis.Status.DONE
+    )
     return games.annotate(
         analysis_status=Subquery(rows.values("status")[:1]),
         analysis_summary=Subquery(rows.values("summary")[:1], output_field=JSONField()),
+        quick_summary=Subquery(quick.values("summary")[:1], output_field=JSONField()),
     )
 
 
 def games_analysis(games: "Sequence[AnalysedGame]") -> list[AnalysisLine]:
-    """For the room state: each finished game's analysis status and both players' PR.
+    """For the room state: each finished game's analysis status and both players' PR,
+    the quick pass's until the full one is done.
 
     ``games`` come from ``with_analysis``.
     """
@@ -92,12 +122,15 @@ def games_analysis(games: "Sequence[AnalysedGame]") -> list[AnalysisLine]:
         if game.status != Game.Status.FINISHED:
             continue
         status, summary = game.analysis_status, game.analysis_summary
-        done = status == GameAnalysis.Status.DONE and summary
+        done = bool(status == GameAnalysis.Status.DONE and summary)
+        quick = not done and bool(game.quick_summary)
+        shown = summary if done else game.quick_summary if quick else None
         lines.append(
             {
                 "game": game.number,
                 "status": status,
-                "pr": [pr_shown(summary[0]), pr_shown(summary[1])] if done else [None, None],
+                "pr": [pr_shown(shown[0]), pr_shown(shown[1])] if shown else [None, None],
+                "quick": quick,
             }
         )
     return lines
@@ -107,7 +140,8 @@ def page_context(room: Room, game: Game, seat: Seat | None) -> dict[str, object]
     """What templates/games/review.html shows of a finished game, for a seat or a spectator."""
     row = current_analyses([game]).get(game.pk)
     status = row.status if row is not None else None
-    done_row = row if status == GameAnalysis.Status.DONE else None
+    # The full pass's figures, or its quick first pass's until it is done.
+    done_row = shown_analyses(done_rows().filter(game=game)).get(game.pk)
     done = done_row is not None
     summary = done_row.summary if done_row is not None else None
     match = game.match
@@ -132,6 +166,7 @@ def page_context(room: Room, game: Game, seat: Seat | None) -> dict[str, object]
         "match": match,
         "analysis": row,
         "done": done,
+        "quick": done_row is not None and done_row.version == evaluator.quick_version(),
         "running": status in waiting,
         # A finished game is queued by itself; a seat may ask for a missing or failed one.
         "can_request": seat is not None and status in (None, GameAnalysis.Status.FAILED),

@@ -32,6 +32,7 @@ from games.services import (
 )
 from games.services.analysis import (
     analyses_catch_up,
+    analyses_deepen,
     game_analysis_queue,
     game_analysis_run,
     requeue_stuck,
@@ -87,6 +88,7 @@ __all__ = [
     "absence_keep_waiting",
     "act_with_message",
     "analyses_catch_up",
+    "analyses_deepen",
     "analysis",
     "challenge_accept",
     "challenge_post",

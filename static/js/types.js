@@ -131,13 +131,14 @@
  * @property {boolean} may_greedy
  */
 
-/** @typedef {"pending" | "running" | "done" | "failed"} AnalysisStatus */
+/** @typedef {"pending" | "running" | "done" | "failed" | "deferred"} AnalysisStatus */
 
 /**
  * @typedef {object} AnalysisLine
  * @property {number} game
  * @property {AnalysisStatus | null} status
  * @property {(number | null)[]} pr  by side
+ * @property {boolean} quick  the PRs are the quick first pass's: the full analysis follows
  */
 
 /**

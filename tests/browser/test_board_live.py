@@ -58,6 +58,31 @@ def test_the_analysis_link_appears_when_the_game_ends_and_goes_with_a_rematch(
     assert page.evaluate("window.sameDocument") is True
 
 
+def test_a_quick_first_pass_shows_labelled_then_the_full_one_replaces_it(
+    live_server, dice, open_page
+):
+    dice.push((3, 1))
+    alice, bob = seated(MatchRules())
+    page = board(open_page, live_server, alice)
+    services.game_play(seat=alice, version=1, play=[[8, 5], [6, 5]])
+    services.match_resign(seat=bob, version=latest_version())
+    panel = page.locator("#board-analysis")
+    expect(panel).to_contain_text("analizando…")
+
+    row = GameAnalysis.objects.get()
+    late = row.requested_at - services.analysis.QUICK_AFTER
+    GameAnalysis.objects.filter(pk=row.pk).update(requested_at=late)  # the queue is behind
+    assert services.game_analysis_run(analysis_id=row.pk).status == "deferred"
+    expect(panel).to_contain_text("primera pasada; el análisis completo sigue", timeout=30_000)
+    expect(panel).to_contain_text("alice PR")
+
+    services.game_analysis_queue(game=row.game)  # the queue is idle: the full pass
+    services.game_analysis_run(analysis_id=row.pk)
+    expect(panel).not_to_contain_text("primera pasada", timeout=30_000)
+    expect(panel).to_contain_text("alice PR")
+    assert page.evaluate("window.sameDocument") is True
+
+
 def test_the_dice_of_a_finished_game_are_checked_in_the_page_roll_by_roll(
     live_server, dice, open_page
 ):

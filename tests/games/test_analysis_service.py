@@ -13,7 +13,7 @@ from games import services, tasks
 from games.engine import Format, MatchRules
 from games.lib.errors import Conflict
 from games.models import FollowUp, Game, GameAnalysis, Turn, TurnAnalysis
-from tests.helpers import FAST_ANALYSIS, Persona, current_match, play_out, seated
+from tests.helpers import FAST_ANALYSIS, FAST_QUICK, Persona, current_match, play_out, seated
 
 pytestmark = pytest.mark.usefixtures("fast_analysis")
 
@@ -82,7 +82,7 @@ def test_the_task_rates_every_decision_and_a_second_run_replaces_the_rows(room, 
     assert sorted(again.values_list("turn_id", "loss")) == first
 
 
-def test_a_match_rates_cube_decisions_too(alice, dice, sent):
+def test_a_match_rates_cube_decisions_too(alice, dice, sent, full_pass):
     seat = services.room_create(rules=MatchRules(format=Format.MATCH, length=3), nickname="ana")
     dice.push((3, 1))
     guest = services.room_join(room=seat.room, nickname="ben")
@@ -121,7 +121,8 @@ def test_a_message_lost_at_commit_is_published_by_the_follow_up_sweep(
     assert sent == [row.pk] and owed(row)[0].published_at is not None
     tasks.publish_follow_ups()
     assert sent == [row.pk]  # published once
-    assert tasks.analyse_game(sent[0]) == "done"  # and the analysis happens
+    # And the analysis happens: a minute late, its quick pass first (runs_quick).
+    assert tasks.analyse_game(sent[0]) == "deferred"
 
 
 def test_a_failed_analysis_asked_for_again_is_owed_again(room, alice, bob, sent):
@@ -151,7 +152,7 @@ def test_a_run_stuck_running_is_owed_again_and_waits_its_turn(
         assert tasks.requeue_stuck_analyses() == 1
     assert sent == [row.pk] and len(owed(row)) == 2
     assert tasks.requeue_stuck_analyses() == 0  # it waits its turn again
-    assert tasks.analyse_game(row.pk) == "done"
+    assert tasks.analyse_game(row.pk) == "deferred"  # an hour late: its quick pass first
 
 
 def test_a_mark_is_stuck_after_four_times_the_longest_recent_run(room, alice, bob, sent, clock):
@@ -243,3 +244,138 @@ def test_a_game_without_any_analysis_or_not_finished_is_not_caught_up(sent, cloc
     seated(MatchRules())  # a game still being played
     assert tasks.catch_up_analyses() == 0
     assert not GameAnalysis.objects.filter(game=game).exists()
+
+
+# --- the quick first pass when the queue is behind, the full pass when it is idle ---
+
+
+def ended_together(count) -> list[GameAnalysis]:
+    """`count` partidas simples that end at the same moment: their analyses, PENDING."""
+    for _ in range(count):
+        first, second = seated(MatchRules())
+        play_out(first.room, Persona("alice", seat=first), Persona("bob", seat=second))
+    return list(GameAnalysis.objects.order_by("pk"))
+
+
+def quick_rows():
+    return GameAnalysis.objects.filter(version=FAST_QUICK.version)
+
+
+@pytest.mark.django_db
+def test_a_backlog_makes_the_quick_pass_and_the_idle_queue_the_full_one(
+    sent, clock, dice, django_capture_on_commit_callbacks
+):
+    first, second = ended_together(2)
+    # The first run finds the second waiting: the quick pass, shown for now.
+    assert tasks.analyse_game(first.pk) == "deferred"
+    quick = quick_rows().get(game=first.game)
+    assert quick.status == GameAnalysis.Status.DONE and quick.summary
+    assert quick.requested_at == first.requested_at  # it answers the game's request
+    plays = Turn.objects.filter(game=first.game, kind="play").count()
+    assert TurnAnalysis.objects.filter(analysis=quick).count() == plays
+    assert not TurnAnalysis.objects.filter(analysis=first).exists()
+    assert sent == []  # the queue is not idle: no full pass owed yet
+    # The second is the last in the queue: nothing waits behind it, the full pass.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.analyse_game(second.pk) == "done"
+    assert not quick_rows().filter(game=second.game).exists()
+    # The queue is idle now: the run owed the first game's full pass at once.
+    first.refresh_from_db()
+    assert first.status == GameAnalysis.Status.PENDING and sent == [first.pk]
+    assert tasks.analyse_game(first.pk) == "done"  # its quick pass is there: the full one
+    assert TurnAnalysis.objects.filter(analysis=first).count() == plays
+    first.refresh_from_db()
+    assert quick.luck is None and first.luck["rolls"]  # the luck waits for the full pass
+    # Each game rated once at each depth: nothing more is owed or redone.
+    assert tasks.catch_up_analyses() == 0 and services.analyses_deepen() == 0
+    quick.refresh_from_db()
+    finished_at = quick.finished_at
+    assert tasks.analyse_game(first.pk) == "done" and tasks.analyse_game(second.pk) == "done"
+    assert quick_rows().get().finished_at == finished_at
+    assert GameAnalysis.objects.count() == 3
+
+
+def test_a_row_asked_for_a_minute_ago_starts_quick_and_a_redrive_leaves_it(
+    sent, room, alice, bob, clock
+):
+    play_out(room, alice, bob)
+    row = GameAnalysis.objects.get()
+    clock.tick(services.analysis.QUICK_AFTER - timedelta(seconds=1))
+    assert not services.analysis.runs_quick(row)  # alone and in time: the full pass
+    clock.tick(timedelta(seconds=1))
+    assert services.analysis.runs_quick(row)
+    assert tasks.analyse_game(row.pk) == "deferred"
+    # The deepening was owed by the same run (the queue is idle): the row waits again.
+    row.refresh_from_db()
+    assert row.status == GameAnalysis.Status.PENDING and len(owed(row)) == 2
+    # A copy of the first message (the outbox's re-drive) finds it PENDING and runs
+    # the full pass: the quick one is never redone.
+    quick = quick_rows().get()
+    assert tasks.analyse_game(row.pk) == "done"
+    assert quick_rows().get().finished_at == quick.finished_at
+    assert services.analysis.stuck_after() == timedelta(minutes=1)
+
+
+@pytest.mark.django_db
+def test_a_deferred_row_is_left_alone_by_a_copy_of_its_message(sent, clock, dice):
+    first, second = ended_together(2)
+    assert tasks.analyse_game(first.pk) == "deferred"
+    quick = quick_rows().get()
+    assert services.game_analysis_run(analysis_id=first.pk).status == "deferred"
+    assert services.game_analysis_run(analysis_id=first.pk, again=True).status == "deferred"
+    assert quick_rows().get().finished_at == quick.finished_at
+    assert not TurnAnalysis.objects.filter(analysis=first).exists()
+
+
+@pytest.mark.django_db
+def test_the_catch_up_deepens_the_quick_passes_latest_first(
+    sent, clock, dice, django_capture_on_commit_callbacks
+):
+    rows = ended_together(3)
+    for row in rows:
+        Game.objects.filter(pk=row.game_id).update(ended_at=clock() + timedelta(minutes=row.pk))
+    clock.tick(services.analysis.QUICK_AFTER)  # every one has waited a minute: quick first
+    with django_capture_on_commit_callbacks(execute=True):
+        for row in rows:
+            assert tasks.analyse_game(row.pk) == "deferred"
+    # After the last, the queue was idle: its run owed one full pass, the latest ended.
+    latest, middle, oldest = reversed(rows)
+    assert sent == [latest.pk]
+    assert due_behind(quick_only=True) == [middle.game_id, oldest.game_id]
+    assert services.analyses_deepen() == 0  # one waits: not idle, one at a time
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.catch_up_analyses() == 2  # the beat's catch-up takes the others
+    assert sorted(sent) == sorted(r.pk for r in rows)
+    for row in rows:
+        assert tasks.analyse_game(row.pk) == "done"  # each has its quick pass: the full one
+    assert quick_rows().count() == 3 and due_behind(quick_only=False) == []
+    assert TurnAnalysis.objects.filter(analysis__version=FAST_ANALYSIS.version).exists()
+
+
+def due_behind(*, quick_only: bool) -> list[int]:
+    from games.selectors import due
+
+    return due.analyses_behind(limit=10, quick_only=quick_only)
+
+
+@pytest.mark.django_db
+def test_each_full_pass_owes_the_next_until_none_is_left(sent, clock, dice):
+    rows = ended_together(3)
+    clock.tick(services.analysis.QUICK_AFTER)
+    for row in rows:
+        assert tasks.analyse_game(row.pk) == "deferred" or row == rows[-1]
+
+    def waiting() -> list[int]:
+        return list(
+            GameAnalysis.objects.filter(status=GameAnalysis.Status.PENDING).values_list(
+                "pk", flat=True
+            )
+        )
+
+    done = []
+    for _ in rows:
+        [next_one] = waiting()  # one at a time, chained by the run before
+        assert tasks.analyse_game(next_one) == "done"
+        done.append(next_one)
+    assert waiting() == [] and sorted(done) == sorted(r.pk for r in rows)
+    assert not GameAnalysis.objects.filter(status=GameAnalysis.Status.DEFERRED).exists()

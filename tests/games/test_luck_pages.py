@@ -88,7 +88,7 @@ def test_the_page_without_luck_says_nothing_of_it(analysed, carol):
     assert "¿Fueron los dados?" not in html and "luck-chart" not in html
 
 
-def test_a_matchs_luck_is_summed_over_its_analysed_games(db, clock, dice):
+def test_a_matchs_luck_is_summed_over_its_analysed_games(db, clock, dice, full_pass):
     alice = services.room_create(rules=MatchRules(format=Format.MATCH, length=3), nickname="alice")
     dice.push((3, 1))
     bob = services.room_join(room=alice.room, nickname="bob")

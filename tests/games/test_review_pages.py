@@ -16,7 +16,7 @@ from games import services, tasks
 from games.engine import Format, MatchRules
 from games.models import Game, GameAnalysis, Seat, Turn
 from games.templatetags.analysis import cube_errors_text
-from tests.helpers import Persona, bind, play_out, version_of, when_published
+from tests.helpers import FAST_QUICK, Persona, bind, play_out, version_of, when_published
 
 
 @pytest.fixture(autouse=True)
@@ -112,7 +112,7 @@ def test_room_mis_partidas_and_profile_show_the_pr(analysed, alice):
     pr_bob = f"{row.pr_of(1):.1f}".replace(".", ",")
     state = alice.client.get(reverse("games:api_state", args=[analysed.slug])).json()
     assert state["match"]["analysis"] == [
-        {"game": 1, "status": "done", "pr": [row.pr_of(0), row.pr_of(1)]}
+        {"game": 1, "status": "done", "pr": [row.pr_of(0), row.pr_of(1)], "quick": False}
     ]
     room_page = alice.client.get(reverse("games:room", args=[analysed.slug])).content.decode()
     assert f"alice PR {pr_alice}" in room_page and f"bob PR {pr_bob}" in room_page
@@ -134,6 +134,40 @@ def test_a_past_match_page_links_its_games_reviews_after_a_rematch(analysed, ali
     past = carol.client.get(reverse("games:past_match", args=[analysed.slug, 1])).content.decode()
     assert review_url(analysed) in past
     assert f"alice PR {row.pr_of(0):.1f}".replace(".", ",") in past
+
+
+def test_a_quick_first_pass_is_shown_labelled_until_the_full_one_replaces_it(
+    finished, alice, carol, clock
+):
+    row = GameAnalysis.objects.get()
+    clock.tick(services.analysis.QUICK_AFTER)  # the analysis is late: its quick pass first
+    assert services.game_analysis_run(analysis_id=row.pk).status == "deferred"
+    quick = GameAnalysis.objects.get(version=FAST_QUICK.version)
+    page = review_page(carol, finished)
+    assert 'id="analysis-quick"' in page and "primera pasada rápida" in page
+    assert "Resumen por jugador" in page and 'http-equiv="refresh"' not in page
+    assert "Analizar esta partida" not in review_page(alice, finished)  # it follows by itself
+    assert "quick first pass" in review_page(carol, finished, language="en")
+    state = alice.client.get(reverse("games:api_state", args=[finished.slug])).json()
+    assert state["match"]["analysis"] == [
+        {"game": 1, "status": "deferred", "pr": [quick.pr_of(0), quick.pr_of(1)], "quick": True}
+    ]
+    room_page = alice.client.get(reverse("games:room", args=[finished.slug])).content.decode()
+    assert '<small class="analysis-quick">(primera pasada; el análisis completo sigue)' in room_page
+    # The catch-up owes the full pass; the quick figures stay while it runs.
+    services.game_analysis_queue(game=row.game)
+    page = review_page(carol, finished)
+    assert 'id="analysis-quick"' in page and "El análisis está en marcha" in page
+    assert services.game_analysis_run(analysis_id=row.pk).status == "done"
+    row.refresh_from_db()
+    page = review_page(carol, finished)
+    assert 'id="analysis-quick"' not in page and "Resumen por jugador" in page
+    state = alice.client.get(reverse("games:api_state", args=[finished.slug])).json()
+    assert state["match"]["analysis"] == [
+        {"game": 1, "status": "done", "pr": [row.pr_of(0), row.pr_of(1)], "quick": False}
+    ]
+    room_page = alice.client.get(reverse("games:room", args=[finished.slug])).content.decode()
+    assert 'class="analysis-quick"' not in room_page
 
 
 def review_page(persona, room, language="es") -> str:

@@ -188,7 +188,7 @@ def test_an_analysis_that_fails_is_served_at_once(table, room, alice, bob, carol
     row = services.game_analysis_queue(game=game)
     assert_served_fresh(table, room)
 
-    def broken(game):
+    def broken(game, settings):
         # Read while it runs (that state cached), then the evaluator falls over.
         assert b'"status":"running"' in get(carol, room).content
         raise RuntimeError("the evaluator fell over")

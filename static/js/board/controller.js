@@ -213,7 +213,8 @@ export function startController(app, { state, config, texts, bot }) {
   let analysisDelay = ANALYSIS_LOOK_MS;
   function lookForAnalysis() {
     const m = match(model);
-    const waiting = m && (m.analysis || []).some((line) => line.status === "pending" || line.status === "running");
+    // A quick first pass shown: its full analysis follows, keep looking for it too.
+    const waiting = m && (m.analysis || []).some((line) => line.quick || line.status === "pending" || line.status === "running");
     if (!waiting) analysisDelay = ANALYSIS_LOOK_MS;
     if (!waiting || analysisTimer !== null) return;
     analysisTimer = window.setTimeout(async () => {

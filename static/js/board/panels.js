@@ -185,7 +185,7 @@ export function createPanels(nodes, { t, since, moment, number }, bot, reviewUrl
   function renderAnalysis(model) {
     const m = match(model);
     const lines = m.analysis || [];
-    const key = `${m.number}|` + lines.map((l) => `${l.game}:${l.status}:${l.pr}`).join("|");
+    const key = `${m.number}|` + lines.map((l) => `${l.game}:${l.status}:${l.quick}:${l.pr}`).join("|");
     if (key === analysisKey) return;
     analysisKey = key;
     nodes.analysis.hidden = lines.length === 0;
@@ -193,13 +193,15 @@ export function createPanels(nodes, { t, since, moment, number }, bot, reviewUrl
     const names = (side) => nameOf(model, side);
     const items = lines.map((line) => {
       let what;
-      if (line.status === "done") {
+      if (line.status === "done" || line.quick) {
         what = [0, 1].map((side) => {
           const pr = line.pr[side];
           return pr === null
             ? t("analysis_no_pr", { name: names(side) })
             : t("analysis_pr", { name: names(side), pr: number(pr, 1) });
         }).join(" · ");
+        // The quick first pass's PRs, honestly labelled until the full analysis replaces them.
+        if (line.quick) what += ` (${t("analysis_quick")})`;
       } else if (line.status === "pending" || line.status === "running") {
         what = t("analysing");
       } else {
