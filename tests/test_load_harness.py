@@ -226,3 +226,17 @@ def test_the_state_and_the_reference_take_their_windows_in_turn_rounds_times():
     asyncio.run(run.throughput_windows(None))
     assert taken == list(NAMES) * 3
     assert run.stats.throughput == {"state": [1.0] * 3, "reference": [1.0] * 3}
+
+
+def test_nginx_is_sized_for_the_boards_within_the_open_file_limit():
+    """Two connections a waiting board and spare ones: one worker while the
+    machine's hard open-file limit lets it hold them all; else more workers, none
+    allowed past the limit (nginx cannot raise it without CAP_SYS_RESOURCE: its
+    workers then ran out of descriptors at 10,000 boards)."""
+    from bench.front import NginxSize
+
+    assert NginxSize.for_boards(0, hard_limit=65536) == NginxSize(1, 16384, 16448)
+    assert NginxSize.for_boards(10_000, hard_limit=65536) == NginxSize(1, 24096, 24160)
+    size = NginxSize.for_boards(10_000, hard_limit=20_000)
+    assert size.workers == 2 and size.open_files <= 20_000
+    assert size.workers * size.connections >= 2 * 10_000

@@ -49,6 +49,7 @@ class Stats:
     throughput: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     connections: list[int] = field(default_factory=list)
     rss_kb: dict[int, int] = field(default_factory=dict)  # pid -> peak
+    rss_before_boards_kb: dict[int, int] = field(default_factory=dict)  # pid -> before them
     process_names: dict[int, str] = field(default_factory=dict)
     lag_ms: list[float] = field(default_factory=list)  # the generator's timer, woken late
 
