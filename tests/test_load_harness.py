@@ -201,7 +201,7 @@ def test_the_front_is_the_template_with_the_reference_beside_it(tmp_path):
     conf = front.write_nginx(node, live=True)  # runs nginx -t, raises on an error
     site = (tmp_path / "mesa.conf").read_text()
     assert site.startswith((front.ROOT / "deploy/nginx/mesa.conf.template").read_text()[:200])
-    assert f"unix:{tmp_path}/run/mesa-live/uvicorn.sock max_fails=20" in site
+    assert f"unix:{tmp_path}/run/mesa-live/uvicorn.sock max_fails=0" in site
     assert "listen 127.0.0.1:21393 ssl" in conf.read_text()
     assert "worker_connections 16384" in conf.read_text()
 
