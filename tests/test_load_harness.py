@@ -59,6 +59,11 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     assert 0 < actions["at_server_p50_ms"] <= actions["p50_ms"]
     assert "make load:" in done.stdout  # the printed report (--quiet leaves out the progress)
     assert result["failures"] == 0 and result["error_pages"] == {}
+    # The generator's own CPU in each phase, and what a waiting board costs the servers.
+    assert set(result["generator_lag"]["cpu_share"]) == {
+        "seeding", "opening the boards", "players", "after the players"
+    }  # fmt: skip
+    assert result["memory_per_board_kb"]["whole"] > 0
     # The run's own database is gone: make load dropped what it created.
     assert not database_exists(database)
     # Seeding's commits are not in the rate: a handful of actions a second, not hundreds.

@@ -107,6 +107,14 @@ def build(
             "p99_ms": ms(percentile(stats.lag_ms, 0.99)),
             "max_ms": ms(max(stats.lag_ms, default=0.0)),
             "samples": len(stats.lag_ms),
+            # Its CPU over its wall time in each phase (1.0: its whole core).
+            "cpu_share": {
+                phase: round((cpu_end - cpu) / (end - start), 2)
+                for (phase, start, cpu), (_next, end, cpu_end) in zip(
+                    stats.cpu_marks, stats.cpu_marks[1:], strict=False
+                )
+                if end > start
+            },
         },
         "options": {k: v for k, v in asdict(options).items() if k != "quiet"},
         "server": options.server,
@@ -229,7 +237,9 @@ def print_report(report: dict[str, Any]) -> None:
     lines = [
         *([f"VOID: {report['void']}"] if report["void"] else []),
         f"load generator's own lag: p50 {lag['p50_ms']} ms, p99 {lag['p99_ms']} ms, "
-        f"max {lag['max_ms']} ms (void above {VOID_LAG_MS:.0f} ms at p99)",
+        f"max {lag['max_ms']} ms (void above {VOID_LAG_MS:.0f} ms at p99); its CPU, of its "
+        "core: "
+        + ", ".join(f"{phase} {share:.0%}" for phase, share in lag.get("cpu_share", {}).items()),
         f"make load: {b['count']} boards, {o['players']} players, {o['readers']} readers, "
         f"{o['duration']:.0f} s; {o['nodes']} node(s), each nginx (deploy/nginx's template) "
         f"in front of gunicorn {z['web_workers']} workers x {z['threads']} threads, pool "

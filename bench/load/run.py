@@ -298,6 +298,7 @@ class Run:
             asyncio.create_task(self.sample_memory(servers)),
             asyncio.create_task(self.sample_lag()),
         ]
+        self.stats.mark("seeding")
         self.log(f"seeding {max(1, options.players // 2)} rooms")
         await self.seed(connector)
         bench_session = aiohttp.ClientSession(
@@ -318,6 +319,7 @@ class Run:
         boards: list[asyncio.Task[None]] = []
         # What the servers hold before any board waits: the boards' own share is above it.
         self.stats.rss_before_boards_kb = self.memory_now()
+        self.stats.mark("opening the boards")
         self.log(f"opening {options.boards} boards")
         stagger = options.boards / options.open_rate
         for index in range(options.boards):
@@ -353,12 +355,14 @@ class Run:
             asyncio.create_task(self.reader(spectators[0], self.slugs[i % len(self.slugs)]))
             for i in range(options.readers)
         ]
+        self.stats.mark("players")
         self.log(f"{len(self.seats)} players start")
         # The transactions of the measured window only: seeding's are not in the rate.
         commits_before, measured = await self.commits(), time.monotonic()
         players = [asyncio.create_task(self.player(seat)) for seat in self.seats]
         windows = asyncio.create_task(self.throughput_windows(bench_session))
         await asyncio.sleep(options.duration)
+        self.stats.mark("after the players")
         self.log("players stop")
         self.stop_players.set()
         commits = (await self.commits() - commits_before) / (time.monotonic() - measured)
@@ -374,6 +378,7 @@ class Run:
         for task in boards:
             task.cancel()
         await asyncio.gather(*boards, return_exceptions=True)
+        self.stats.mark("end")
         self.stop_samplers.set()
         await asyncio.gather(*samplers)
         stored = await self.stored_turns()
