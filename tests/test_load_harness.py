@@ -64,6 +64,8 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
         "seeding", "opening the boards", "players", "after the players"
     }  # fmt: skip
     assert result["memory_per_board_kb"]["whole"] > 0
+    # The boards send their browser's cookies as one header: no answer of theirs set one.
+    assert result["board_answers_setting_a_cookie"] == 0
     # The run's own database is gone: make load dropped what it created.
     assert not database_exists(database)
     # Seeding's commits are not in the rate: a handful of actions a second, not hundreds.

@@ -47,6 +47,9 @@ class Stats:
     # failures, counted, never an exception that stops the counting.
     error_pages: Counter[str] = field(default_factory=Counter)  # "POST 502"...
     reads: int = 0
+    # Board answers that set a cookie: the boards send their browser's cookies as they
+    # were when they opened (clients.Browser.boards_session), so this must stay 0.
+    board_set_cookie: int = 0
     throughput: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     connections: list[int] = field(default_factory=list)
     rss_kb: dict[int, int] = field(default_factory=dict)  # pid -> peak

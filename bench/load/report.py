@@ -183,6 +183,7 @@ def build(
         "error_pages": dict(sorted(stats.error_pages.items())),
         "failures": errors_5xx + sum(stats.error_pages.values()),
         "reads": stats.reads,
+        "board_answers_setting_a_cookie": stats.board_set_cookie,
         "nothing_lost": {
             "acknowledged_turn_actions": acked_total,
             "stored_turn_rows": stored_total,
