@@ -274,6 +274,51 @@ def test_without_redis_a_move_in_this_process_wakes_its_waiter(room, alice, no_r
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_board_that_leaves_while_waiting_ends_its_wait_and_is_sent_nothing(room, alice, no_redis):
+    """The watcher of the client's messages ends with its departure, and that ends
+    the wait: no answer, no waiter left in the hub (no task of its own waits for it)."""
+    version = version_of(room)
+    path = state_url(room)
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+        "scheme": "http", "path": path, "raw_path": path.encode(),
+        "query_string": f"wait={version}".encode(), "root_path": "",
+        "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 40000),
+        "server": ("testserver", 80),
+    }  # fmt: skip
+    sent: list[object] = []
+
+    async def scenario() -> float:
+        gone = asyncio.Event()
+        asked = False
+
+        async def receive():
+            nonlocal asked
+            if not asked:
+                asked = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            sent.append(message)
+
+        waiting = asyncio.ensure_future(APP(scope, receive, send))
+        await asyncio.sleep(0.3)
+        assert not waiting.done()
+        left = time.monotonic()
+        gone.set()
+        await asyncio.wait_for(waiting, 5)
+        took = time.monotonic() - left
+        await asyncio.sleep(0.05)  # the cancelled wait's own end: its waiter leaves the hub
+        assert room.slug not in hubs.hub().rooms
+        return took
+
+    assert async_to_sync(scenario)() < 1.0
+    assert sent == []
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_wait_on_a_room_still_waiting_for_its_guest_ends_with_the_join(
     alice, dice, opening, no_redis
 ):
