@@ -19,7 +19,9 @@ same nginx on a port of its own.
 
 from __future__ import annotations
 
+import math
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -37,6 +39,37 @@ ON_MACHINE = "/srv/mesa"  # where the units expect the checkout (WorkingDirector
 HOST = "127.0.0.1"
 # The held waits of thousands of boards, each a client and an upstream connection.
 WORKER_CONNECTIONS = 16384
+# Besides two per board: the players, readers, throughput clients, idle keep-alives.
+SPARE_CONNECTIONS = 4096
+
+
+@dataclass(frozen=True)
+class NginxSize:
+    """nginx's workers and each one's connections and open files for `boards` waiting
+    boards (two connections each: the board's and uvicorn's). One worker when the
+    machine's open-file limit lets one hold them all; else more, each allowed as many
+    as the limit lets (the kernel does not share the connections out evenly)."""
+
+    workers: int
+    connections: int
+    open_files: int
+
+    @classmethod
+    def for_boards(cls, boards: int, hard_limit: int | None = None) -> NginxSize:
+        if hard_limit is None:
+            hard_limit = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        needed = max(WORKER_CONNECTIONS, 2 * boards + SPARE_CONNECTIONS)
+        if hard_limit == resource.RLIM_INFINITY:
+            hard_limit = needed + 64
+        # Without CAP_SYS_RESOURCE (a container) nginx cannot raise its workers'
+        # limit past the hard one: setrlimit fails, and a worker out of descriptors
+        # refuses clients and answers 502 for lack of an upstream socket.
+        most = hard_limit - 64
+        workers = math.ceil(needed / most)
+        connections = min(needed, most)
+        return cls(workers, connections, connections + 64)
+
+
 REFERENCE_APPLICATION = "mesa-load-reference"
 
 REFERENCE_VIEW = '''
@@ -150,7 +183,7 @@ def replace_flag(argv: list[str], flag: str, value: str) -> list[str]:
     return [*argv[: at + 1], value, *argv[at + 2 :]]
 
 
-def write_nginx(node: Node, live: bool) -> Path:
+def write_nginx(node: Node, live: bool, boards: int = 0) -> Path:
     folder = node.folder
     nginxconf.certificate(folder, HOST)
     values = {
@@ -173,8 +206,13 @@ def write_nginx(node: Node, live: bool) -> Path:
         extra = REFERENCE_SERVER.format(
             socket=folder / "reference.sock", port=node.reference_port, host=HOST, folder=folder
         )
+    size = NginxSize.for_boards(boards)
     conf = nginxconf.write_nginx_conf(
-        folder, worker_connections=WORKER_CONNECTIONS, http_extra=extra
+        folder,
+        worker_connections=size.connections,
+        worker_processes=size.workers,
+        open_files=size.open_files,
+        http_extra=extra,
     )
     test = subprocess.run(
         [NGINX, "-t", "-p", str(folder), "-c", str(conf)], capture_output=True, text=True
@@ -241,6 +279,7 @@ def start_node(
     live_workers: int | None,
     database_url: str,
     cores: str,
+    boards: int = 0,
 ) -> dict[str, str]:
     """gunicorn, uvicorn (live is None: not started) and nginx of one node, and the
     reference project when the node has its port: the sizes they run with."""
@@ -276,7 +315,10 @@ def start_node(
             "bareref.wsgi:application",
         ]
         node.processes["reference"] = spawn(argv, reference_env, project, log, cores)
-    conf = write_nginx(node, live is not None)
+    conf = write_nginx(node, live is not None, boards)
+    size = NginxSize.for_boards(boards)
+    sizes["nginx_workers"] = str(size.workers)
+    sizes["nginx_connections"] = str(size.connections)
     node.processes["nginx"] = spawn(
         [NGINX, "-p", str(node.folder), "-c", str(conf), "-g", "daemon off;"],
         dict(os.environ),

@@ -28,6 +28,11 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "3"))
 worker_class = "gthread"
 threads = int(os.environ.get("GUNICORN_THREADS", "20"))
 timeout = 60
+# Connections waiting for a worker to accept them. nginx's connect() to a unix
+# socket whose queue is full fails at once (EAGAIN) and answers 502, never
+# waiting: gunicorn's own 2048 overflowed when 10,000 boards opened at once
+# (docs/LOAD.md). The kernel caps it at net.core.somaxconn (4096 by default).
+backlog = 4096
 # Idle keep-alive connections are kept longer than nginx keeps its own to us
 # (keepalive_timeout in deploy/nginx's upstreams): a connection must be closed
 # by nginx, never by gunicorn while nginx is sending a request on it (a POST

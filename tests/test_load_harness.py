@@ -59,6 +59,13 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     assert 0 < actions["at_server_p50_ms"] <= actions["p50_ms"]
     assert "make load:" in done.stdout  # the printed report (--quiet leaves out the progress)
     assert result["failures"] == 0 and result["error_pages"] == {}
+    # The generator's own CPU in each phase, and what a waiting board costs the servers.
+    assert set(result["generator_lag"]["cpu_share"]) == {
+        "seeding", "opening the boards", "players", "after the players"
+    }  # fmt: skip
+    assert result["memory_per_board_kb"]["whole"] > 0
+    # The boards send their browser's cookies as one header: no answer of theirs set one.
+    assert result["board_answers_setting_a_cookie"] == 0
     # The run's own database is gone: make load dropped what it created.
     assert not database_exists(database)
     # Seeding's commits are not in the rate: a handful of actions a second, not hundreds.
@@ -201,7 +208,7 @@ def test_the_front_is_the_template_with_the_reference_beside_it(tmp_path):
     conf = front.write_nginx(node, live=True)  # runs nginx -t, raises on an error
     site = (tmp_path / "mesa.conf").read_text()
     assert site.startswith((front.ROOT / "deploy/nginx/mesa.conf.template").read_text()[:200])
-    assert f"unix:{tmp_path}/run/mesa-live/uvicorn.sock max_fails=20" in site
+    assert f"unix:{tmp_path}/run/mesa-live/uvicorn.sock max_fails=0" in site
     assert "listen 127.0.0.1:21393 ssl" in conf.read_text()
     assert "worker_connections 16384" in conf.read_text()
 
@@ -226,3 +233,17 @@ def test_the_state_and_the_reference_take_their_windows_in_turn_rounds_times():
     asyncio.run(run.throughput_windows(None))
     assert taken == list(NAMES) * 3
     assert run.stats.throughput == {"state": [1.0] * 3, "reference": [1.0] * 3}
+
+
+def test_nginx_is_sized_for_the_boards_within_the_open_file_limit():
+    """Two connections a waiting board and spare ones: one worker while the
+    machine's hard open-file limit lets it hold them all; else more workers, none
+    allowed past the limit (nginx cannot raise it without CAP_SYS_RESOURCE: its
+    workers then ran out of descriptors at 10,000 boards)."""
+    from bench.front import NginxSize
+
+    assert NginxSize.for_boards(0, hard_limit=65536) == NginxSize(1, 16384, 16448)
+    assert NginxSize.for_boards(10_000, hard_limit=65536) == NginxSize(1, 24096, 24160)
+    size = NginxSize.for_boards(10_000, hard_limit=20_000)
+    assert size.workers == 2 and size.open_files <= 20_000
+    assert size.workers * size.connections >= 2 * 10_000

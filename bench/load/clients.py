@@ -41,6 +41,29 @@ class Browser:
             timeout=aiohttp.ClientTimeout(total=60),
             headers={"Accept-Language": language, "Accept": "application/json"},
         )
+        self._boards_session: aiohttp.ClientSession | None = None
+
+    def boards_session(self) -> aiohttp.ClientSession:
+        """What this person's waiting boards read with: the same connections, the
+        browser's cookies as they are when the first board opens, sent as one header
+        without aiohttp's cookie jar (its filtering per request was a sixth of the
+        generator's CPU a request at 10,000 boards). A board's state answers set no
+        cookie; one that did is counted (Stats.board_set_cookie)."""
+        if self._boards_session is None:
+            cookies = self.session.cookie_jar.filter_cookies(URL(self.boards))
+            headers = dict(self.session.headers)
+            if cookies:
+                headers["Cookie"] = "; ".join(f"{k}={m.value}" for k, m in cookies.items())
+            connector = self.session.connector
+            assert connector is not None
+            self._boards_session = aiohttp.ClientSession(
+                connector=connector,
+                connector_owner=False,
+                cookie_jar=aiohttp.DummyCookieJar(),
+                timeout=self.session.timeout,
+                headers=headers,
+            )
+        return self._boards_session
 
     async def open_home(self) -> None:
         async with self.session.get(self.base + "/") as response:
@@ -73,6 +96,8 @@ class Browser:
 
     async def close(self) -> None:
         await self.session.close()
+        if self._boards_session is not None:
+            await self._boards_session.close()
 
 
 @dataclass
@@ -98,6 +123,8 @@ class StateReader:
         self.browser, self.slug, self.stats = browser, slug, stats
         self.live_pass = live_pass  # send X-Mesa-Pass back with the waits
         self.base = browser.boards if board else browser.base
+        self.session = browser.boards_session() if board else browser.session
+        self.board = board
         self.etag: str | None = None
         self.state: dict[str, Any] | None = None
         self.pass_: str | None = None  # X-Mesa-Pass, kept and sent back as api.js does
@@ -115,8 +142,10 @@ class StateReader:
             url += f"?wait={self.version}"
             if self.pass_ and self.live_pass:
                 headers["X-Mesa-Pass"] = self.pass_
-        async with self.browser.session.get(url, headers=headers) as response:
+        async with self.session.get(url, headers=headers) as response:
             self.stats.status("GET", response.status)
+            if self.board and "Set-Cookie" in response.headers:
+                self.stats.board_set_cookie += 1
             self.pass_ = response.headers.get("X-Mesa-Pass") or self.pass_
             if response.status == 304:
                 return False

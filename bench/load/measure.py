@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,11 +47,21 @@ class Stats:
     # failures, counted, never an exception that stops the counting.
     error_pages: Counter[str] = field(default_factory=Counter)  # "POST 502"...
     reads: int = 0
+    # Board answers that set a cookie: the boards send their browser's cookies as they
+    # were when they opened (clients.Browser.boards_session), so this must stay 0.
+    board_set_cookie: int = 0
     throughput: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     connections: list[int] = field(default_factory=list)
     rss_kb: dict[int, int] = field(default_factory=dict)  # pid -> peak
+    rss_before_boards_kb: dict[int, int] = field(default_factory=dict)  # pid -> before them
     process_names: dict[int, str] = field(default_factory=dict)
     lag_ms: list[float] = field(default_factory=list)  # the generator's timer, woken late
+    # (phase, monotonic, process CPU seconds) as each phase begins: the generator's
+    # own CPU over its wall time says whether a lag was its work or the machine's.
+    cpu_marks: list[tuple[str, float, float]] = field(default_factory=list)
+
+    def mark(self, phase: str) -> None:
+        self.cpu_marks.append((phase, time.monotonic(), time.process_time()))
 
     def status(self, method: str, code: int) -> None:
         self.statuses[f"{method} {code}"] += 1

@@ -59,6 +59,11 @@ class Options:
     server_cores: str = "0"  # the servers' cores (taskset)
     client_cores: str = "1"  # the generator's, apart from them, at the same priority
     grace: float = 40.0  # after the players stop, for the boards to catch up
+    # Boards opened a second (each one's first state GET is Django's): 2,000 boards
+    # opened at this rate in every run before, 10,000 at 1,000/s, a herd of page
+    # loads no server core answers (docs/LOAD.md); --open-rate 1000 is that herd.
+    open_rate: float = 200.0
+    profile: str = ""  # a path: the generator's cProfile (pstats) written there
     seed: int = 19
     quiet: bool = False
     output: str = ""  # the JSON report's path; empty: bench/results/load-<time>.json

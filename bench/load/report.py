@@ -107,6 +107,14 @@ def build(
             "p99_ms": ms(percentile(stats.lag_ms, 0.99)),
             "max_ms": ms(max(stats.lag_ms, default=0.0)),
             "samples": len(stats.lag_ms),
+            # Its CPU over its wall time in each phase (1.0: its whole core).
+            "cpu_share": {
+                phase: round((cpu_end - cpu) / (end - start), 2)
+                for (phase, start, cpu), (_next, end, cpu_end) in zip(
+                    stats.cpu_marks, stats.cpu_marks[1:], strict=False
+                )
+                if end > start
+            },
         },
         "options": {k: v for k, v in asdict(options).items() if k != "quiet"},
         "server": options.server,
@@ -168,12 +176,14 @@ def build(
             f"{pid} {stats.process_names.get(pid, '')}": round(kb / 1024, 1)
             for pid, kb in sorted(stats.rss_kb.items())
         },
+        "memory_per_board_kb": per_board_kb(stats, len(run.boards)),
         "statuses": dict(sorted(stats.statuses.items())),
         "exceptions": dict(stats.exceptions),
         "errors_5xx": errors_5xx,
         "error_pages": dict(sorted(stats.error_pages.items())),
         "failures": errors_5xx + sum(stats.error_pages.values()),
         "reads": stats.reads,
+        "board_answers_setting_a_cookie": stats.board_set_cookie,
         "nothing_lost": {
             "acknowledged_turn_actions": acked_total,
             "stored_turn_rows": stored_total,
@@ -182,6 +192,28 @@ def build(
             "boards_not_at_final_version": len(run.boards) - caught_up,
             "ok": not mismatched and caught_up == len(run.boards),
         },
+    }
+
+
+# The processes that hold the waiting boards (the target: 30 KB a board for both).
+HOLDERS = ("uvicorn", "nginx")
+
+
+def per_board_kb(stats: Stats, boards: int) -> dict[str, float | None]:
+    """uvicorn's and nginx's peak RSS over the boards ("whole"), and the part of
+    it that came with them: the peak less what they held before the boards opened
+    ("above_idle")."""
+
+    def holds(pid: int) -> bool:
+        return stats.process_names.get(pid, "").rpartition(" ")[2] in HOLDERS
+
+    peak = sum(kb for pid, kb in stats.rss_kb.items() if holds(pid))
+    before = sum(kb for pid, kb in stats.rss_before_boards_kb.items() if holds(pid))
+    if not boards or not peak:
+        return {"whole": None, "above_idle": None}
+    return {
+        "whole": round(peak / boards, 1),
+        "above_idle": round((peak - before) / boards, 1) if before else None,
     }
 
 
@@ -202,10 +234,13 @@ def print_report(report: dict[str, Any]) -> None:
     o, cores = report["options"], report["cores"]
     load = ", ".join(f"{x:.1f}" for x in cores["load_average"])
     lag, z = report["generator_lag"], report["sizes"]
+    m = report.get("memory_per_board_kb") or {"whole": None, "above_idle": None}
     lines = [
         *([f"VOID: {report['void']}"] if report["void"] else []),
         f"load generator's own lag: p50 {lag['p50_ms']} ms, p99 {lag['p99_ms']} ms, "
-        f"max {lag['max_ms']} ms (void above {VOID_LAG_MS:.0f} ms at p99)",
+        f"max {lag['max_ms']} ms (void above {VOID_LAG_MS:.0f} ms at p99); its CPU, of its "
+        "core: "
+        + ", ".join(f"{phase} {share:.0%}" for phase, share in lag.get("cpu_share", {}).items()),
         f"make load: {b['count']} boards, {o['players']} players, {o['readers']} readers, "
         f"{o['duration']:.0f} s; {o['nodes']} node(s), each nginx (deploy/nginx's template) "
         f"in front of gunicorn {z['web_workers']} workers x {z['threads']} threads, pool "
@@ -214,6 +249,11 @@ def print_report(report: dict[str, Any]) -> None:
             f" + uvicorn {z['live_workers']} workers, pool {z['live_pool']}, for ?wait="
             if "live_workers" in z
             else " (no uvicorn: the waits fall back to gunicorn)"
+        )
+        + (
+            f"; nginx {z['nginx_workers']} worker(s) x {z['nginx_connections']} connections"
+            if "nginx_workers" in z
+            else ""
         )
         + f"; state cache {'on' if o['state_cache'] else 'off'}"
         + ("" if o.get("live_pass", True) else "; boards send no live pass"),
@@ -243,7 +283,9 @@ def print_report(report: dict[str, Any]) -> None:
         f"PostgreSQL: peak {pg['peak_connections']} connections (mean {pg['mean_connections']}), "
         f"{pg['commits_per_second']} transactions/s",
         "RSS (peak, summed over each server's processes): "
-        + ", ".join(f"{role}: {mb:.0f} MB" for role, mb in rss_by_role(report["rss_mb"]).items()),
+        + ", ".join(f"{role}: {mb:.0f} MB" for role, mb in rss_by_role(report["rss_mb"]).items())
+        + f"; uvicorn + nginx a waiting board: {m['whole']} KB ({m['above_idle']} KB above "
+        "what they held before the boards)",
         f"statuses: {report['statuses']}; exceptions: {report['exceptions']}; "
         f"5xx: {report['errors_5xx']}; answers not JSON (error pages): {report['error_pages']}",
         f"nothing lost: {report['nothing_lost']}",

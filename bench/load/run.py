@@ -51,6 +51,7 @@ class Run:
         self.start = 0.0
         self.phase = "warmup"
         self.windows: list[tuple[float, float]] = []  # the throughput windows' (start, end)
+        self.servers: dict[int, str] = {}  # each server's first pid -> its role
 
     def log(self, text: str) -> None:
         if not self.options.quiet:
@@ -176,7 +177,10 @@ class Run:
                 await reader.refresh(wait=False)
             except (TimeoutError, aiohttp.ClientError, RuntimeError, ValueError) as error:
                 self.stats.failed(error)
-                await asyncio.sleep(2.0)
+                # As poll.js after a failure (its `slow`, 20 s), not every 2 s: at 10,000
+                # boards a 2 s retry made each failed page load five requests in 10 s,
+                # 257,090 x 502 in one run, and the node never caught up.
+                await self._pause(20.0, self.stop_boards)
         board.started = time.monotonic()
         answered(True, 0.0)
         await live_poll(lambda: reader.refresh(wait=True), self.stop_boards, on_answer=answered)
@@ -263,26 +267,41 @@ class Run:
 
     async def sample_memory(self, servers: dict[int, str]) -> None:
         """Each server's processes (the master and its workers), by role."""
+        self.servers = servers
         while not self.stop_samplers.is_set():
-            for server, role in servers.items():
-                for pid in (server, *children(server)):
-                    kb = rss_kb(pid)
-                    if kb is not None:
-                        self.stats.rss_kb[pid] = max(kb, self.stats.rss_kb.get(pid, 0))
-                        self.stats.process_names.setdefault(pid, role)
+            self.memory_now()
             await self._pause(2.0, self.stop_samplers)
+
+    def memory_now(self) -> dict[int, int]:
+        """Each server process's RSS now (kB), its peak kept."""
+        found = {}
+        for server, role in self.servers.items():
+            for pid in (server, *children(server)):
+                kb = rss_kb(pid)
+                if kb is not None:
+                    found[pid] = kb
+                    self.stats.rss_kb[pid] = max(kb, self.stats.rss_kb.get(pid, 0))
+                    self.stats.process_names.setdefault(pid, role)
+        return found
 
     # -- the whole run -------------------------------------------------------------------------
 
     async def drive(self, servers: dict[int, str]) -> dict[str, Any]:
         options = self.options
         self.start = time.monotonic()
-        connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ssl=self.context or True)
+        # An idle connection is kept past the boards' longest pause (live_poll's 20 s
+        # back-off; aiohttp's own 15 s closed it under them, and each board then paid
+        # a new TLS handshake), and below nginx's keepalive_timeout (30 s), so that
+        # nginx never closes one under a request.
+        connector = aiohttp.TCPConnector(
+            limit=0, limit_per_host=0, ssl=self.context or True, keepalive_timeout=25.0
+        )
         samplers = [
             asyncio.create_task(self.sample_connections()),
             asyncio.create_task(self.sample_memory(servers)),
             asyncio.create_task(self.sample_lag()),
         ]
+        self.stats.mark("seeding")
         self.log(f"seeding {max(1, options.players // 2)} rooms")
         await self.seed(connector)
         bench_session = aiohttp.ClientSession(
@@ -301,8 +320,11 @@ class Run:
             Browser(self.base, connector, "en", self.stats, self.boards_base),
         ]
         boards: list[asyncio.Task[None]] = []
+        # What the servers hold before any board waits: the boards' own share is above it.
+        self.stats.rss_before_boards_kb = self.memory_now()
+        self.stats.mark("opening the boards")
         self.log(f"opening {options.boards} boards")
-        stagger = min(10.0, options.boards / 200)
+        stagger = options.boards / options.open_rate
         for index in range(options.boards):
             active = index < len(self.slugs) * options.spectators_per_room or not self.idle
             if active:
@@ -336,12 +358,14 @@ class Run:
             asyncio.create_task(self.reader(spectators[0], self.slugs[i % len(self.slugs)]))
             for i in range(options.readers)
         ]
+        self.stats.mark("players")
         self.log(f"{len(self.seats)} players start")
         # The transactions of the measured window only: seeding's are not in the rate.
         commits_before, measured = await self.commits(), time.monotonic()
         players = [asyncio.create_task(self.player(seat)) for seat in self.seats]
         windows = asyncio.create_task(self.throughput_windows(bench_session))
         await asyncio.sleep(options.duration)
+        self.stats.mark("after the players")
         self.log("players stop")
         self.stop_players.set()
         commits = (await self.commits() - commits_before) / (time.monotonic() - measured)
@@ -357,6 +381,7 @@ class Run:
         for task in boards:
             task.cancel()
         await asyncio.gather(*boards, return_exceptions=True)
+        self.stats.mark("end")
         self.stop_samplers.set()
         await asyncio.gather(*samplers)
         stored = await self.stored_turns()

@@ -34,21 +34,31 @@ def certificate(folder: Path, host: str) -> None:
     )  # fmt: skip
 
 
-def write_nginx_conf(folder: Path, *, worker_connections: int = 1024, http_extra: str = "") -> Path:
+def write_nginx_conf(
+    folder: Path,
+    *,
+    worker_connections: int = 1024,
+    worker_processes: int = 1,
+    open_files: int | None = None,
+    http_extra: str = "",
+) -> Path:
     """nginx.conf in `folder` around the site rendered into folder/mesa.conf: its pid,
     error log (folder/logs) and temporary files (folder/temp) in `folder` too.
-    `http_extra` goes into the http block after the site."""
+    `http_extra` goes into the http block after the site; `open_files` is each
+    worker's worker_rlimit_nofile (by default what its connections need)."""
     temp = folder / "temp"
     temp.mkdir(exist_ok=True)
     (folder / "logs").mkdir(exist_ok=True)
     user = f"user {getpass.getuser()};" if os.geteuid() == 0 else ""
-    # Each proxied request holds two descriptors: the client's and the upstream's.
     files = ""
-    if worker_connections > 1024:
-        files = f"worker_rlimit_nofile {2 * worker_connections + 64};"
+    if open_files is not None:
+        files = f"worker_rlimit_nofile {open_files};"
+    elif worker_connections > 1024:
+        # Each connection is a descriptor, the listening sockets and logs a few more.
+        files = f"worker_rlimit_nofile {worker_connections + 64};"
     (folder / "nginx.conf").write_text(
         f"""{user}
-worker_processes 1;
+worker_processes {worker_processes};
 {files}
 pid {folder}/nginx.pid;
 error_log {folder}/logs/error.log warn;

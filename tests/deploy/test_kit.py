@@ -267,3 +267,49 @@ def test_the_bots_worker_reads_its_queue_alone_one_search_thread_a_process():
     [bots_run] = [c for c in commands if "-Q bots " in c + " "]
     assert bots_run.startswith("env BGBOT_MULTIPLY_THREADS=1 ")
     assert any("-Q sweeps" in c and "--beat" in c for c in commands)
+
+
+# One node's target (issue 35, docs/LOAD.md): its waiting boards may all connect
+# again at once (a restart, nginx reloaded, a blip of the network).
+BOARDS_A_NODE = 10_000
+# What the kernel grants a listen() by default (net.core.somaxconn since Linux 5.4):
+# a deeper backlog asked for is cut to it without a word.
+SOMAXCONN = 4096
+
+
+def test_every_listen_backlog_is_as_deep_as_the_kernel_allows():
+    """A full backlog is a refused or dropped connection, and for nginx's connect()
+    to a unix socket an immediate 502 (EAGAIN): gunicorn's default 2048 gave
+    10,000 opening boards 416 of them (docs/LOAD.md)."""
+    import runpy
+
+    assert runpy.run_path(str(ROOT / "config" / "gunicorn.conf.py"))["backlog"] >= SOMAXCONN
+    for text in (units()["mesa-live.service"], (DEPLOY / "compose.yaml").read_text()):
+        found = re.search(r"--backlog\W+(\d+)", text)
+        assert found and int(found[1]) >= SOMAXCONN
+    template = (DEPLOY / "nginx" / "mesa.conf.template").read_text()
+    listens = re.findall(r"^\s*listen (\$\{\w+\})([^;]*);", template, re.M)
+    ports = {port for port, _options in listens}
+    assert ports == {"${MESA_HTTP_LISTEN}", "${MESA_HTTPS_LISTEN}"}
+    for port in ports:
+        # nginx takes a port's options from one of its listen lines (nginx -t
+        # refuses them twice): 511 when none says.
+        backlogs = [
+            int(found[1])
+            for name, options in listens
+            if name == port and (found := re.search(r"\bbacklog=(\d+)", options))
+        ]
+        assert len(backlogs) == 1 and backlogs[0] >= SOMAXCONN, port
+
+
+def test_the_documented_nginx_worker_holds_a_nodes_boards():
+    """Two connections a waiting board (the browser's and uvicorn's): the sizes
+    docs/DEPLOY.md tells the operator to set hold a node's boards in one worker
+    (the kernel does not share connections out evenly between workers), with
+    descriptors for every connection."""
+    deploy_doc = (ROOT / "docs" / "DEPLOY.md").read_text()
+    connections = re.search(r"`worker_connections (\d+);`", deploy_doc)
+    open_files = re.search(r"`worker_rlimit_nofile (\d+);`", deploy_doc)
+    assert connections and open_files
+    assert int(connections[1]) >= 2 * BOARDS_A_NODE + 1024
+    assert int(open_files[1]) >= int(connections[1]) + 64

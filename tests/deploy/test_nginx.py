@@ -252,3 +252,16 @@ def test_a_long_poll_is_held_its_whole_25_seconds_through_the_front(front):
     assert status == 200, body[:200]
     assert json.loads(body)["version"] == version
     assert 24 < held < 35
+
+
+def test_a_header_longer_than_the_buffer_a_board_keeps_is_still_answered(front):
+    """The template keeps 2 KB of header a waiting board (its connection holds it
+    while it waits); a longer header, a browser's with many cookies, borrows one
+    of the large buffers and is answered as any other."""
+    status, _headers, body = post_room(front)
+    assert status == 201
+    slug = json.loads(body)["room"]["slug"]
+    padding = "x" * 3000  # past client_header_buffer_size, well within 16k
+    headers = {"Cookie": f"other={padding}", "Accept-Language": "es"}
+    status, _headers, body = front.request("GET", f"/api/rooms/{slug}/", headers=headers)
+    assert status == 200 and json.loads(body)["room"]["slug"] == slug

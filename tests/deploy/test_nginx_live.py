@@ -2,8 +2,8 @@
 
 Under load nginx took uvicorn out after a few timed-out waits and then
 gunicorn too ("no live upstreams": issue 35). What the template must say so
-that it cannot: gunicorn, mesa_live's backup, is never marked down; a busy
-uvicorn is not taken out by a few timed-out waits; a wait uvicorn could not
+that it cannot: gunicorn, mesa_live's backup, is never marked down; nor is
+a busy uvicorn, whatever its timed-out waits; a wait uvicorn could not
 take or answer goes on to gunicorn; the app's own 503 never counts. The
 behaviour through a running front (uvicorn away, the app's 503) is
 tests/deploy/test_nginx_front.py's.
@@ -62,12 +62,13 @@ def test_gunicorn_the_backup_is_never_marked_down():
     assert backup["max_fails"] == "0"
 
 
-def test_a_few_timed_out_waits_do_not_take_uvicorn_out():
+def test_late_waits_never_take_uvicorn_out():
+    """Any count of failures is a small share of 10,000 boards' waits: twenty in
+    10 s took a busy uvicorn out and sent every board to gunicorn at once
+    (docs/LOAD.md). A stopped uvicorn needs no marking: its socket refuses at once."""
     live = servers()["<MESA_LIVE_UPSTREAM>"]
     assert "backup" not in live
-    fails = int(live.get("max_fails", "1"))
-    assert fails == 0 or fails >= 10, live
-    assert seconds(live.get("fail_timeout", "10s")) <= 10  # tried again soon
+    assert live.get("max_fails") == "0", live
 
 
 def test_a_wait_uvicorn_cannot_take_goes_to_gunicorn_and_the_apps_503_never_counts():

@@ -274,6 +274,83 @@ def test_without_redis_a_move_in_this_process_wakes_its_waiter(room, alice, no_r
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_room_without_a_key_costs_its_first_wait_one_query_and_the_next_none(
+    room, redis_channel, monkeypatch
+):
+    """A room quiet for longer than its key lasts (this room's publishes went to
+    another channel): the first wait reads the database and writes the key back,
+    never over a newer one; the next waits read the key alone."""
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 0.3)
+    version = version_of(room)
+    key = live.room_key(room.slug)
+    assert redis_channel.get(key) is None
+    started: list[str] = []
+    real = waits.database_pulse
+
+    async def counted(slug):
+        started.append(slug)
+        return await real(slug)
+
+    monkeypatch.setattr(waits, "database_pulse", counted)
+
+    async def scenario():
+        await subscribed()
+        for _ in range(3):
+            answer = await asgi_get(APP, state_url(room), f"wait={version}")
+            assert answer.status == 200
+
+    async_to_sync(scenario)()
+    assert started == [room.slug]  # the first wait's start only
+    assert Pulse.decode(redis_channel.get(key)) == pulse_of(room)
+    assert 0 < redis_channel.ttl(key) <= live.KEY_TTL
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_board_that_leaves_while_waiting_ends_its_wait_and_is_sent_nothing(room, alice, no_redis):
+    """The watcher of the client's messages ends with its departure, and that ends
+    the wait: no answer, no waiter left in the hub (no task of its own waits for it)."""
+    version = version_of(room)
+    path = state_url(room)
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+        "scheme": "http", "path": path, "raw_path": path.encode(),
+        "query_string": f"wait={version}".encode(), "root_path": "",
+        "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 40000),
+        "server": ("testserver", 80),
+    }  # fmt: skip
+    sent: list[object] = []
+
+    async def scenario() -> float:
+        gone = asyncio.Event()
+        asked = False
+
+        async def receive():
+            nonlocal asked
+            if not asked:
+                asked = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await gone.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            sent.append(message)
+
+        waiting = asyncio.ensure_future(APP(scope, receive, send))
+        await asyncio.sleep(0.3)
+        assert not waiting.done()
+        left = time.monotonic()
+        gone.set()
+        await asyncio.wait_for(waiting, 5)
+        took = time.monotonic() - left
+        await asyncio.sleep(0.05)  # the cancelled wait's own end: its waiter leaves the hub
+        assert room.slug not in hubs.hub().rooms
+        return took
+
+    assert async_to_sync(scenario)() < 1.0
+    assert sent == []
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_wait_on_a_room_still_waiting_for_its_guest_ends_with_the_join(
     alice, dice, opening, no_redis
 ):

@@ -132,6 +132,18 @@ class Hub:
             return None
         return Pulse.decode(raw) if raw else None
 
+    async def remember_key(self, slug: str, pulse: Pulse) -> None:
+        """Write the database's pulse into a room's missing key, never over one (a
+        publish's is as new or newer; its script overwrites an older one): the next
+        waits on a room quiet for longer than the key lasts read the key, not the
+        database, one at a time through the one sync thread. Never raises."""
+        if self.client is None:
+            return
+        try:
+            await self.client.set(live.room_key(slug), pulse.encode(), ex=live.KEY_TTL, nx=True)
+        except Exception as error:
+            log.debug("live: room %s's key not written (%s)", slug, type(error).__name__)
+
     async def forget_key(self, slug: str, pulse: Pulse) -> None:
         """Delete the room's key if it still holds `pulse`; never raises."""
         log.warning("live: room %s's key %s is ahead of the database: forgotten", slug, pulse)

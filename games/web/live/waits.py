@@ -4,12 +4,13 @@ A waiter:
 
 1. registers with this loop's hub (games.web.live.hub), then reads the room's
    pulse from its Redis key (no database); unless the key says the room is
-   where the board is, one query: no key, a key older than the board (a lost
-   publish), or one ahead of it, which the database confirms. A key ahead of
-   the database is left by a timeline that a restored backup undid (the
-   room's serial only grows, and every key was read from the database before
-   this): forgotten, so it neither ends waits at once nor holds back the
-   restored room's publishes;
+   where the board is, one query: no key (written then from the database's
+   answer: a room quiet for longer than a key lasts costs one query, not one
+   a wait), a key older than the board (a lost publish), or one ahead of it,
+   which the database confirms. A key ahead of the database is left by a
+   timeline that a restored backup undid (the room's serial only grows, and
+   every key was read from the database before this): forgotten, so it
+   neither ends waits at once nor holds back the restored room's publishes;
 2. answers at once when the room's version is not the board's;
 3. otherwise waits for a pulse of its room on the channel (a pulse not older
    than the one it started from: a finished analysis publishes the same
@@ -81,6 +82,8 @@ async def wait_for_pulse(
             if key is not None and start is not None and key.serial > start.serial:
                 waiter.ignore_key(key)  # of a timeline a restore undid
                 await here.forget_key(slug, key)
+            elif key is None and start is not None:
+                await here.remember_key(slug, start)  # one query a quiet room, not a wait
         if start is None or start.version != version:
             return Woken(True, start, tick())  # not there, or not where the board is
         if serial is not None and start.serial != serial:
