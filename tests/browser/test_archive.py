@@ -60,7 +60,7 @@ def test_after_a_rematch_the_first_match_stays_reachable_with_its_seed_and_file(
 
 
 def test_mis_partidas_puts_my_nearest_deadline_first_and_the_header_counts_my_turns(
-    live_server, dice, clock, open_page, artifacts
+    live_server, dice, clock, open_page, artifacts, js_errors
 ):
     tables = {}
 
@@ -85,6 +85,12 @@ def test_mis_partidas_puts_my_nearest_deadline_first_and_the_header_counts_my_tu
     for name in ("con tiempo", "de alice", "urgente"):
         room, guest = tables[name]
         page.goto(live_server.url + seat_url(room, guest.token))
+
+    # A board's request still on its way when the next seat link cycled the session
+    # key went with the old key, now no session: its seat's legal steps answer 403
+    # (not the seat's holder) to a page being left. Seen once in CI; the page it
+    # would concern is gone, so it is not an error of the pages this test reads.
+    js_errors[:] = [error for error in js_errors if "status of 403" not in error]
 
     page.goto(live_server.url + reverse("games:home"))
     badge = page.locator(".site-header .header-badge")
