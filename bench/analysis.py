@@ -23,7 +23,7 @@ import resource
 import subprocess
 import sys
 import time
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from games.analysis import DEFAULT_SETTINGS, analyse, game_luck, match_decisions, summarise
 from games.analysis.ladder import bot_game, bot_prs
@@ -99,15 +99,23 @@ def percentile(ordered: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def _child(label: str) -> Measurement:
-    code = f"import json, bench.analysis as b; print(json.dumps(b.measure({label!r})))"
+def on_one_core(code: str) -> Any:
+    """Run `code` (which prints its result as JSON last) in a fresh Python on one
+    core with one bgsage thread, and return what it printed: each measurement
+    starts with cold caches and no other search beside it."""
     env = {**os.environ, "BGBOT_MULTIPLY_THREADS": "1"}
     cpu = min(os.sched_getaffinity(0))
     output = subprocess.run(
         ["taskset", "-c", str(cpu), sys.executable, "-c", code],
         capture_output=True, text=True, check=True, env=env,
     )  # fmt: skip
-    found: Measurement = json.loads(output.stdout.strip().splitlines()[-1])
+    return json.loads(output.stdout.strip().splitlines()[-1])
+
+
+def _child(label: str) -> Measurement:
+    found: Measurement = on_one_core(
+        f"import json, bench.analysis as b; print(json.dumps(b.measure({label!r})))"
+    )
     return found
 
 

@@ -13,12 +13,11 @@ The quick pass measures no luck (the full one does).
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 import time
 
+from bench.analysis import on_one_core
 from games.analysis import (
     DEFAULT_SETTINGS,
     NO_LUCK,
@@ -61,18 +60,9 @@ def measure(label: str, depth: str, games: int) -> list[tuple[float, float, floa
 
 
 def _child(label: str, depth: str, games: int) -> list[tuple[float, float, float, list[float]]]:
-    code = (
+    found: list[tuple[float, float, float, list[float]]] = on_one_core(
         "import json, bench.analysis_quick as b; "
         f"print(json.dumps(b.measure({label!r}, {depth!r}, {games})))"
-    )
-    env = {**os.environ, "BGBOT_MULTIPLY_THREADS": "1"}
-    cpu = min(os.sched_getaffinity(0))
-    output = subprocess.run(
-        ["taskset", "-c", str(cpu), sys.executable, "-c", code],
-        capture_output=True, text=True, check=True, env=env,
-    )  # fmt: skip
-    found: list[tuple[float, float, float, list[float]]] = json.loads(
-        output.stdout.strip().splitlines()[-1]
     )
     return found
 
