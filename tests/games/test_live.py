@@ -305,6 +305,109 @@ def test_a_room_without_a_key_costs_its_first_wait_one_query_and_the_next_none(
     assert 0 < redis_channel.ttl(key) <= live.KEY_TTL
 
 
+def count_calls(monkeypatch, owner, name: str) -> list[str]:
+    """The slugs `owner.name(slug)` (a coroutine function) was called with, from now on."""
+    calls: list[str] = []
+    real = getattr(owner, name)
+
+    async def counted(slug, *args, **kwargs):
+        calls.append(slug)
+        return await real(slug, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_subscribed_hub_starts_the_waits_of_a_room_it_heard_of_from_memory(
+    room, alice, redis_channel, monkeypatch
+):
+    """Its first wait reads the room's key (none here: the database); the publish of
+    the move that ends the second wait is remembered, and the third wait, on the new
+    version, asks neither Redis nor the database before it waits."""
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 0.3)
+    version = version_of(room)
+    database_starts = count_calls(monkeypatch, waits, "database_pulse")
+
+    async def scenario():
+        hub = await subscribed()
+        key_reads = count_calls(monkeypatch, hub, "key_pulse")
+        quiet = await asgi_get(APP, state_url(room), f"wait={version}")
+        waiting = asyncio.ensure_future(asgi_get(APP, state_url(room), f"wait={version}"))
+        await asyncio.sleep(0.1)
+        await sync_to_async(play)(room, alice)
+        woken = await waiting
+        started = time.monotonic()
+        held = await asgi_get(APP, state_url(room), f"wait={version + 1}")
+        return quiet, woken, held, time.monotonic() - started, key_reads, dict(hub.known)
+
+    quiet, woken, held, seconds, key_reads, known = async_to_sync(scenario)()
+    assert quiet.status == 200 and woken.json()["version"] == version + 1
+    assert held.status == 200 and held.json()["version"] == version + 1
+    assert seconds >= 0.25  # the whole (spread) wait: memory said where the room is
+    assert key_reads == [room.slug] and database_starts == [room.slug]
+    assert known[room.slug] == pulse_of(room)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_hub_forgets_the_pulses_it_knew_when_its_subscription_drops(
+    own_redis, room, alice, monkeypatch
+):
+    """A publish sent while it was away never reached it: after the reconnect the
+    next wait reads the key again, and sees the move at once."""
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 0.3)
+    monkeypatch.setattr(hubs, "RECONNECT_FIRST", 0.5)
+    version = version_of(room)
+
+    async def scenario():
+        hub = await subscribed()
+        await asgi_get(APP, state_url(room), f"wait={version}")
+        remembered = dict(hub.known)
+        own_redis.client_kill_filter(_type="pubsub")
+        await asyncio.sleep(0.2)
+        forgotten = dict(hub.known)
+        await sync_to_async(play)(room, alice)  # its key is written, its publish lost
+        await subscribed()
+        key_reads = count_calls(monkeypatch, hub, "key_pulse")
+        started = time.monotonic()
+        answer = await asgi_get(APP, state_url(room), f"wait={version}")
+        return remembered, forgotten, answer, time.monotonic() - started, key_reads
+
+    remembered, forgotten, answer, seconds, key_reads = async_to_sync(scenario)()
+    assert room.slug in remembered and forgotten == {}
+    assert key_reads == [room.slug]
+    assert answer.status == 200 and answer.json()["version"] == version + 1
+    assert seconds < 0.2, f"answered after {seconds:.2f} s, not at once"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_subscribed_wait_polls_the_database_as_soon_as_the_subscription_drops(
+    own_redis, room, alice, monkeypatch
+):
+    """A subscribed wait holds one timer, not a look every few seconds: the hub wakes
+    its waiters when the subscription goes down, and one of them polls."""
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 20.0)
+    monkeypatch.setattr(waits, "POLL_EVERY", 0.2)
+    monkeypatch.setattr(hubs, "RECONNECT_FIRST", 30.0)  # it stays down
+    version = version_of(room)
+
+    async def scenario():
+        hub = await subscribed()
+        waiting = asyncio.ensure_future(asgi_get(APP, state_url(room), f"wait={version}"))
+        await asyncio.sleep(0.3)
+        own_redis.client_kill_filter(_type="pubsub")
+        await asyncio.sleep(0.3)
+        assert not hub.subscribed and not waiting.done()
+        await sync_to_async(play)(room, alice)  # published, to no subscriber
+        moved = time.monotonic()
+        response = await waiting
+        return response, time.monotonic() - moved
+
+    response, after = async_to_sync(scenario)()
+    assert response.status == 200 and response.json()["version"] == version + 1
+    assert after < 1.5, f"{after:.1f} s: a poller should have seen it within POLL_EVERY"
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_board_that_leaves_while_waiting_ends_its_wait_and_is_sent_nothing(room, alice, no_redis):
     """The watcher of the client's messages ends with its departure, and that ends

@@ -7,6 +7,12 @@ rooms' pulse keys. A subscription that goes quiet is dropped and made again,
 waiting longer each time; after a reconnect the hub reads the keys of every
 room it has waiters for, so a pulse published while it was away still wakes
 them.
+
+While subscribed, the hub also remembers the newest pulse it has read or
+heard of each room: every later publish reaches it, so a wait that starts on
+a room it knows reads no key (at 10,000 boards a Redis GET was an eighth of a
+uvicorn worker's main thread). What it knows is dropped with the
+subscription, and a pulse read before the subscription was up is never kept.
 """
 
 import asyncio
@@ -28,6 +34,7 @@ RECONNECT_FIRST = 0.5  # seconds before the first try to subscribe again, doubli
 RECONNECT_MAX = 10.0
 KEY_READ_TIMEOUT = 1.0  # a coroutine may wait; a spurious timeout would cost a query
 KEY_CONNECTIONS = 16  # the key reads of thousands of waiters share a few connections
+KNOWN_MAX = 100_000  # rooms whose pulse the hub remembers; past this it starts afresh
 
 
 _ticks = itertools.count(1)
@@ -85,6 +92,10 @@ class Hub:
         self.loop = loop
         self.rooms: dict[str, set[Waiter]] = {}
         self.subscribed = False
+        # The newest pulse of each room read or heard during this subscription
+        # (`epoch`: which one), dropped with it.
+        self.known: dict[str, Pulse] = {}
+        self.epoch = 0
         self.task: asyncio.Task[None] | None = None
         self.client: Any = None  # redis.asyncio.Redis for the keys
         self.slots = asyncio.Semaphore(getattr(settings, "LONG_POLL_WAITERS", 16))
@@ -104,8 +115,31 @@ class Hub:
                 del self.rooms[slug]
 
     def hear(self, slug: str, pulse: Pulse, *, catch_up: bool = False) -> None:
+        if self.subscribed:
+            self._know(slug, pulse)
         for waiter in list(self.rooms.get(slug, ())):
             waiter.hear(pulse, catch_up=catch_up)
+
+    def nudge(self) -> None:
+        """Wake every waiter to look again at the subscription (it went down: a
+        few of them poll the database until it is back)."""
+        for waiters in self.rooms.values():
+            for waiter in waiters:
+                waiter.event.set()
+
+    def _know(self, slug: str, pulse: Pulse) -> None:
+        known = self.known.get(slug)
+        if known is None or pulse.order() > known.order():
+            if len(self.known) >= KNOWN_MAX:
+                self.known.clear()
+            self.known[slug] = pulse
+
+    def _subscription(self, up: bool) -> None:
+        self.subscribed = up
+        self.epoch += 1
+        self.known.clear()
+        if not up:
+            self.nudge()
 
     def hear_from_any_thread(self, slug: str, pulse: Pulse) -> None:
         """A pulse this process published without Redis (games.services.live.listen_here)."""
@@ -120,6 +154,28 @@ class Hub:
         if self.task is None and settings.LIVE_REDIS_URL:
             self.client = _redis(socket_timeout=KEY_READ_TIMEOUT, pool_size=KEY_CONNECTIONS)
             self.task = self.loop.create_task(self._listen(), name="mesa-live-hub")
+
+    async def start_pulse(self, slug: str) -> Pulse | None:
+        """The room's newest pulse this hub knows of: from memory while subscribed
+        (every publish since reached it), else its key (kept when the same
+        subscription was up from before the read to after it)."""
+        if self.subscribed and (known := self.known.get(slug)) is not None:
+            return known
+        moment = self.moment()
+        pulse = await self.key_pulse(slug)
+        if pulse is not None:
+            self.learn(slug, pulse, moment)
+        return self.known.get(slug, pulse) if self.subscribed else pulse
+
+    def moment(self) -> int | None:
+        """Which subscription is up now (None: none): what `learn` checks."""
+        return self.epoch if self.subscribed else None
+
+    def learn(self, slug: str, pulse: Pulse, moment: int | None) -> None:
+        """Remember a pulse read at `moment` (the database's word, newer than the key)
+        if the same subscription is still up: it heard every publish since."""
+        if moment is not None and self.subscribed and self.epoch == moment:
+            self._know(slug, pulse)
 
     async def key_pulse(self, slug: str) -> Pulse | None:
         """The pulse the publisher stored for the room; None without one (or without Redis)."""
@@ -147,6 +203,8 @@ class Hub:
     async def forget_key(self, slug: str, pulse: Pulse) -> None:
         """Delete the room's key if it still holds `pulse`; never raises."""
         log.warning("live: room %s's key %s is ahead of the database: forgotten", slug, pulse)
+        if self.known.get(slug) == pulse:
+            del self.known[slug]
         try:
             await self.client.eval(live.FORGET_SCRIPT, 1, live.room_key(slug), pulse.encode())
         except Exception as error:
@@ -159,7 +217,7 @@ class Hub:
             pubsub = client.pubsub()
             try:
                 await pubsub.subscribe(live.channel())
-                self.subscribed = True
+                self._subscription(True)
                 delay = RECONNECT_FIRST
                 log.info("live: listening on %s", live.channel())
                 await self._catch_up()
@@ -174,7 +232,7 @@ class Hub:
                     error,
                 )
             finally:
-                self.subscribed = False
+                self._subscription(False)
                 await _close(pubsub, client)
             await asyncio.sleep(delay)
             delay = min(delay * 2, RECONNECT_MAX)

@@ -8,18 +8,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qs, parse_qsl, urlencode
 
-from django.urls import Resolver404, resolve
-
 from games.services.cleaning import int_from_text
 from games.web import etags, live_pass
 from games.web.etags import BoardTag, board_tag
+from games.web.lean import STATE_PATH
 from games.web.live.fanout import flights
 from games.web.live.waits import wait_for_pulse
 from games.web.state_cache import Answer
 
 log = logging.getLogger(__name__)
-
-STATE_VIEW = "games:api_state"
 
 Scope = dict[str, Any]
 Message = Mapping[str, Any]
@@ -40,8 +37,16 @@ SECURITY_HEADERS = (
 
 def wait_target(path: str, query: bytes, method: str) -> tuple[str, int] | None:
     """(slug, version) of a board's held state request; None for anything else
-    (a malformed ?wait= too: the view answers its 400)."""
+    (a malformed ?wait= too: the view answers its 400).
+
+    The path is matched with the state GET's own pattern (games.web.lean, whose
+    property test holds it to the URL conf), not Django's resolver: resolving
+    tried every pattern before the API's and took a quarter of a busy uvicorn
+    worker's main thread at 10,000 boards (docs/LOAD.md)."""
     if method not in ("GET", "HEAD"):
+        return None
+    found = STATE_PATH.match(path)
+    if found is None:
         return None
     texts = parse_qs(query.decode("latin-1")).get("wait")
     if not texts or len(texts) != 1:
@@ -49,14 +54,7 @@ def wait_target(path: str, query: bytes, method: str) -> tuple[str, int] | None:
     version = int_from_text(texts[0])
     if version is None or version < 0:
         return None
-    try:
-        match = resolve(path)
-    except Resolver404:
-        return None
-    slug = match.kwargs.get("slug")
-    if match.view_name != STATE_VIEW or not isinstance(slug, str):
-        return None
-    return slug, version
+    return found["slug"], version
 
 
 def board_etag(scope: Scope, version: int) -> BoardTag | None:

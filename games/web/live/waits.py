@@ -2,11 +2,13 @@
 
 A waiter:
 
-1. registers with this loop's hub (games.web.live.hub), then reads the room's
-   pulse from its Redis key (no database); unless the key says the room is
-   where the board is, one query: no key (written then from the database's
-   answer: a room quiet for longer than a key lasts costs one query, not one
-   a wait), a key older than the board (a lost publish), or one ahead of it,
+1. registers with this loop's hub (games.web.live.hub), then takes the room's
+   pulse from the hub's memory (subscribed, it heard every publish since it
+   read the room's key) or from its Redis key (no database); unless the key
+   says the room is where the board is, one query: no key (written then from
+   the database's answer: a room quiet for longer than a key lasts costs one
+   query, not one a wait), a key older than the board (a lost publish), or one
+   ahead of it,
    which the database confirms. A key ahead of the database is left by a
    timeline that a restored backup undid (the room's serial only grows, and
    every key was read from the database before this): forgotten, so it
@@ -38,7 +40,8 @@ log = logging.getLogger(__name__)
 
 WAIT_SECONDS = 25.0  # as games.web.longpoll: below nginx's proxy_read_timeout (40 s)
 POLL_EVERY = 1.0  # the database, only while the hub has no subscription
-CHECK_HUB_EVERY = 5.0  # a waiter looks whether its hub still listens
+# Unsubscribed and not one of the pollers: how often a waiter looks for a free slot.
+SLOT_EVERY = 5.0
 
 
 async def wait_for_change(
@@ -76,14 +79,17 @@ async def wait_for_pulse(
     here.add(slug, waiter)  # before reading the pulse: nothing published after it is missed
     slot = False
     try:
-        key = start = await here.key_pulse(slug)
+        key = start = await here.start_pulse(slug)
         if key is None or key.version != version or (serial is not None and key.serial != serial):
+            moment = here.moment()
             start = await database_pulse(slug)  # no key, a lost publish, or news to confirm
             if key is not None and start is not None and key.serial > start.serial:
                 waiter.ignore_key(key)  # of a timeline a restore undid
                 await here.forget_key(slug, key)
             elif key is None and start is not None:
                 await here.remember_key(slug, start)  # one query a quiet room, not a wait
+            if start is not None:
+                here.learn(slug, start, moment)  # the next wait on it asks nobody
         if start is None or start.version != version:
             return Woken(True, start, tick())  # not there, or not where the board is
         if serial is not None and start.serial != serial:
@@ -101,9 +107,16 @@ async def wait_for_pulse(
                 slot = True
             polling = slot and not here.subscribed
             waiter.event.clear()
-            step = min(left, POLL_EVERY if polling else CHECK_HUB_EVERY)
+            # Subscribed, one timer for the whole wait: the hub sets the event when
+            # a pulse comes and when its subscription goes down (hub.nudge). It
+            # was one every 5 s, a twentieth of a busy worker's main thread.
+            if polling:
+                step = min(left, POLL_EVERY)
+            else:
+                step = left if here.subscribed else min(left, SLOT_EVERY)
             try:
-                await asyncio.wait_for(waiter.event.wait(), step)
+                async with asyncio.timeout(step):  # no task of its own, as wait_for's
+                    await waiter.event.wait()
             except TimeoutError:
                 pass
             if waiter.moved():
