@@ -27,7 +27,6 @@ Whatever was lost, every wait ends within 25 s (21 to 25, spread) with the
 board re-reading its state.
 """
 
-import asyncio
 import logging
 import random
 from typing import NamedTuple
@@ -114,11 +113,13 @@ async def wait_for_pulse(
                 step = min(left, POLL_EVERY)
             else:
                 step = left if here.subscribed else min(left, SLOT_EVERY)
+            # The timer sets the event: no task (wait_for's) and no cancellation
+            # raised through the wait (asyncio.timeout's), both seen in profiles.
+            timer = here.loop.call_later(step, waiter.event.set)
             try:
-                async with asyncio.timeout(step):  # no task of its own, as wait_for's
-                    await waiter.event.wait()
-            except TimeoutError:
-                pass
+                await waiter.event.wait()
+            finally:
+                timer.cancel()
             if waiter.moved():
                 return Woken(True, waiter.newest(), waiter.tick)
             if polling and (now := await database_pulse(slug)) != start:
