@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from tests.helpers import database_url_for_the_worker
+
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 ON_POSTGRESQL = DATABASE_URL.startswith(("postgres://", "postgresql://"))
 
@@ -102,3 +104,78 @@ def test_a_live_waits_database_read_hands_the_pooled_connection_back():
     # Kept by the sync thread, the one connection left the request waiting out
     # DB_POOL_TIMEOUT and failing.
     assert run(OUTSIDE_A_REQUEST, DB_POOL_MAX="1", DB_POOL_TIMEOUT="2") == {"request": "served"}
+
+
+# One connection lent twenty times, its backend then terminated by another session
+# while idle in the pool (as a restart does), then lent again.
+TERMINATED = """
+import json, time, django, psycopg
+django.setup()
+from django.conf import settings
+from django.db import connection
+from psycopg_pool import ConnectionPool
+full_checks = []
+real = ConnectionPool.check_connection
+def counted(conn):
+    full_checks.append(1)
+    real(conn)
+ConnectionPool.check_connection = staticmethod(counted)
+def pid():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        found = cursor.fetchone()[0]
+    connection.close()  # request_finished: back to the pool
+    return found
+first = {pid() for _ in range(20)}
+healthy_checks = len(full_checks)
+database = settings.DATABASES["default"]
+with psycopg.connect(host=database["HOST"], port=database["PORT"], user=database["USER"],
+                     dbname=database["NAME"], autocommit=True) as other:
+    other.execute("SELECT pg_terminate_backend(%s)", [next(iter(first))])
+time.sleep(0.3)
+after = pid()
+print(json.dumps({
+    "engine": database["ENGINE"], "first": len(first), "healthy_checks": healthy_checks,
+    "changed": after not in first, "checks_after": len(full_checks) - healthy_checks,
+}))
+"""
+
+
+@pytest.mark.skipif(not ON_POSTGRESQL, reason="needs PostgreSQL (DATABASE_URL=postgres://...)")
+def test_the_pool_checks_a_lent_connection_only_when_the_server_spoke():
+    # psycopg_pool's own check is an empty query before each request's first one;
+    # config.postgresql polls the socket and checks only a connection with news.
+    seen = run(TERMINATED, DB_POOL_MAX="1", DB_POOL_MIN="1")
+    assert seen["engine"] == "config.postgresql" and seen["first"] == 1
+    assert seen["healthy_checks"] == 0, "a round trip before each lending"
+    # The terminated backend's last word was on its socket: checked, replaced, no error.
+    assert seen["changed"] and seen["checks_after"] == 1
+
+
+def test_the_pooled_engine_is_the_checking_one_and_only_with_the_pool():
+    pooled = run(SETTINGS, DATABASE_URL="postgres://u@127.0.0.1:5432/x", DB_POOL_MAX="3")
+    assert pooled["ENGINE"] == "config.postgresql" and pooled["CONN_HEALTH_CHECKS"] is True
+    plain = run(SETTINGS, DATABASE_URL="postgres://u@127.0.0.1:5432/x")
+    assert plain["ENGINE"] == "django.db.backends.postgresql"
+
+
+# A state GET through the test client, which leaves request_finished's close out:
+# whether the connection is still held by the thread once the answer is made.
+STATE_GET = """
+import json, django
+django.setup()
+from django.db import connection
+from django.test import Client
+answer = Client().get("/api/rooms/no-such-room/")
+print(json.dumps({"status": answer.status_code, "held": connection.connection is not None}))
+"""
+
+
+@pytest.mark.skipif(not ON_POSTGRESQL, reason="needs PostgreSQL (DATABASE_URL=postgres://...)")
+@pytest.mark.django_db
+def test_a_state_get_hands_its_pooled_connection_back_once_its_answer_is_made():
+    url = database_url_for_the_worker()  # the test database: its tables are there
+    # games.web.lean: three connections serve a process's twenty threads.
+    assert run(STATE_GET, DATABASE_URL=url, DB_POOL_MAX="1") == {"status": 404, "held": False}
+    # Without the pool the connection is the thread's to keep (CONN_MAX_AGE).
+    assert run(STATE_GET, DATABASE_URL=url) == {"status": 404, "held": True}

@@ -606,6 +606,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=3)
     )
+    if DATABASES["default"]["OPTIONS"].get("pool"):
+        # The same backend, whose pool checks a lent connection without a round
+        # trip unless the server spoke since (config/postgresql/base.py).
+        DATABASES["default"]["ENGINE"] = "config.postgresql"
 # The room state's cache (games/web/state_cache.py): its keys come from
 # the rows the state reads, so a per-process memory cache is correct too and
 # only hits less; where CACHE_URL is Redis it is shared by every process and node.

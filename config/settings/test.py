@@ -58,7 +58,7 @@ MESA_RATE_LIMITS = {
 # on a busy two-core CI machine and failed a whole class at setup; the suite
 # waits longer. DATABASE_CONNECT_TIMEOUT in the environment still wins, and the
 # outage tests run their servers on config.settings.base with its own default.
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
+if DATABASES["default"]["ENGINE"] in ("django.db.backends.postgresql", "config.postgresql"):  # noqa: F405
     DATABASES["default"]["OPTIONS"]["connect_timeout"] = env.int(  # noqa: F405
         "DATABASE_CONNECT_TIMEOUT", default=20
     )
