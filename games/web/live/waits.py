@@ -8,11 +8,11 @@ A waiter:
    says the room is where the board is, one query: no key (written then from
    the database's answer: a room quiet for longer than a key lasts costs one
    query, not one a wait), a key older than the board (a lost publish), or one
-   ahead of it,
-   which the database confirms. A key ahead of the database is left by a
-   timeline that a restored backup undid (the room's serial only grows, and
-   every key was read from the database before this): forgotten, so it
-   neither ends waits at once nor holds back the restored room's publishes;
+   ahead of it, which the database confirms. A key ahead of the database is
+   left by a timeline that a restored backup undid (the room's serial only
+   grows, and every key was read from the database before this): forgotten,
+   so it neither ends waits at once nor holds back the restored room's
+   publishes; the database's word is remembered by the hub in its place;
 2. answers at once when the room's version is not the board's;
 3. otherwise waits for a pulse of its room on the channel (a pulse not older
    than the one it started from: a finished analysis publishes the same
