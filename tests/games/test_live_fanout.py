@@ -15,6 +15,7 @@ from datetime import timedelta
 import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
+from django.core import signing
 from django.core.asgi import get_asgi_application
 from django.core.signals import request_started
 from django.test import Client
@@ -272,6 +273,40 @@ def test_a_pass_is_read_only_for_its_room_its_cookies_within_its_time(rf, monkey
     assert live_pass.read(headers[:1] + headers[2:], "sala") is None  # the cookie is gone
     monkeypatch.setattr(live_pass, "PASS_SECONDS", -1)
     assert live_pass.read(headers, "sala") is None  # expired
+
+
+def test_a_pass_is_signed_once_a_second_for_the_same_board_and_never_across_keys(
+    rf, monkeypatch, settings
+):
+    """A room's spectators asking in the same second share one signature (the pass
+    TimestampSigner would give each of them); a new second or a new SECRET_KEY signs
+    again, and every pass reads back."""
+    signed: list[str] = []
+    sign = signing.TimestampSigner.sign
+
+    def counted(self, value):
+        signed.append(value)
+        return sign(self, value)
+
+    monkeypatch.setattr(signing.TimestampSigner, "sign", counted)
+    now = [1_900_000_000.2]
+    monkeypatch.setattr(live_pass.time, "time", lambda: now[0])
+    monkeypatch.setattr(signing.time, "time", lambda: now[0])
+    request = rf.get("/", HTTP_ACCEPT_LANGUAGE="es")
+    headers = [(b"accept-language", b"es")]
+
+    def readable(given: str) -> bool:
+        return live_pass.read([(b"x-mesa-pass", given.encode()), *headers], "sala") is not None
+
+    first = live_pass.issue(request, "sala", None)
+    now[0] += 0.7  # the same second
+    assert live_pass.issue(request, "sala", None) == first and len(signed) == 1
+    now[0] += 0.2  # the next one
+    later = live_pass.issue(request, "sala", None)
+    assert later != first and len(signed) == 2
+    settings.SECRET_KEY = "another-key-" + "y" * 50
+    assert live_pass.issue(request, "sala", None) != later and len(signed) == 3
+    assert readable(live_pass.issue(request, "sala", None))
 
 
 def test_a_flight_is_joined_only_by_boards_that_heard_before_it_began(monkeypatch):
