@@ -273,38 +273,6 @@ def test_without_redis_a_move_in_this_process_wakes_its_waiter(room, alice, no_r
     assert after < 1.0
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_room_without_a_key_costs_its_first_wait_one_query_and_the_next_none(
-    room, redis_channel, monkeypatch
-):
-    """A room quiet for longer than its key lasts (this room's publishes went to
-    another channel): the first wait reads the database and writes the key back,
-    never over a newer one; the next waits read the key alone."""
-    monkeypatch.setattr(waits, "WAIT_SECONDS", 0.3)
-    version = version_of(room)
-    key = live.room_key(room.slug)
-    assert redis_channel.get(key) is None
-    started: list[str] = []
-    real = waits.database_pulse
-
-    async def counted(slug):
-        started.append(slug)
-        return await real(slug)
-
-    monkeypatch.setattr(waits, "database_pulse", counted)
-
-    async def scenario():
-        await subscribed()
-        for _ in range(3):
-            answer = await asgi_get(APP, state_url(room), f"wait={version}")
-            assert answer.status == 200
-
-    async_to_sync(scenario)()
-    assert started == [room.slug]  # the first wait's start only
-    assert Pulse.decode(redis_channel.get(key)) == pulse_of(room)
-    assert 0 < redis_channel.ttl(key) <= live.KEY_TTL
-
-
 def count_calls(monkeypatch, owner, name: str) -> list[str]:
     """The slugs `owner.name(slug)` (a coroutine function) was called with, from now on."""
     calls: list[str] = []
@@ -316,6 +284,31 @@ def count_calls(monkeypatch, owner, name: str) -> list[str]:
 
     monkeypatch.setattr(owner, name, counted)
     return calls
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_room_without_a_key_costs_its_first_wait_one_query_and_the_next_none(
+    room, redis_channel, monkeypatch
+):
+    """A room quiet for longer than its key lasts (this room's publishes went to
+    another channel): the first wait reads the database and writes the key back,
+    never over a newer one; the next waits read the key alone."""
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 0.3)
+    version = version_of(room)
+    key = live.room_key(room.slug)
+    assert redis_channel.get(key) is None
+    started = count_calls(monkeypatch, waits, "database_pulse")
+
+    async def scenario():
+        await subscribed()
+        for _ in range(3):
+            answer = await asgi_get(APP, state_url(room), f"wait={version}")
+            assert answer.status == 200
+
+    async_to_sync(scenario)()
+    assert started == [room.slug]  # the first wait's start only
+    assert Pulse.decode(redis_channel.get(key)) == pulse_of(room)
+    assert 0 < redis_channel.ttl(key) <= live.KEY_TTL
 
 
 @pytest.mark.django_db(transaction=True)
