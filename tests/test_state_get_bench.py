@@ -1,0 +1,51 @@
+"""`python -m bench.state_get` itself, tiny: it seeds a room, serves the state GET and
+the bare project's view through Django's WSGIHandler in child processes, and drops
+its database. Nothing timed: every answer a 200, Mesa's the room's whole state."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+
+from tests.helpers import missing
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_in_process_comparison_runs_both_sides_and_cleans_up(tmp_path):
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        missing("bench.state_get runs on PostgreSQL (DATABASE_URL=postgres://...)")
+    parts = urlsplit(url)
+    database = urlunsplit(parts._replace(path=parts.path.rstrip("/") + "_stateget"))
+    redis_url = os.environ.get("MESA_LOAD_REDIS_URL", "redis://127.0.0.1:6379/12")
+    output = tmp_path / "figures.json"
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.state_get", "--requests", "24", "--warmup", "4"]
+        + ["--runs", "1", "--database-url", database, "--redis-url", redis_url]
+        + ["--output", str(output)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    figures = json.loads(output.read_text())
+    for side in ("mesa", "bare"):
+        [run] = figures[side]
+        assert run["answers"] == {"200 OK": 24}, side
+        assert run["cpu_us"] > 0 and run["least_block_us"] > 0
+    # The bare view answers a room's three columns; Mesa the board's whole state.
+    assert figures["mesa"][0]["bytes"] > 10 * figures["bare"][0]["bytes"] > 0
+    assert "bare ÷ Mesa" in done.stdout
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        name = urlsplit(database).path.lstrip("/")
+        left = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+        assert left.fetchone() is None
