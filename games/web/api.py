@@ -124,7 +124,7 @@ def state_response(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def answer_response(request: HttpRequest, answer: state_cache.Answer) -> HttpResponse:
-    if etags.names(request.headers.get("If-None-Match", ""), answer.etag):
+    if etags.names(request.META.get("HTTP_IF_NONE_MATCH", ""), answer.etag):
         response = HttpResponse(status=304)
     else:
         response = HttpResponse(answer.body, content_type="application/json")

@@ -81,7 +81,7 @@ def issue(request: HttpRequest, slug: str, seat: Seat | None) -> str:
     binding = _binding(
         request.COOKIES.get(settings.SESSION_COOKIE_NAME, ""),
         request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME, ""),
-        request.headers.get("Accept-Language", ""),
+        request.META.get("HTTP_ACCEPT_LANGUAGE", ""),
     )
     value = f"{slug}|{role}|{seat_fingerprint(seat)}|{get_language()}|{binding}"
     return _signed(value, int(time.time()), settings.SECRET_KEY)
