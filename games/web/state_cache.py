@@ -177,13 +177,17 @@ def _compute_and_store(key: str, slug: str, head: Head) -> Answer:
 
 
 def _compute_after(head: Head, slug: str) -> Answer:
-    """The answer from rows read after `head`. The seats are the head's, read with
-    the stamp (the key holds every column of theirs the state shows); every other
-    row is read after it, so the answer is never older than its key."""
+    """The answer from rows read after `head`, so never older than its key. The
+    head read only part of each seat (games.selectors.stamp.HEAD_SEAT_FIELDS):
+    the seats are read whole here, the asker's among them by its id."""
     room = Room.objects.filter(slug=slug).first()
     if room is None:  # deleted since the stamp was read
         raise NotFound("not_found", f"no room {slug!r}")
-    return compute(room, head.viewer, head.seats)
+    seats = list(Seat.objects.filter(room=room).order_by("number"))
+    viewer = head.viewer
+    if viewer is not None:
+        viewer = next((seat for seat in seats if seat.pk == viewer.pk), None)
+    return compute(room, viewer, seats)
 
 
 def _fresh(value: object) -> Answer | None:

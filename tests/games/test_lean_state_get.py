@@ -157,22 +157,26 @@ def test_a_changed_content_security_policy_is_followed(settings, room, carol):
 
 
 def test_the_heads_seats_are_the_orms_own_column_for_column(room, alice):
-    """games.selectors.stamp reads its one query with a plain cursor: each seat as the
-    ORM loads it (SQLite's dates and booleans converted too), the asker's found."""
+    """games.selectors.stamp reads its one query with a plain cursor: each seat's
+    HEAD_SEAT_FIELDS as the ORM loads them (SQLite's dates converted too), the rest
+    deferred, the seats in order, the asker's found."""
     from games.models import Seat
-    from games.selectors.stamp import ROOM_COLUMNS, room_head
+    from games.selectors.stamp import HEAD_SEAT_FIELDS, ROOM_COLUMNS, room_head
 
     bind(alice, room)
     alice.client.get(state_url(room))  # her last_seen_at: a date to convert
     head = room_head(room.slug, token=alice.token)
     orm = list(Seat.objects.filter(room=room).order_by("number"))
     assert [seat.pk for seat in head.seats] == [seat.pk for seat in orm]
+    assert [seat.number for seat in head.seats] == [1, 2]
     for mine, theirs in zip(head.seats, orm, strict=True):
-        for field in Seat._meta.concrete_fields:
-            assert getattr(mine, field.attname) == getattr(theirs, field.attname), field.name
+        deferred = {field.attname for field in Seat._meta.concrete_fields} - HEAD_SEAT_FIELDS
+        assert mine.get_deferred_fields() == deferred
+        for name in HEAD_SEAT_FIELDS:
+            assert getattr(mine, name) == getattr(theirs, name), name
         assert not mine._state.adding and mine._state.db == theirs._state.db
     assert head.viewer is not None and head.viewer.pk == alice.seat.pk
-    assert head.viewer.last_seen_at is not None and head.viewer.email_consent is True
+    assert head.viewer.last_seen_at is not None and head.viewer.user_id == alice.seat.user_id
     room.refresh_from_db()
     assert head.room == tuple(head.room) and len(head.room) == len(ROOM_COLUMNS)
     assert head.room[0] == room.slug and head.room[2] == room.state_serial

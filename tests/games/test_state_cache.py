@@ -312,21 +312,22 @@ def test_an_unchanged_state_is_304_from_the_cache_and_200_after_a_change(table, 
 
 
 def test_a_hit_makes_fewer_queries(table, room, alice, carol, django_assert_num_queries):
-    # A spectator's miss: the seats with the stamp, then the room's row and the
-    # state's three (the match, its games, their turns; the seats are the stamp's).
-    with django_assert_num_queries(5):
+    # A spectator's miss: the seats with the stamp (what a hit needs of them), then
+    # the room's row, its seats whole and the state's three (the match, its games,
+    # their turns).
+    with django_assert_num_queries(6):
         get(carol, room)
     # Its hit: the seats with the stamp.
     with django_assert_num_queries(1):
         assert get(carol, room).status_code == 200
     get(alice, room)  # her "last seen" is written: not a query of the next ones
     state_cache.clear()
-    # A guest player's miss: her session, a spectator's five and the words between
+    # A guest player's miss: her session, a spectator's six and the words between
     # the two (a mute, the messages); her hit, the session and the stamp. (Players
     # with accounts add their vacations, read once for the state and its clock.)
     miss = count_queries(alice.client, state_url(room))
     hit = count_queries(alice.client, state_url(room))
-    assert (miss, hit) == (8, 2)
+    assert (miss, hit) == (9, 2)
 
 
 def test_a_wait_the_room_has_moved_past_reads_the_pulse_then_the_stamp_alone(

@@ -233,8 +233,9 @@ def test_a_second_guest_finds_the_room_full(room, carol):
 
 
 ROOM_PAGE_QUERIES = 9  # + the room's finished matches, + the header's count of waiting games
-STATE_QUERIES = 6  # computed (MESA_STATE_CACHE off): the session, the room and its seats,
-# the match, its games, their turns; from the cache, STATE_HIT_QUERIES
+STATE_QUERIES = 7  # computed (MESA_STATE_CACHE off): the session, the seats with the
+# stamp, the room, its seats whole, the match, its games, their turns; from the cache,
+# STATE_HIT_QUERIES
 STATE_HIT_QUERIES = 2  # the session, the seats with the stamp (games/web/state_cache.py)
 TALK_QUERIES = 2  # a player's page and state also read the words: the mute, the messages
 
