@@ -92,6 +92,23 @@ def test_the_language_cookie_wins_over_the_browsers_language(settings, room, car
     assert whole == lean and lean[1]["Content-Language"] == "en"
 
 
+@pytest.mark.parametrize("accept", ["en-GB,en;q=0.9", "fr-FR, de;q=0.5", "es-AR", ""])
+def test_a_browsers_regional_or_unknown_language_is_chosen_the_same(settings, room, carol, accept):
+    def get():
+        return carol.client.get(state_url(room), HTTP_ACCEPT_LANGUAGE=accept)
+
+    whole, lean = both_ways(settings, get)
+    assert whole == lean and lean[1]["Vary"] == "Cookie, Accept-Language"
+
+
+def test_the_url_conf_has_no_language_prefixed_urls():
+    """lean.PlainLocale is Django's LocaleMiddleware without i18n_patterns' prefixes:
+    true only while the site's URL conf has none."""
+    from django.conf.urls.i18n import is_language_prefix_patterns_used
+
+    assert is_language_prefix_patterns_used(django_settings.ROOT_URLCONF) == (False, False)
+
+
 def test_no_such_room_and_a_database_away_answer_the_same(settings, room, carol, monkeypatch):
     def missing():
         return carol.client.get("/api/rooms/no-such-room/")
