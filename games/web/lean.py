@@ -106,7 +106,7 @@ class LeanStateGetMiddleware:
 class PlainLocale:
     """Django's LocaleMiddleware for a URL conf without i18n_patterns, which is the
     site's: the same language and headers, without looking for a language in
-    the path twice (a third of that middleware's time on a state GET)."""
+    the path twice (20 µs a request instead of 37, docs/LOAD.md)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
