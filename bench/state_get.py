@@ -7,13 +7,15 @@ in a loop, as gunicorn's worker calls it, for a spectator's cache hit of
 Mesa's state GET (`GET /api/rooms/<slug>/`, the load benchmark's settings and
 the web unit's pool, Redis for the caches) and for the bare project's one
 view (bench/front.py's reference: startproject, one indexed query as JSON).
-Each side runs in a fresh process pinned to one core, the sides alternating,
-and prints the process's CPU time and the wall time a request. `--profile`
-prints a cProfile of Mesa's loop instead (Python calls inflated, read the
-shares).
-
-PostgreSQL and Redis as `make load` uses them; the database is made for the
-run and dropped at its end.
+The room is seeded on fixed dice, so every run answers the same state. Each
+side runs in fresh processes pinned to one core, the sides alternating, and
+prints the process's CPU time and the wall time a request, and the least of
+twelve blocks of requests (the one the machine's neighbours touched least).
+`--profile` prints a cProfile of Mesa's loop on a CPU clock instead (Python
+calls inflated: read the shares); `--output` writes the figures as JSON.
+Not in `make bench`, which needs no server: this needs PostgreSQL and Redis,
+as `make load` does. Its database is made for the run and dropped at its end.
+Figures and what they showed: docs/LOAD.md.
 """
 
 from __future__ import annotations
