@@ -34,35 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from bench import front
-from bench.load.options import ROOT
-from bench.load.servers import admin_url, database_name
+from bench.load import servers
+from bench.load.options import ROOT, Options
 from tests.deploy import systemd
 
 DATABASE_URL = "postgres://postgres@127.0.0.1:5432/mesa_state_get"
 REDIS_URL = "redis://127.0.0.1:6379/13"
 BLOCKS = 12  # of each process's requests, timed apart
-
-
-def settings_env(database_url: str, redis_url: str, pool: str) -> dict[str, str]:
-    """The load benchmark's settings (bench.load.servers.settings_env), no node."""
-    env = dict(os.environ)
-    for name in ("DJANGO_SETTINGS_MODULE", "CI", "PYTEST_CURRENT_TEST"):
-        env.pop(name, None)
-    env.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "bench.web.settings",
-            "DEBUG": "false",
-            "SECRET_KEY": "mesa-state-get-benchmark-only-" + "x" * 40,
-            "DATABASE_URL": database_url,
-            "CACHE_URL": redis_url,
-            "CELERY_BROKER_URL": redis_url,
-            "ALLOWED_HOSTS": front.HOST,
-            "MESA_RATE_LIMIT_SCALE": "1000",
-            "LOG_LEVEL": "WARNING",
-            "DB_POOL_MAX": pool,
-        }
-    )
-    return env
 
 
 def web_pool() -> str:
@@ -180,27 +158,6 @@ def child(side: str, path: str, requests: int, warmup: int, profile: bool) -> di
 # -- the parent: the database, the children, the table ---------------------------------
 
 
-def prepare_database(database_url: str, redis_url: str, env: dict[str, str]) -> None:
-    """A fresh database for the run, migrated; the Redis database emptied."""
-    import psycopg
-    import redis
-
-    drop_database(database_url)
-    with psycopg.connect(admin_url(database_url), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{database_name(database_url)}"')
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
-    )
-    redis.Redis.from_url(redis_url).flushdb()
-
-
-def drop_database(database_url: str) -> None:
-    import psycopg
-
-    with psycopg.connect(admin_url(database_url), autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{database_name(database_url)}" WITH (FORCE)')
-
-
 def run_child(
     side: str, env: dict[str, str], path: str, options: argparse.Namespace, profile: bool = False
 ) -> dict[str, Any]:
@@ -249,8 +206,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     pool = web_pool()
-    env = settings_env(options.database_url, options.redis_url, pool)
-    prepare_database(options.database_url, options.redis_url, env)
+    # make load's own settings and database steps, on this run's database.
+    load = Options(database_url=options.database_url, redis_url=options.redis_url)
+    env = {
+        **servers.settings_env(load, servers.make_nodes(load, Path("/nonexistent"))),
+        "DB_POOL_MAX": pool,
+    }
+    servers.drop_database(load)  # a crashed run's, if any: this run makes its own
+    servers.prepare_database(load)
     try:
         with tempfile.TemporaryDirectory(prefix="mesa-state-get-") as folder:
             project = front.make_reference(Path(folder), options.database_url, pool)
@@ -270,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
                 for side in ("bare", "mesa"):
                     results[side].append(run_child(side, envs[side], paths[side], options))
     finally:
-        drop_database(options.database_url)
+        servers.drop_database(load)
     report(results, options)
     if options.output:
         options.output.write_text(json.dumps({"load_average": os.getloadavg(), **results}))
