@@ -60,9 +60,15 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     assert "make load:" in done.stdout  # the printed report (--quiet leaves out the progress)
     assert result["failures"] == 0 and result["error_pages"] == {}
     # The generator's own CPU in each phase, and what a waiting board costs the servers.
-    assert set(result["generator_lag"]["cpu_share"]) == {
-        "seeding", "opening the boards", "players", "after the players"
-    }  # fmt: skip
+    phases = {"seeding", "opening the boards", "boards waiting", "players", "after the players"}
+    assert set(result["generator_lag"]["cpu_share"]) == phases
+    # And the servers' (each role's CPU over each phase): every server worked, and
+    # PostgreSQL with them.
+    cpu = result["server_cpu"]
+    assert set(cpu) == phases
+    roles = {role.partition(" ")[2] or role for role in cpu["seeding"]["cores"]}
+    assert {"nginx", "gunicorn", "uvicorn", "reference", "postgres"} <= roles, cpu
+    assert cpu["seeding"]["cores"]["node0 gunicorn"] > 0 and cpu["players"]["cores"]["postgres"] > 0
     assert result["memory_per_board_kb"]["whole"] > 0
     # The boards send their browser's cookies as one header: no answer of theirs set one.
     assert result["board_answers_setting_a_cookie"] == 0
@@ -78,7 +84,7 @@ def run_load(database: str, redis_url: str, report: Path) -> subprocess.Complete
             sys.executable, "-m", "bench.load",
             "--boards", "5", "--players", "2", "--readers", "1",
             "--duration", "12", "--warmup", "2", "--window", "1", "--think", "0.5", "1",
-            "--grace", "40", "--web-workers", "1", "--threads", "8", "--pool", "2",
+            "--grace", "40", "--still", "2", "--web-workers", "1", "--threads", "8", "--pool", "2",
             "--port", PORT, "--database-url", database, "--redis-url", redis_url,
             "--output", str(report), "--quiet",
         ],

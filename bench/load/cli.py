@@ -67,6 +67,7 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--redis-url", default=defaults.redis_url)
     parser.add_argument("--server-cores", default=defaults.server_cores)
     parser.add_argument("--client-cores", default=defaults.client_cores)
+    parser.add_argument("--still", type=float, default=defaults.still)
     parser.add_argument("--grace", type=float, default=defaults.grace)
     parser.add_argument("--open-rate", type=float, default=defaults.open_rate)
     parser.add_argument("--profile", default="", help="write the generator's cProfile here")
@@ -134,8 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     created = prepare_database(options)
     folder = Path(tempfile.mkdtemp(prefix="mesa-load-"))
     nodes = make_nodes(options, folder)
+    failed = True  # until the run reports otherwise: a run that failed keeps its logs
     try:
         report = run_nodes(options, nodes)
+        failed = bool(report["failures"]) or not report["nothing_lost"]["ok"]
     finally:
         for node in nodes:
             for process in reversed(node.processes.values()):  # nginx first
@@ -144,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             drop_database(options)
         else:
             print(f"{database_name(options.database_url)}: there before the run, kept")
-        if options.keep_files:
+        if options.keep_files or failed:
             print(f"the nodes' configs and logs: {folder}")
         else:
             shutil.rmtree(folder, ignore_errors=True)

@@ -60,6 +60,12 @@ class Stats:
     # own CPU over its wall time says whether a lag was its work or the machine's.
     cpu_marks: list[tuple[str, float, float]] = field(default_factory=list)
 
+    # (phase, monotonic, {pid: (role, CPU seconds)}) of the servers, PostgreSQL and
+    # Redis as each phase begins (Run.mark).
+    server_cpu_marks: list[tuple[str, float, dict[int, tuple[str, float]]]] = field(
+        default_factory=list
+    )
+
     def mark(self, phase: str) -> None:
         self.cpu_marks.append((phase, time.monotonic(), time.process_time()))
 

@@ -58,6 +58,9 @@ class Options:
     redis_url: str = DEFAULT_REDIS
     server_cores: str = "0"  # the servers' cores (taskset)
     client_cores: str = "1"  # the generator's, apart from them, at the same priority
+    # Once the boards are open, this long with nobody moving: what waiting boards
+    # alone cost the node (each wait held 21-25 s, then renewed).
+    still: float = 15.0
     grace: float = 40.0  # after the players stop, for the boards to catch up
     # Boards opened a second (each one's first state GET is Django's): 2,000 boards
     # opened at this rate in every run before, 10,000 at 1,000/s, a herd of page

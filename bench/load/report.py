@@ -116,6 +116,9 @@ def build(
                 if end > start
             },
         },
+        # Where the node's cores went in each phase: each role's CPU over the phase's
+        # wall time (1.0: one whole core).
+        "server_cpu": server_cpu(stats.server_cpu_marks),
         "options": {k: v for k, v in asdict(options).items() if k != "quiet"},
         "server": options.server,
         "sizes": run.sizes,
@@ -217,6 +220,28 @@ def per_board_kb(stats: Stats, boards: int) -> dict[str, float | None]:
     }
 
 
+def server_cpu(
+    marks: list[tuple[str, float, dict[int, tuple[str, float]]]],
+) -> dict[str, dict[str, Any]]:
+    """Each phase's length and each role's CPU in it as a share of one core, from
+    the processes' CPU at the phase's two ends. A process that ended within a phase
+    takes its CPU of that phase with it (gunicorn and uvicorn keep their workers,
+    the pool its PostgreSQL backends)."""
+    found: dict[str, dict[str, Any]] = {}
+    for (phase, start, before), (_next, end, after) in zip(marks, marks[1:], strict=False):
+        if end <= start:
+            continue
+        roles: dict[str, float] = defaultdict(float)
+        for pid, (role, seconds) in after.items():
+            earlier = before.get(pid)
+            roles[role] += max(0.0, seconds - (earlier[1] if earlier else 0.0))
+        found[phase] = {
+            "seconds": round(end - start, 1),
+            "cores": {role: round(cpu / (end - start), 2) for role, cpu in sorted(roles.items())},
+        }
+    return found
+
+
 def _times_1000(value: float | None) -> float | None:
     return value * 1000 if value is not None else None
 
@@ -289,5 +314,11 @@ def print_report(report: dict[str, Any]) -> None:
         f"statuses: {report['statuses']}; exceptions: {report['exceptions']}; "
         f"5xx: {report['errors_5xx']}; answers not JSON (error pages): {report['error_pages']}",
         f"nothing lost: {report['nothing_lost']}",
+        "the servers' CPU in each phase, in cores (1.0: one whole core):",
+        *(
+            f"  {phase} ({spent['seconds']:.0f} s): "
+            + ", ".join(f"{role} {share:.2f}" for role, share in spent["cores"].items())
+            for phase, spent in report.get("server_cpu", {}).items()
+        ),
     ]
     print("\n".join(lines))

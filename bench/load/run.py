@@ -19,7 +19,15 @@ from bench.load import report as reporting
 from bench.load.clients import TURN_ACTIONS, Browser, Seat, StateReader, live_poll, next_action
 from bench.load.measure import Board, Move, Stats
 from bench.load.options import HELD, LAG_TICK, NAMES, Options
-from bench.load.servers import admin_url, children, database_name, make_nodes, rss_kb
+from bench.load.servers import (
+    admin_url,
+    children,
+    cpu_seconds,
+    database_name,
+    make_nodes,
+    named_processes,
+    rss_kb,
+)
 
 
 class Run:
@@ -272,6 +280,26 @@ class Run:
             self.memory_now()
             await self._pause(2.0, self.stop_samplers)
 
+    def mark(self, phase: str) -> None:
+        """A phase begins: the generator's CPU (Stats.mark) and each server process's."""
+        self.stats.mark(phase)
+        self.stats.server_cpu_marks.append((phase, time.monotonic(), self.cpu_now()))
+
+    def cpu_now(self) -> dict[int, tuple[str, float]]:
+        """Each server process's CPU seconds so far, by pid with its role; and the
+        machine's PostgreSQL and Redis processes (theirs during a run)."""
+        found: dict[int, tuple[str, float]] = {}
+        processes = {
+            pid: role
+            for server, role in self.servers.items()
+            for pid in (server, *children(server))
+        }
+        for pid, role in {**processes, **named_processes(("postgres", "redis-server"))}.items():
+            seconds = cpu_seconds(pid)
+            if seconds is not None:
+                found[pid] = (role, seconds)
+        return found
+
     def memory_now(self) -> dict[int, int]:
         """Each server process's RSS now (kB), its peak kept."""
         found = {}
@@ -289,6 +317,7 @@ class Run:
     async def drive(self, servers: dict[int, str]) -> dict[str, Any]:
         options = self.options
         self.start = time.monotonic()
+        self.servers = servers
         # An idle connection is kept past the boards' longest pause (live_poll's 20 s
         # back-off; aiohttp's own 15 s closed it under them, and each board then paid
         # a new TLS handshake), and below nginx's keepalive_timeout (30 s), so that
@@ -301,7 +330,7 @@ class Run:
             asyncio.create_task(self.sample_memory(servers)),
             asyncio.create_task(self.sample_lag()),
         ]
-        self.stats.mark("seeding")
+        self.mark("seeding")
         self.log(f"seeding {max(1, options.players // 2)} rooms")
         await self.seed(connector)
         bench_session = aiohttp.ClientSession(
@@ -322,7 +351,7 @@ class Run:
         boards: list[asyncio.Task[None]] = []
         # What the servers hold before any board waits: the boards' own share is above it.
         self.stats.rss_before_boards_kb = self.memory_now()
-        self.stats.mark("opening the boards")
+        self.mark("opening the boards")
         self.log(f"opening {options.boards} boards")
         stagger = options.boards / options.open_rate
         for index in range(options.boards):
@@ -354,18 +383,21 @@ class Run:
             await asyncio.sleep(0.5)
         waiting = sum(1 for b in self.boards if b.started)
         self.log(f"{waiting} boards open in {time.monotonic() - opened:.1f} s")
+        # What the open boards cost the node alone: their waits held and renewed.
+        self.mark("boards waiting")
+        await asyncio.sleep(options.still)
         readers = [
             asyncio.create_task(self.reader(spectators[0], self.slugs[i % len(self.slugs)]))
             for i in range(options.readers)
         ]
-        self.stats.mark("players")
+        self.mark("players")
         self.log(f"{len(self.seats)} players start")
         # The transactions of the measured window only: seeding's are not in the rate.
         commits_before, measured = await self.commits(), time.monotonic()
         players = [asyncio.create_task(self.player(seat)) for seat in self.seats]
         windows = asyncio.create_task(self.throughput_windows(bench_session))
         await asyncio.sleep(options.duration)
-        self.stats.mark("after the players")
+        self.mark("after the players")
         self.log("players stop")
         self.stop_players.set()
         commits = (await self.commits() - commits_before) / (time.monotonic() - measured)
@@ -381,7 +413,7 @@ class Run:
         for task in boards:
             task.cancel()
         await asyncio.gather(*boards, return_exceptions=True)
-        self.stats.mark("end")
+        self.mark("end")
         self.stop_samplers.set()
         await asyncio.gather(*samplers)
         stored = await self.stored_turns()

@@ -174,6 +174,36 @@ def children(pid: int) -> list[int]:
     return found + [grand for child in found for grand in children(child)]
 
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The process's user and system CPU so far (/proc/<pid>/stat), None once gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # After the command's ")" (a command may hold spaces): state is field 3, utime 14.
+    fields = text.rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def named_processes(names: tuple[str, ...]) -> dict[int, str]:
+    """Every process whose command is one of `names` (/proc/<pid>/comm): the
+    machine's PostgreSQL and Redis, shared with nothing else during a run."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "comm").read_text().strip()
+        except OSError:
+            continue
+        if command in names:
+            found[int(entry.name)] = command
+    return found
+
+
 def rss_kb(pid: int) -> int | None:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
