@@ -11,8 +11,11 @@ The room is seeded on fixed dice, so every run answers the same state. Each
 side runs in fresh processes pinned to one core, the sides alternating, and
 prints the process's CPU time and the wall time a request, and the least of
 twelve blocks of requests (the one the machine's neighbours touched least).
-`--profile` prints a cProfile of Mesa's loop on a CPU clock instead (Python
-calls inflated: read the shares); `--output` writes the figures as JSON.
+`--miss` adds a third side, the same GET with the state cache off: the state
+computed at every request, what a board's first read of a room costs (a
+miss, less the cache's write). `--profile` prints a cProfile of Mesa's loop
+(the computed one with `--miss`) on a CPU clock instead (Python calls
+inflated: read the shares); `--output` writes the figures as JSON.
 Not in `make bench`, which needs no server: this needs PostgreSQL and Redis,
 as `make load` does. Its database is made for the run and dropped at its end.
 Figures and what they showed: docs/LOAD.md.
@@ -41,6 +44,12 @@ from tests.deploy import systemd
 DATABASE_URL = "postgres://postgres@127.0.0.1:5432/mesa_state_get"
 REDIS_URL = "redis://127.0.0.1:6379/13"
 BLOCKS = 12  # of each process's requests, timed apart
+SIDES = ("bare", "mesa", "computed")  # the last only with --miss
+NAMES = {
+    "bare": "the bare project (one query)",
+    "mesa": "Mesa's state GET (spectator)",
+    "computed": "the same, computed (a miss)",
+}
 
 
 def web_pool() -> str:
@@ -100,7 +109,7 @@ def child(side: str, path: str, requests: int, warmup: int, profile: bool) -> di
     django.setup()
     from django.core.handlers.wsgi import WSGIHandler
 
-    if side == "mesa" and path == "":
+    if side != "bare" and path == "":
         return {"slug": seed_room()}
     handler = WSGIHandler()
     answers: dict[str, int] = {}
@@ -194,8 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="fresh processes of each side")
     parser.add_argument("--core", default="0", help="the CPU the children are pinned to")
     parser.add_argument("--profile", action="store_true", help="cProfile Mesa's loop once")
+    parser.add_argument(
+        "--miss", action="store_true", help="also the state computed at every request"
+    )
     parser.add_argument("--output", type=Path, help="also write the figures here, as JSON")
-    parser.add_argument("--child", choices=("mesa", "bare"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=SIDES, help=argparse.SUPPRESS)
     parser.add_argument("--path", default="", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.child:
@@ -223,14 +235,18 @@ def main(argv: list[str] | None = None) -> int:
                 "PYTHONPATH": os.pathsep.join([str(project), str(ROOT)]),
             }
             slug = run_child("mesa", env, "", options)["slug"]
-            paths = {"mesa": f"/api/rooms/{slug}/", "bare": f"/ref/{slug}"}
-            envs = {"mesa": env, "bare": bare_env}
+            state = f"/api/rooms/{slug}/"
+            paths = {"mesa": state, "computed": state, "bare": f"/ref/{slug}"}
+            # The cache off: every request computes the state, as a miss does.
+            envs = {"mesa": env, "computed": {**env, "MESA_STATE_CACHE": "0"}, "bare": bare_env}
+            sides = SIDES if options.miss else SIDES[:2]
             if options.profile:
-                run_child("mesa", env, paths["mesa"], options, profile=True)
+                side = sides[-1]
+                run_child(side, envs[side], paths[side], options, profile=True)
                 return 0
-            results: dict[str, list[dict[str, Any]]] = {"mesa": [], "bare": []}
+            results: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
             for _ in range(options.runs):
-                for side in ("bare", "mesa"):
+                for side in sides:
                     results[side].append(run_child(side, envs[side], paths[side], options))
     finally:
         servers.drop_database(load)
@@ -248,14 +264,13 @@ def report(results: dict[str, list[dict[str, Any]]], options: argparse.Namespace
         f"{load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}"
     )
     print(f"{'':<32} {'CPU µs a request':<26} {'least block':<26} {'wall µs':<26} bytes")
-    names = {"bare": "the bare project (one query)", "mesa": "Mesa's state GET (spectator)"}
-    for side in ("bare", "mesa"):
+    for side in results:
         runs = results[side]
         cpu, least, wall = (
             ", ".join(f"{run[name]:.0f}" for run in runs)
             for name in ("cpu_us", "least_block_us", "wall_us")
         )
-        print(f"{names[side]:<32} {cpu:<26} {least:<26} {wall:<26} {runs[-1]['bytes']}")
+        print(f"{NAMES[side]:<32} {cpu:<26} {least:<26} {wall:<26} {runs[-1]['bytes']}")
         wrong = [run["answers"] for run in runs if set(run["answers"]) != {"200 OK"}]
         if wrong:
             print(f"  not every answer a 200: {wrong}")
@@ -266,6 +281,10 @@ def report(results: dict[str, list[dict[str, Any]]], options: argparse.Namespace
         bare = pick(run[figure] for run in results["bare"])
         mesa = pick(run[figure] for run in results["mesa"])
         print(f"bare ÷ Mesa, {name}, CPU a request: {bare:.0f} ÷ {mesa:.0f} = {bare / mesa:.2f}×")
+    if "computed" in results:
+        hit = statistics.median(run["cpu_us"] for run in results["mesa"])
+        miss = statistics.median(run["cpu_us"] for run in results["computed"])
+        print(f"computed ÷ a hit, median CPU a request: {miss:.0f} ÷ {hit:.0f} = {miss / hit:.1f}×")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ def test_the_in_process_comparison_runs_both_sides_and_cleans_up(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "bench.state_get", "--requests", "24", "--warmup", "4"]
         + ["--runs", "1", "--database-url", database, "--redis-url", redis_url]
-        + ["--output", str(output)],
+        + ["--output", str(output), "--miss"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -37,13 +37,15 @@ def test_the_in_process_comparison_runs_both_sides_and_cleans_up(tmp_path):
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     figures = json.loads(output.read_text())
-    for side in ("mesa", "bare"):
+    for side in ("mesa", "bare", "computed"):
         [run] = figures[side]
         assert run["answers"] == {"200 OK": 24}, side
         assert run["cpu_us"] > 0 and run["least_block_us"] > 0
     # The bare view answers a room's three columns; Mesa the board's whole state.
     assert figures["mesa"][0]["bytes"] > 10 * figures["bare"][0]["bytes"] > 0
-    assert "bare ÷ Mesa" in done.stdout
+    # Computed at every request (the cache off), the same state as the cache's.
+    assert figures["computed"][0]["bytes"] == figures["mesa"][0]["bytes"]
+    assert "bare ÷ Mesa" in done.stdout and "computed ÷ a hit" in done.stdout
     admin = urlunsplit(parts._replace(path="/postgres"))
     with psycopg.connect(admin, autocommit=True) as connection:
         name = urlsplit(database).path.lstrip("/")
