@@ -6,7 +6,7 @@ however long the history is.
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, cast
 
 from games.engine import (
     ActionKind,
@@ -17,11 +17,12 @@ from games.engine import (
     gnubg_id,
     match_id,
 )
-from games.lib import clock, deadlines
+from games.lib import clock, deadlines, evaluator
 from games.lib.site_actions import SiteAction
 from games.models import Game, Match, Room, Seat, Turn, hash_token
 from games.selectors import review, talk, vacations
 from games.selectors.history import HistoryEntry, sheet_lines
+from games.selectors.prepared import prepared
 from games.selectors.results import (
     GameResultWords,
     ResignOfferWords,
@@ -183,6 +184,67 @@ def current_match(room: Room) -> Match | None:
     return room.matches.order_by("-number").first()
 
 
+# The room state's own reads, compiled once (games.selectors.prepared): a state
+# cache miss is mostly these, and building and compiling their querysets was
+# nearly half of its CPU.
+
+TURN_COLUMNS = (
+    "game_id",
+    "number",
+    "side",
+    "kind",
+    "automatic",
+    "dice",
+    "value",
+    "reason",
+    "notation",
+    "steps",
+    "cube_value",
+    "created_at",
+    "table",
+)
+
+
+def _state_match(room: Room) -> Match | None:
+    """current_match, for the state: the room's newest match, its room set."""
+    query = prepared(
+        "state match",
+        Match,
+        lambda room_id: Match.objects.filter(room_id=room_id).order_by("-number")[:1],
+    )
+    found = query.instances(room.pk)
+    if not found:
+        return None
+    found[0].room = room
+    return found[0]
+
+
+def _state_games(match: Match) -> "list[review.AnalysedGame]":
+    """The match's games in order, with their analyses (review.with_analysis)."""
+    versions = (evaluator.current_version(), evaluator.quick_version())
+    query = prepared(
+        ("state games", versions),
+        Game,
+        lambda match_id: review.with_analysis(Game.objects.filter(match_id=match_id)).order_by(
+            "number"
+        ),
+    )
+    games = query.instances(match.pk)
+    for game in games:
+        game.match = match
+    return cast("list[review.AnalysedGame]", games)
+
+
+def _state_turns(match: Match) -> list[dict[str, Any]]:
+    """Every turn of the match's games, TURN_COLUMNS of each, in no order."""
+    query = prepared(
+        "state turns",
+        Turn,
+        lambda match_id: Turn.objects.filter(game__match_id=match_id).values(*TURN_COLUMNS),
+    )
+    return query.dicts(match.pk)
+
+
 def room_state(room: Room, viewer_seat: Seat | None = None) -> RoomState:
     """Everything the board shows, as plain JSON-ready data, for one viewer.
 
@@ -235,9 +297,7 @@ def room_state_and_until(
     viewer = by_number.get(viewer_seat.number) if viewer_seat is not None else None
     if viewer is not None and viewer_seat is not None and viewer.pk != viewer_seat.pk:
         viewer = None
-    match = current_match(room)
-    if match is not None:
-        match.room = room
+    match = _state_match(room)
     # The players' vacations: for the table only, not for spectators (one query, when seated).
     now = clock.now()
     pauses: dict[int, tuple[deadlines.Pause, ...]] = {}
@@ -322,9 +382,9 @@ def _match_state(
 ) -> MatchView:
     state = MatchState.from_json(match.state)
     rules = MatchRules.from_json(match.room.rules)
-    games = list(review.with_analysis(Game.objects.filter(match=match)).order_by("number"))
+    games = _state_games(match)
     names = {match.side_of(seat): seat.nickname for seat in seats.values()}
-    history = _history(games, names, view_side)
+    history = _history(games, _state_turns(match), names, view_side)
     side = view_side if view_side is not None else 0
     position = state.position_for(side)
     mine, theirs = position.pips()
@@ -414,7 +474,10 @@ def _conditional(state: MatchState, view_side: int | None) -> ConditionalView | 
 
 
 def _history(
-    games: Sequence[Game], names: dict[int, str], view_side: int | None = None
+    games: Sequence[Game],
+    turns: Iterable[dict[str, Any]],
+    names: dict[int, str],
+    view_side: int | None = None,
 ) -> list[HistoryEntry]:
     """Every turn of the match's games in order, each with its line in words.
 
@@ -422,21 +485,6 @@ def _history(
     that player only.
     """
     number_of_game = {game.pk: game.number for game in games}
-    turns = Turn.objects.filter(game__in=[g.pk for g in games]).values(
-        "game_id",
-        "number",
-        "side",
-        "kind",
-        "automatic",
-        "dice",
-        "value",
-        "reason",
-        "notation",
-        "steps",
-        "cube_value",
-        "created_at",
-        "table",
-    )
     history: list[HistoryEntry] = sorted(
         (
             {

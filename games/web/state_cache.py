@@ -55,6 +55,7 @@ from games.lib import clock
 from games.lib.errors import NotFound
 from games.lib.outage import Outage
 from games.models import Room, Seat
+from games.selectors.prepared import TEXT_MARKER, prepared
 from games.selectors.stamp import Head, room_head
 from games.web.etags import etag_of
 from games.web.live_pass import SPECTATOR
@@ -180,10 +181,14 @@ def _compute_after(head: Head, slug: str) -> Answer:
     """The answer from rows read after `head`, so never older than its key. The
     head read only part of each seat (games.selectors.stamp.HEAD_SEAT_FIELDS):
     the seats are read whole here, the asker's among them by its id."""
-    room = Room.objects.filter(slug=slug).first()
-    if room is None:  # deleted since the stamp was read
+    rooms = prepared("state room", Room, lambda slug: Room.objects.filter(slug=slug), TEXT_MARKER)
+    found = rooms.instances(slug)
+    if not found:  # deleted since the stamp was read
         raise NotFound("not_found", f"no room {slug!r}")
-    seats = list(Seat.objects.filter(room=room).order_by("number"))
+    room = found[0]
+    seats = prepared(
+        "state seats", Seat, lambda room_id: Seat.objects.filter(room_id=room_id).order_by("number")
+    ).instances(room.pk)
     viewer = head.viewer
     if viewer is not None:
         viewer = next((seat for seat in seats if seat.pk == viewer.pk), None)
