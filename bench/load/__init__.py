@@ -34,9 +34,15 @@ behave as the site's own pages do:
   the server by design, so the latencies are reported apart for the actions
   and moves that overlapped a window and for the rest of the run.
 
+Once the boards are open, --still seconds (15) pass with nobody moving: what
+waiting boards alone cost. For every phase the report gives each server's
+CPU (nginx, gunicorn, uvicorn, the bare project, and the machine's
+PostgreSQL and Redis) as a share of one core.
+
 At the end it checks that nothing was lost: every acknowledged action is one
 Turn row (no more, no less), and every waiting board shows its room's final
 version. It prints one report (and writes it as JSON under bench/results/).
+A run that failed or lost anything keeps its nodes' folder (nginx's logs).
 
 The package, by job: options.py (what a run is asked for), measure.py (what is
 counted), servers.py (the database, the servers' lives and their memory),

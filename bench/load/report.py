@@ -242,6 +242,12 @@ def server_cpu(
     return found
 
 
+def _ratio(value: float | None) -> str:
+    """A ratio as printed; none where no window of the reference ran (a run
+    shorter than its warm-up)."""
+    return f"{value}x" if value is not None else "no window ran"
+
+
 def _times_1000(value: float | None) -> float | None:
     return value * 1000 if value is not None else None
 
@@ -302,9 +308,10 @@ def print_report(report: dict[str, Any]) -> None:
         f"rooms: {report['rooms']['played']} played, {report['rooms']['idle']} where nobody "
         f"moves; boards' requests: {b['requests']}, held by the server: {b['held_share']}",
         f"under load: state GET {report['state_get_per_second']} req/s, bare Django project "
-        f"{report['reference_get_per_second']} req/s: {report['state_to_reference']}x",
+        f"{report['reference_get_per_second']} req/s: {_ratio(report['state_to_reference'])}",
         f"idle server: state GET {report['idle_state_get_per_second']} req/s, bare Django project "
-        f"{report['idle_reference_get_per_second']} req/s: {report['idle_state_to_reference']}x",
+        f"{report['idle_reference_get_per_second']} req/s: "
+        f"{_ratio(report['idle_state_to_reference'])}",
         f"PostgreSQL: peak {pg['peak_connections']} connections (mean {pg['mean_connections']}), "
         f"{pg['commits_per_second']} transactions/s",
         "RSS (peak, summed over each server's processes): "

@@ -13,9 +13,9 @@ compiler's own converters) and made an instance with Model.from_db, its
 annotations set on it, as Django's ModelIterable does; or a dict, as
 ValuesIterable does for values().
 
-Compiled once per database connection object, that is once per thread and
-alias: the compiler and its converters belong to the connection they were
-made with, so no thread runs with another's. What this does not rebuild is
+Compiled once per connection object Django hands the caller (one for each
+of gunicorn's threads): the compiler and its converters belong to the
+connection they were made with, so no thread runs with another's. What this does not rebuild is
 refused when compiling: select_related, extra() and a marker that is not
 exactly one of the parameters.
 """
