@@ -237,7 +237,7 @@ def server_cpu(
             roles[role] += max(0.0, seconds - (earlier[1] if earlier else 0.0))
         found[phase] = {
             "seconds": round(end - start, 1),
-            "cores": {role: round(cpu / (end - start), 2) for role, cpu in sorted(roles.items())},
+            "cores": {role: round(cpu / (end - start), 3) for role, cpu in sorted(roles.items())},
         }
     return found
 
