@@ -15,9 +15,9 @@ ValuesIterable does for values().
 
 Compiled once per connection object Django hands the caller (one for each
 of gunicorn's threads): the compiler and its converters belong to the
-connection they were made with, so no thread runs with another's. What this does not rebuild is
-refused when compiling: select_related, extra() and a marker that is not
-exactly one of the parameters.
+connection they were made with, so no thread runs with another's. What
+this does not rebuild is refused when compiling: select_related, extra(),
+values_list(), and a marker that is not exactly one of the parameters.
 """
 
 from collections.abc import Callable, Hashable, Sequence
