@@ -180,13 +180,24 @@ def seat_held(seats: Iterable[Seat], *, token: str | None, user_id: int | None) 
     return None
 
 
-def current_match(room: Room) -> Match | None:
-    return room.matches.order_by("-number").first()
-
-
 # The room state's own reads, compiled once (games.selectors.prepared): a state
 # cache miss is mostly these, and building and compiling their querysets was
 # nearly half of its CPU.
+
+
+def current_match(room: Room) -> Match | None:
+    """The room's newest match, its room set."""
+    query = prepared(
+        "current match",
+        Match,
+        lambda room_id: Match.objects.filter(room_id=room_id).order_by("-number")[:1],
+    )
+    found = query.instances(room.pk)
+    if not found:
+        return None
+    found[0].room = room
+    return found[0]
+
 
 TURN_COLUMNS = (
     "game_id",
@@ -203,20 +214,6 @@ TURN_COLUMNS = (
     "created_at",
     "table",
 )
-
-
-def _state_match(room: Room) -> Match | None:
-    """current_match, for the state: the room's newest match, its room set."""
-    query = prepared(
-        "state match",
-        Match,
-        lambda room_id: Match.objects.filter(room_id=room_id).order_by("-number")[:1],
-    )
-    found = query.instances(room.pk)
-    if not found:
-        return None
-    found[0].room = room
-    return found[0]
 
 
 def _state_games(match: Match) -> "list[review.AnalysedGame]":
@@ -297,7 +294,7 @@ def room_state_and_until(
     viewer = by_number.get(viewer_seat.number) if viewer_seat is not None else None
     if viewer is not None and viewer_seat is not None and viewer.pk != viewer_seat.pk:
         viewer = None
-    match = _state_match(room)
+    match = current_match(room)
     # The players' vacations: for the table only, not for spectators (one query, when seated).
     now = clock.now()
     pauses: dict[int, tuple[deadlines.Pause, ...]] = {}

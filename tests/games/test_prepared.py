@@ -89,7 +89,7 @@ def test_the_room_state_reads_as_the_orm_does(analysed):
     """The state's prepared reads (match, games, turns) against the ORM's."""
     room = analysed
     match = Match.objects.filter(room=room).order_by("-number").first()
-    mine = board._state_match(room)
+    mine = board.current_match(room)
     assert mine is not None and match is not None
     assert fields(mine) == fields(match) and mine.room is room
     games = board._state_games(mine)

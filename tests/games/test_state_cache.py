@@ -391,7 +391,7 @@ def test_a_move_committed_while_the_state_is_read_is_not_half_in_it(
 
     version = current_match(room).version
     before = state_cache.compute(load_room(room.slug), None).body
-    read_match = board._state_match  # the state's own read of the match
+    read_match = board.current_match
 
     def then_a_move(room_):
         match = read_match(room_)
@@ -410,7 +410,7 @@ def test_a_move_committed_while_the_state_is_read_is_not_half_in_it(
             mover.join()
         return match
 
-    monkeypatch.setattr(board, "_state_match", then_a_move)
+    monkeypatch.setattr(board, "current_match", then_a_move)
     torn = state_cache.compute(load_room(room.slug), None)
     assert current_match(room).version == version + 1  # the move did commit meanwhile
     assert torn.body == before
