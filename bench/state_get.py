@@ -13,9 +13,14 @@ prints the process's CPU time and the wall time a request, and the least of
 twelve blocks of requests (the one the machine's neighbours touched least).
 `--miss` adds a third side, the same GET with the state cache off: the state
 computed at every request, what a board's first read of a room costs (a
-miss, less the cache's write). `--profile` prints a cProfile of Mesa's loop
-(the computed one with `--miss`) on a CPU clock instead (Python calls
-inflated: read the shares); `--output` writes the figures as JSON.
+miss, less the cache's write). `--action` adds a side of players' actions:
+two guests in a room of their own, seated through the JSON API, take their
+turns (roll, play, next game, rematch) by POSTs as the load benchmark's
+players do, on fixed dice and a seeded choice of play, so every run plays
+the same games; only the POSTs are timed, not the GETs that tell the other
+player what to do. `--profile` prints a cProfile of Mesa's loop (the last
+side asked for) on a CPU clock instead (Python calls inflated: read the
+shares); `--output` writes the figures as JSON.
 Not in `make bench`, which needs no server: this needs PostgreSQL and Redis,
 as `make load` does. Its database is made for the run and dropped at its end.
 Figures and what they showed: docs/LOAD.md.
@@ -44,11 +49,12 @@ from tests.deploy import systemd
 DATABASE_URL = "postgres://postgres@127.0.0.1:5432/mesa_state_get"
 REDIS_URL = "redis://127.0.0.1:6379/13"
 BLOCKS = 12  # of each process's requests, timed apart
-SIDES = ("bare", "mesa", "computed")  # the last only with --miss
+SIDES = ("bare", "mesa", "computed", "action")  # the last two with --miss, --action
 NAMES = {
     "bare": "the bare project (one query)",
     "mesa": "Mesa's state GET (spectator)",
     "computed": "the same, computed (a miss)",
+    "action": "a player's action (POST)",
 }
 
 
@@ -62,10 +68,10 @@ def web_pool() -> str:
 # -- a child: one side's loop ----------------------------------------------------------
 
 
-def environ_for(path: str) -> dict[str, Any]:
-    """What gunicorn hands Django for a spectator's GET of `path` through nginx."""
+def environ_for(path: str, method: str = "GET", body: bytes = b"") -> dict[str, Any]:
+    """What gunicorn hands Django for a spectator's request of `path` through nginx."""
     return {
-        "REQUEST_METHOD": "GET",
+        "REQUEST_METHOD": method,
         "PATH_INFO": path,
         "QUERY_STRING": "",
         "SCRIPT_NAME": "",
@@ -82,7 +88,7 @@ def environ_for(path: str) -> dict[str, Any]:
         "HTTP_X_FORWARDED_PROTO": "https",
         "HTTP_CONNECTION": "keep-alive",
         "wsgi.url_scheme": "https",
-        "wsgi.input": io.BytesIO(b""),
+        "wsgi.input": io.BytesIO(body),
         "wsgi.errors": sys.stderr,
         "wsgi.multithread": True,
         "wsgi.multiprocess": True,
@@ -103,12 +109,137 @@ def seed_room() -> str:
     return host.room.slug
 
 
+class Tab:
+    """A player's browser tab in the child: its cookies, kept from Set-Cookie as a
+    browser keeps them, and its requests through the WSGI handler."""
+
+    def __init__(self, handler: Any, language: str) -> None:
+        self.handler = handler
+        self.language = language
+        self.cookies: dict[str, str] = {}
+        self.status = ""
+        self.size = 0  # the last answer's bytes
+
+    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        from http.cookies import SimpleCookie
+
+        data = json.dumps(body).encode() if body is not None else b""
+        environ = environ_for(path, method, data)
+        environ["HTTP_ACCEPT_LANGUAGE"] = self.language
+        if self.cookies:
+            environ["HTTP_COOKIE"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        if method == "POST":
+            environ["CONTENT_TYPE"] = "application/json"
+            environ["CONTENT_LENGTH"] = str(len(data))
+            environ["HTTP_X_CSRFTOKEN"] = self.cookies.get("csrftoken", "")
+            environ["HTTP_ORIGIN"] = f"https://{front.HOST}"
+        got: list[tuple[str, str]] = []
+
+        def start_response(status: str, headers: list[tuple[str, str]], exc: Any = None) -> Any:
+            self.status = status
+            got.extend(headers)
+
+        response = self.handler(environ, start_response)
+        content = b"".join(response)
+        response.close()
+        self.size = len(content)
+        for name, value in got:
+            if name.lower() == "set-cookie":
+                for key, morsel in SimpleCookie(value).items():
+                    self.cookies[key] = morsel.value
+        return json.loads(content) if content.startswith(b"{") else None
+
+
+def play_actions(handler: Any, count: int, warmup: int, profiler: Any) -> dict[str, Any]:
+    """Two guests in a room of their own take `warmup` then `count` actions, chosen
+    from the state as the load benchmark's players choose them: each timed POST's
+    CPU, its answer's size, and how many of each action and status."""
+    import random
+
+    from bench.load.clients import next_action
+    from games.services import dice
+
+    rng = random.Random(20261206)
+    host, guest = Tab(handler, "es"), Tab(handler, "en")
+    timed: list[float] = []
+    answers: dict[str, int] = {}
+    size = 0
+    with dice.use(dice.FixedSeedSource(b"bench.state_get --action")):
+        host.call("GET", "/")
+        made = host.call("POST", "/api/rooms", {"nickname": "anfitriona", "rules": {}})
+        path = f"/api/rooms/{made['room']['slug']}/"
+        guest.call("GET", "/")
+        guest.call("POST", f"{path}join", {"nickname": "invitado"})
+        states = {tab: tab.call("GET", path) for tab in (host, guest)}
+        for turn in range(warmup + count):
+            chosen = [(tab, next_action(states[tab], rng)) for tab in (host, guest)]
+            tab, action = next(((t, a) for t, a in chosen if a is not None), (host, None))
+            if action is None:
+                raise RuntimeError(f"nobody can act: {states[host].get('match')}")
+            name, body = action
+            counted = turn >= warmup
+            if counted and profiler is not None:
+                profiler.enable()
+            started = time.process_time()
+            answer = tab.call("POST", f"{path}actions/{name}", body)
+            spent = time.process_time() - started
+            if counted and profiler is not None:
+                profiler.disable()
+            if counted:
+                timed.append(spent)
+                key = f"{name} {tab.status}"
+                answers[key] = answers.get(key, 0) + 1
+                size = tab.size
+            ok = tab.status.startswith("200") and answer is not None
+            states[tab] = answer if ok else tab.call("GET", path)
+            other = guest if tab is host else host
+            states[other] = other.call("GET", path)
+    return {"timed": timed, "answers": answers, "bytes": size}
+
+
+def child_actions(requests: int, warmup: int, profile: bool) -> dict[str, Any]:
+    from django.core.handlers.wsgi import WSGIHandler
+
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile(time.process_time)
+    wall = time.perf_counter()
+    played = play_actions(WSGIHandler(), requests, warmup, profiler)
+    wall = time.perf_counter() - wall
+    if profiler is not None:
+        print_profile(profiler)
+    timed = played["timed"]
+    block = max(1, len(timed) // BLOCKS)
+    blocks = [statistics.fmean(timed[i : i + block]) for i in range(0, len(timed), block)]
+    return {
+        "cpu_us": 1e6 * statistics.fmean(timed),
+        "median_us": 1e6 * statistics.median(timed),
+        "least_block_us": 1e6 * min(blocks),
+        "wall_us": 1e6 * wall / len(timed),  # the untimed GETs included
+        "bytes": played["bytes"],
+        "answers": played["answers"],
+    }
+
+
+def print_profile(profiler: Any) -> None:
+    import pstats
+
+    out = io.StringIO()
+    pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(40)
+    pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(60)
+    print(out.getvalue(), file=sys.stderr)
+
+
 def child(side: str, path: str, requests: int, warmup: int, profile: bool) -> dict[str, Any]:
     import django
 
     django.setup()
     from django.core.handlers.wsgi import WSGIHandler
 
+    if side == "action":
+        return child_actions(requests, max(1, requests // 10), profile)
     if side != "bare" and path == "":
         return {"slug": seed_room()}
     handler = WSGIHandler()
@@ -148,13 +279,8 @@ def child(side: str, path: str, requests: int, warmup: int, profile: bool) -> di
     done = block * len(blocks)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     if profiler is not None:
-        import pstats
-
         profiler.disable()
-        out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(40)
-        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(60)
-        print(out.getvalue(), file=sys.stderr)
+        print_profile(profiler)
     return {
         "cpu_us": 1e6 * cpu / done,
         "least_block_us": 1e6 * min(blocks),
@@ -179,7 +305,7 @@ def run_child(
         "--path",
         path,
         "--requests",
-        str(options.requests),
+        str(options.action if side == "action" else options.requests),
         "--warmup",
         str(options.warmup),
     ]
@@ -205,6 +331,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="cProfile Mesa's loop once")
     parser.add_argument(
         "--miss", action="store_true", help="also the state computed at every request"
+    )
+    parser.add_argument(
+        "--action",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also N players' actions a process, POSTed in turn (after N // 10 untimed)",
     )
     parser.add_argument("--output", type=Path, help="also write the figures here, as JSON")
     parser.add_argument("--child", choices=SIDES, help=argparse.SUPPRESS)
@@ -236,10 +369,13 @@ def main(argv: list[str] | None = None) -> int:
             }
             slug = run_child("mesa", env, "", options)["slug"]
             state = f"/api/rooms/{slug}/"
-            paths = {"mesa": state, "computed": state, "bare": f"/ref/{slug}"}
+            # The action side seats its own players in a room of its own.
+            paths = {"mesa": state, "computed": state, "bare": f"/ref/{slug}", "action": ""}
             # The cache off: every request computes the state, as a miss does.
-            envs = {"mesa": env, "computed": {**env, "MESA_STATE_CACHE": "0"}, "bare": bare_env}
-            sides = SIDES if options.miss else SIDES[:2]
+            computed = {**env, "MESA_STATE_CACHE": "0"}
+            envs = {"mesa": env, "computed": computed, "bare": bare_env, "action": env}
+            asked = {"computed": options.miss, "action": options.action > 0}
+            sides = tuple(side for side in SIDES if asked.get(side, True))
             if options.profile:
                 side = sides[-1]
                 run_child(side, envs[side], paths[side], options, profile=True)
@@ -271,7 +407,9 @@ def report(results: dict[str, list[dict[str, Any]]], options: argparse.Namespace
             for name in ("cpu_us", "least_block_us", "wall_us")
         )
         print(f"{NAMES[side]:<32} {cpu:<26} {least:<26} {wall:<26} {runs[-1]['bytes']}")
-        wrong = [run["answers"] for run in runs if set(run["answers"]) != {"200 OK"}]
+        wrong = [
+            run["answers"] for run in runs if any(not k.endswith("200 OK") for k in run["answers"])
+        ]
         if wrong:
             print(f"  not every answer a 200: {wrong}")
     for name, pick, figure in (
@@ -285,6 +423,15 @@ def report(results: dict[str, list[dict[str, Any]]], options: argparse.Namespace
         hit = statistics.median(run["cpu_us"] for run in results["mesa"])
         miss = statistics.median(run["cpu_us"] for run in results["computed"])
         print(f"computed ÷ a hit, median CPU a request: {miss:.0f} ÷ {hit:.0f} = {miss / hit:.1f}×")
+    if "action" in results:
+        runs = results["action"]
+        medians = ", ".join(f"{run['median_us']:.0f}" for run in runs)
+        print(f"an action's median CPU µs, each process: {medians}")
+        kinds: dict[str, int] = {}
+        for run in runs:
+            for key, count in run["answers"].items():
+                kinds[key] = kinds.get(key, 0) + count
+        print("actions taken: " + ", ".join(f"{k} × {n}" for k, n in sorted(kinds.items())))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """`python -m bench.state_get` itself, tiny: it seeds a room, serves the state GET and
-the bare project's view through Django's WSGIHandler in child processes, and drops
-its database. Nothing timed: every answer a 200, Mesa's the room's whole state."""
+the bare project's view through Django's WSGIHandler in child processes, has two
+players take turns by POSTs, and drops its database. Nothing timed: every answer
+a 200, Mesa's the room's whole state, every action one a player could take."""
 
 import json
 import os
@@ -28,7 +29,7 @@ def test_the_in_process_comparison_runs_both_sides_and_cleans_up(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "bench.state_get", "--requests", "24", "--warmup", "4"]
         + ["--runs", "1", "--database-url", database, "--redis-url", redis_url]
-        + ["--output", str(output), "--miss"],
+        + ["--output", str(output), "--miss", "--action", "30"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -46,6 +47,13 @@ def test_the_in_process_comparison_runs_both_sides_and_cleans_up(tmp_path):
     # Computed at every request (the cache off), the same state as the cache's.
     assert figures["computed"][0]["bytes"] == figures["mesa"][0]["bytes"]
     assert "bare ÷ Mesa" in done.stdout and "computed ÷ a hit" in done.stdout
+    # Thirty actions after three untimed, each accepted: the players' turns in order.
+    [run] = figures["action"]
+    assert sum(run["answers"].values()) == 30
+    assert all(key.endswith(" 200 OK") for key in run["answers"]), run["answers"]
+    assert run["answers"].get("play 200 OK", 0) >= 20
+    assert run["median_us"] > 0 and run["bytes"] > figures["mesa"][0]["bytes"] // 2
+    assert "an action's median CPU" in done.stdout
     admin = urlunsplit(parts._replace(path="/postgres"))
     with psycopg.connect(admin, autocommit=True) as connection:
         name = urlsplit(database).path.lstrip("/")
