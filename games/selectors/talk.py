@@ -9,6 +9,7 @@ from typing import TypedDict
 from django.db.models import Max, Q
 
 from games.models import MESSAGE_MAX, Match, Message, Mute, Seat, Turn
+from games.selectors.prepared import prepared
 
 # How many words of the room a board shows, and of the opponent an email, at most.
 MESSAGES_SHOWN = 50
@@ -49,11 +50,12 @@ def messages_for(seat: Seat, seats: dict[int, Seat]) -> TalkView:
     """
     opponent = seats.get(3 - seat.number)
     muted = mutes_opponent(seat, opponent)
-    rows = Message.objects.filter(room_id=seat.room_id)
-    if muted:
-        rows = rows.filter(seat_id=seat.pk)
     names = {s.pk: (s.number, s.nickname) for s in seats.values()}
-    latest = list(rows.order_by("-created_at", "-pk")[:MESSAGES_SHOWN])
+    if muted:
+        rows = Message.objects.filter(room_id=seat.room_id, seat_id=seat.pk)
+        latest = list(rows.order_by("-created_at", "-pk")[:MESSAGES_SHOWN])
+    else:
+        latest = _latest(seat.room_id)
     return {
         "muted": muted,
         "max_length": MESSAGE_MAX,
@@ -70,6 +72,19 @@ def messages_for(seat: Seat, seats: dict[int, Seat]) -> TalkView:
             for m in reversed(latest)
         ],
     }
+
+
+def _latest(room_id: int) -> list[Message]:
+    """The room's newest words, newest first. Compiled once (games.selectors.prepared):
+    every state a seat holder reads that is not a cache hit reads them, the answer
+    to each of their actions too."""
+    return prepared(
+        "talk latest",
+        Message,
+        lambda room: Message.objects.filter(room_id=room).order_by("-created_at", "-pk")[
+            :MESSAGES_SHOWN
+        ],
+    ).instances(room_id)
 
 
 def messages_for_email(seat: Seat, match: Match) -> list[str]:

@@ -97,3 +97,32 @@ def test_the_room_state_reads_as_the_orm_does(analysed):
     assert [fields(g) for g in games] == [fields(g) for g in orm]
     turns = Turn.objects.filter(game__in=[g.pk for g in orm]).values(*board.TURN_COLUMNS)
     assert sorted(board._state_turns(mine), key=str) == sorted(turns, key=str)
+
+
+def test_the_rooms_latest_words_are_the_orms(room):
+    """games.selectors.talk's prepared read: the newest MESSAGES_SHOWN, newest first,
+    ties on the moment broken by id, as the ORM's slice gives them."""
+    from datetime import timedelta
+
+    from games.models import Message
+    from games.selectors import talk
+
+    seats = list(Seat.objects.filter(room=room).order_by("number"))
+    now = clock.now()
+    Message.objects.bulk_create(
+        Message(
+            room=room,
+            seat=seats[i % 2],
+            text=f"palabra {i} ñ",
+            version=i,
+            with_turn=i % 3 == 0,
+            created_at=now + timedelta(seconds=i // 2),  # two words to each moment
+        )
+        for i in range(talk.MESSAGES_SHOWN + 5)
+    )
+    expected = list(
+        Message.objects.filter(room=room).order_by("-created_at", "-pk")[: talk.MESSAGES_SHOWN]
+    )
+    found = talk._latest(room.pk)
+    assert [fields(m) for m in found] == [fields(m) for m in expected]
+    assert len(found) == talk.MESSAGES_SHOWN and found[-1].text == "palabra 5 ñ"
