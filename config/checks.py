@@ -121,7 +121,7 @@ def sessions_outlive_redis(app_configs: Any = None, **kwargs: Any) -> list[Warni
             "SESSION_ENGINE keeps sessions in the cache alone: a Redis outage or restart "
             "logs everyone out and loses the seats their browsers hold, and binding a seat "
             "fails while Redis is away.",
-            hint="Use django.contrib.sessions.backends.db (the default) or cached_db.",
+            hint="Use games.web.sessions (the default: Django's db store), db or cached_db.",
             id="mesa.W020",
         )
     ]

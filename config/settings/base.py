@@ -598,10 +598,11 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
         **CACHES["default"].get("OPTIONS", {}),
     }
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-# Sessions in the database; `cached_db` also keeps them in the cache, which
-# fails open to the database. Never the cache alone: a Redis outage would log
+# Sessions in the database: Django's store, its read compiled once
+# (games.web.sessions). `cached_db` also keeps them in the cache, which fails
+# open to the database. Never the cache alone: a Redis outage would log
 # everyone out and lose the seats their browsers remember.
-SESSION_ENGINE = env.str("SESSION_ENGINE", default="django.contrib.sessions.backends.db")
+SESSION_ENGINE = env.str("SESSION_ENGINE", default="games.web.sessions")
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=3)
