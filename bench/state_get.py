@@ -10,16 +10,18 @@ view (bench/front.py's reference: startproject, one indexed query as JSON).
 The room is seeded on fixed dice, so every run answers the same state. Each
 side runs in fresh processes pinned to one core, the sides alternating, and
 prints the process's CPU time and the wall time a request, and the least of
-twelve blocks of requests (the one the machine's neighbours touched least).
-`--miss` adds a third side, the same GET with the state cache off: the state
-computed at every request, what a board's first read of a room costs (a
-miss, less the cache's write). `--action` adds a side of players' actions:
-two guests in a room of their own, seated through the JSON API, take their
-turns (roll, play, next game, rematch) by POSTs as the load benchmark's
-players do, on fixed dice and a seeded choice of play, so every run plays
-the same games; only the POSTs are timed, not the GETs that tell the other
-player what to do. `--profile` prints a cProfile of Mesa's loop (the last
-side asked for) on a CPU clock instead (Python calls inflated: read the
+twelve blocks of requests (the one the machine's neighbours touched least). A
+third side is a player's tab: the same hit for a guest seated through the JSON
+API in a room of its own, whose session (read from the database at every
+request) finds its seat. `--miss` adds a side, the same GET with the state
+cache off: the state computed at every request, what a board's first read of a
+room costs (a miss, less the cache's write). `--action N` adds a side of N
+players' actions: two guests in a room of their own, seated through the JSON
+API, take their turns (roll, play, next game, rematch) by POSTs as the load
+benchmark's players do, on fixed dice and a seeded choice of play, so every
+run plays the same games; only the POSTs are timed, not the GETs that tell the
+other player what to do. `--profile` prints a cProfile of Mesa's loop (the
+last side asked for) on a CPU clock instead (Python calls inflated: read the
 shares); `--output` writes the figures as JSON.
 Not in `make bench`, which needs no server: this needs PostgreSQL and Redis,
 as `make load` does. Its database is made for the run and dropped at its end.
@@ -49,10 +51,11 @@ from tests.deploy import systemd
 DATABASE_URL = "postgres://postgres@127.0.0.1:5432/mesa_state_get"
 REDIS_URL = "redis://127.0.0.1:6379/13"
 BLOCKS = 12  # of each process's requests, timed apart
-SIDES = ("bare", "mesa", "computed", "action")  # the last two with --miss, --action
+SIDES = ("bare", "mesa", "player", "computed", "action")  # the last two: --miss, --action
 NAMES = {
     "bare": "the bare project (one query)",
     "mesa": "Mesa's state GET (spectator)",
+    "player": "the same, a player's tab",
     "computed": "the same, computed (a miss)",
     "action": "a player's action (POST)",
 }
@@ -150,6 +153,23 @@ class Tab:
         return json.loads(content) if content.startswith(b"{") else None
 
 
+def seat_a_player(handler: Any) -> tuple[str, str]:
+    """A room created by one guest and joined by another, on fixed dice: the state's
+    path, and the joining guest's cookies (their session, which holds the seat)."""
+    from games.services import dice
+
+    host, guest = Tab(handler, "es"), Tab(handler, "es")
+    with dice.use(dice.FixedSeedSource(b"bench.state_get")):
+        host.call("GET", "/")
+        made = host.call("POST", "/api/rooms", {"nickname": "anfitriona", "rules": {}})
+        path = f"/api/rooms/{made['room']['slug']}/"
+        guest.call("GET", "/")
+        guest.call("POST", f"{path}join", {"nickname": "invitado"})
+    if "sessionid" not in guest.cookies:
+        raise RuntimeError("the guest who joined has no session")
+    return path, "; ".join(f"{k}={v}" for k, v in guest.cookies.items())
+
+
 def play_actions(handler: Any, count: int, warmup: int, profiler: Any) -> dict[str, Any]:
     """Two guests in a room of their own take `warmup` then `count` actions, chosen
     from the state as the load benchmark's players choose them: each timed POST's
@@ -240,10 +260,15 @@ def child(side: str, path: str, requests: int, warmup: int, profile: bool) -> di
 
     if side == "action":
         return child_actions(requests, max(1, requests // 10), profile)
-    if side != "bare" and path == "":
+    if side not in ("bare", "player") and path == "":
         return {"slug": seed_room()}
     handler = WSGIHandler()
     answers: dict[str, int] = {}
+    cookies = {}
+    if side == "player":
+        # A seat of its own, taken through the JSON API: its session holds the seat.
+        path, cookie = seat_a_player(handler)
+        cookies["HTTP_COOKIE"] = cookie
 
     def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
         answers[status] = answers.get(status, 0) + 1
@@ -253,7 +278,7 @@ def child(side: str, path: str, requests: int, warmup: int, profile: bool) -> di
 
     def call() -> None:
         nonlocal size
-        response = handler(environ_for(path), start_response)
+        response = handler({**environ_for(path), **cookies}, start_response)
         size = sum(len(part) for part in response)
         response.close()  # as gunicorn does: request_finished, the connection handed back
 
@@ -369,11 +394,13 @@ def main(argv: list[str] | None = None) -> int:
             }
             slug = run_child("mesa", env, "", options)["slug"]
             state = f"/api/rooms/{slug}/"
-            # The action side seats its own players in a room of its own.
-            paths = {"mesa": state, "computed": state, "bare": f"/ref/{slug}", "action": ""}
+            # The player's and the action's sides seat their own players in rooms of their own.
+            paths = {"mesa": state, "computed": state, "bare": f"/ref/{slug}"}
+            paths.update(player="", action="")
             # The cache off: every request computes the state, as a miss does.
             computed = {**env, "MESA_STATE_CACHE": "0"}
-            envs = {"mesa": env, "computed": computed, "bare": bare_env, "action": env}
+            envs = {"mesa": env, "computed": computed, "bare": bare_env, "player": env}
+            envs["action"] = env
             asked = {"computed": options.miss, "action": options.action > 0}
             sides = tuple(side for side in SIDES if asked.get(side, True))
             if options.profile:

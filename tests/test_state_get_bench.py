@@ -38,12 +38,14 @@ def test_the_in_process_comparison_runs_both_sides_and_cleans_up(tmp_path):
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     figures = json.loads(output.read_text())
-    for side in ("mesa", "bare", "computed"):
+    for side in ("mesa", "bare", "player", "computed"):
         [run] = figures[side]
         assert run["answers"] == {"200 OK": 24}, side
         assert run["cpu_us"] > 0 and run["least_block_us"] > 0
     # The bare view answers a room's three columns; Mesa the board's whole state.
     assert figures["mesa"][0]["bytes"] > 10 * figures["bare"][0]["bytes"] > 0
+    # A player's tab: the seat found by the session, so the talk is in the state.
+    assert figures["player"][0]["bytes"] > figures["mesa"][0]["bytes"]
     # Computed at every request (the cache off), the same state as the cache's.
     assert figures["computed"][0]["bytes"] == figures["mesa"][0]["bytes"]
     assert "bare ÷ Mesa" in done.stdout and "computed ÷ a hit" in done.stdout
