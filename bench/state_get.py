@@ -165,7 +165,9 @@ def seat_a_player(handler: Any) -> tuple[str, str]:
         path = f"/api/rooms/{made['room']['slug']}/"
         guest.call("GET", "/")
         guest.call("POST", f"{path}join", {"nickname": "invitado"})
-    if "sessionid" not in guest.cookies:
+    from django.conf import settings
+
+    if settings.SESSION_COOKIE_NAME not in guest.cookies:
         raise RuntimeError("the guest who joined has no session")
     return path, "; ".join(f"{k}={v}" for k, v in guest.cookies.items())
 
