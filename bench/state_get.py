@@ -72,7 +72,8 @@ def web_pool() -> str:
 
 
 def environ_for(path: str, method: str = "GET", body: bytes = b"") -> dict[str, Any]:
-    """What gunicorn hands Django for a spectator's request of `path` through nginx."""
+    """What gunicorn hands Django for a request of `path` through nginx, without
+    cookies (a spectator's, unless the caller adds them)."""
     return {
         "REQUEST_METHOD": method,
         "PATH_INFO": path,
@@ -156,6 +157,8 @@ class Tab:
 def seat_a_player(handler: Any) -> tuple[str, str]:
     """A room created by one guest and joined by another, on fixed dice: the state's
     path, and the joining guest's cookies (their session, which holds the seat)."""
+    from django.conf import settings
+
     from games.services import dice
 
     host, guest = Tab(handler, "es"), Tab(handler, "es")
@@ -165,8 +168,6 @@ def seat_a_player(handler: Any) -> tuple[str, str]:
         path = f"/api/rooms/{made['room']['slug']}/"
         guest.call("GET", "/")
         guest.call("POST", f"{path}join", {"nickname": "invitado"})
-    from django.conf import settings
-
     if settings.SESSION_COOKIE_NAME not in guest.cookies:
         raise RuntimeError("the guest who joined has no session")
     return path, "; ".join(f"{k}={v}" for k, v in guest.cookies.items())
