@@ -154,20 +154,27 @@ class Tab:
         return json.loads(content) if content.startswith(b"{") else None
 
 
+def two_guests(host: Tab, guest: Tab) -> str:
+    """A room created by `host` and joined by `guest` through the JSON API, as
+    `make load` seeds its rooms (under the caller's dice): the state's path."""
+    host.call("GET", "/")
+    made = host.call("POST", "/api/rooms", {"nickname": "anfitriona", "rules": {}})
+    path = f"/api/rooms/{made['room']['slug']}/"
+    guest.call("GET", "/")
+    guest.call("POST", f"{path}join", {"nickname": "invitado"})
+    return path
+
+
 def seat_a_player(handler: Any) -> tuple[str, str]:
-    """A room created by one guest and joined by another, on fixed dice: the state's
-    path, and the joining guest's cookies (their session, which holds the seat)."""
+    """A room of two guests, on fixed dice: the state's path, and the joining
+    guest's cookies (their session, which holds the seat)."""
     from django.conf import settings
 
     from games.services import dice
 
-    host, guest = Tab(handler, "es"), Tab(handler, "es")
+    guest = Tab(handler, "es")
     with dice.use(dice.FixedSeedSource(b"bench.state_get")):
-        host.call("GET", "/")
-        made = host.call("POST", "/api/rooms", {"nickname": "anfitriona", "rules": {}})
-        path = f"/api/rooms/{made['room']['slug']}/"
-        guest.call("GET", "/")
-        guest.call("POST", f"{path}join", {"nickname": "invitado"})
+        path = two_guests(Tab(handler, "es"), guest)
     if settings.SESSION_COOKIE_NAME not in guest.cookies:
         raise RuntimeError("the guest who joined has no session")
     return path, "; ".join(f"{k}={v}" for k, v in guest.cookies.items())
@@ -188,11 +195,7 @@ def play_actions(handler: Any, count: int, warmup: int, profiler: Any) -> dict[s
     answers: dict[str, int] = {}
     size = 0
     with dice.use(dice.FixedSeedSource(b"bench.state_get --action")):
-        host.call("GET", "/")
-        made = host.call("POST", "/api/rooms", {"nickname": "anfitriona", "rules": {}})
-        path = f"/api/rooms/{made['room']['slug']}/"
-        guest.call("GET", "/")
-        guest.call("POST", f"{path}join", {"nickname": "invitado"})
+        path = two_guests(host, guest)
         states = {tab: tab.call("GET", path) for tab in (host, guest)}
         for turn in range(warmup + count):
             chosen = [(tab, next_action(states[tab], rng)) for tab in (host, guest)]
