@@ -121,6 +121,32 @@ def test_the_server_timing_header_is_read_as_django_wrote_it():
     assert server_ms(None) is None and server_ms("app;dur=x") is None
 
 
+def test_the_timing_middleware_says_what_was_cpu_and_what_was_queries(db):
+    """bench/web/timing.py around a view that queries and computes: its three
+    metrics as the report reads them, each within the whole."""
+    from django.db import connection
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from bench.load import server_ms
+    from bench.web.timing import ServerTimingMiddleware
+
+    postgresql = connection.vendor == "postgresql"
+
+    def view(request):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_sleep(0.05)" if postgresql else "SELECT 1")
+        sum(i * i for i in range(200_000))  # some CPU of the thread's own
+        return HttpResponse("ok")
+
+    header = ServerTimingMiddleware(view)(RequestFactory().get("/"))["Server-Timing"]
+    app, cpu, queries = (server_ms(header, metric) for metric in ("app", "cpu", "db"))
+    assert app is not None and cpu is not None and queries is not None
+    assert 0 < cpu <= app and 0 < queries <= app
+    if postgresql:
+        assert queries >= 50 and cpu < queries  # the sleep is the server's, not our CPU
+
+
 def test_a_run_whose_generator_lags_is_void():
     from bench.load import verdict
 

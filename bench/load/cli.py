@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import json
 import os
 import shutil
@@ -115,12 +116,15 @@ def run_nodes(options: Options, nodes: list[front.Node]) -> dict[str, Any]:
     profile = cProfile.Profile() if options.profile else None
     if profile is not None:
         profile.enable()
+    gc.callbacks.append(run.time_full_collections)
     try:
         # uvloop: the generator's one core goes to the boards, not to asyncio's own
         # loop, and a TLS connection costs no zeroed 256 KB read buffer (asyncio's
         # sslproto: 2.5 GB for 10,000 boards).
         return uvloop.run(run.drive(servers))
     finally:
+        gc.callbacks.remove(run.time_full_collections)
+        gc.unfreeze()  # what drive() froze
         if profile is not None:
             profile.disable()
             profile.dump_stats(options.profile)

@@ -14,7 +14,7 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from bench.load.measure import Stats, json_or_none, server_ms
+from bench.load.measure import Stats, json_or_none
 from bench.load.options import HELD
 from games.engine import Position, legal_plays
 
@@ -74,11 +74,12 @@ class Browser:
         return cookie.value if cookie is not None else ""
 
     async def post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
-        status, answer, _server_ms = await self.post_timed(path, body)
+        status, answer, _timing = await self.post_timed(path, body)
         return status, answer
 
-    async def post_timed(self, path: str, body: dict[str, Any]) -> tuple[int, Any, float | None]:
-        """The status, the JSON answer and what Django spent on it (bench/web/timing.py)."""
+    async def post_timed(self, path: str, body: dict[str, Any]) -> tuple[int, Any, str | None]:
+        """The status, the JSON answer and its Server-Timing header: what Django spent
+        on it (bench/web/timing.py; read with measure.server_ms)."""
         headers = {
             "X-CSRFToken": self.csrf(),
             "Content-Type": "application/json",
@@ -92,7 +93,7 @@ class Browser:
             self.stats.status("POST", response.status)
             if answer is None:
                 self.stats.error_page("POST", response.status)
-            return response.status, answer, server_ms(response.headers.get("Server-Timing"))
+            return response.status, answer, response.headers.get("Server-Timing")
 
     async def close(self) -> None:
         await self.session.close()

@@ -36,6 +36,9 @@ class Stats:
     action_spans: list[tuple[float, float]] = field(default_factory=list)  # (sent, answered)
     # What Django spent on each of them (Server-Timing), None where not said.
     action_server_ms: list[float | None] = field(default_factory=list)
+    # Of those: the request thread's CPU, and its queries' wall time (bench/web/timing.py).
+    action_cpu_ms: list[float | None] = field(default_factory=list)
+    action_db_ms: list[float | None] = field(default_factory=list)
     acked: Counter[str] = field(default_factory=Counter)  # room -> turn actions answered 200
     # room -> turn actions sent whose answer never came (a timeout) or was a 5xx:
     # stored or not, nobody was told either way
@@ -56,6 +59,8 @@ class Stats:
     rss_before_boards_kb: dict[int, int] = field(default_factory=dict)  # pid -> before them
     process_names: dict[int, str] = field(default_factory=dict)
     lag_ms: list[float] = field(default_factory=list)  # the generator's timer, woken late
+    # The generator's full garbage collections (generation 2): each stops its loop.
+    full_collections_ms: list[float] = field(default_factory=list)
     # (phase, monotonic, process CPU seconds) as each phase begins: the generator's
     # own CPU over its wall time says whether a lag was its work or the machine's.
     cpu_marks: list[tuple[str, float, float]] = field(default_factory=list)
@@ -90,11 +95,11 @@ async def json_or_none(response: aiohttp.ClientResponse) -> Any:
         return None
 
 
-def server_ms(header: str | None) -> float | None:
-    """The "app;dur=12.3" of a Server-Timing header, in milliseconds."""
-    for metric in (header or "").split(","):
-        name, _, params = metric.strip().partition(";")
-        if name == "app" and params.startswith("dur="):
+def server_ms(header: str | None, metric: str = "app") -> float | None:
+    """The "app;dur=12.3" (or another metric's) of a Server-Timing header, in ms."""
+    for item in (header or "").split(","):
+        name, _, params = item.strip().partition(";")
+        if name == metric and params.startswith("dur="):
             try:
                 return float(params[4:])
             except ValueError:

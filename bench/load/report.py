@@ -72,11 +72,17 @@ def build(
     delays_in_windows = [d for sent, d in seen if run.in_window(sent, sent + d)]
     spans = list(zip(stats.action_spans, stats.action_ms, strict=True))
     action_ms = [ms for (a, b), ms in spans if not run.in_window(a, b)]
-    at_server = [
-        ms
-        for (a, b), ms in zip(stats.action_spans, stats.action_server_ms, strict=True)
-        if ms is not None and not run.in_window(a, b)
-    ]
+
+    def outside_windows(timed: list[float | None]) -> list[float]:
+        return [
+            ms
+            for (a, b), ms in zip(stats.action_spans, timed, strict=True)
+            if ms is not None and not run.in_window(a, b)
+        ]
+
+    at_server = outside_windows(stats.action_server_ms)
+    cpu_at_server = outside_windows(stats.action_cpu_ms)
+    db_at_server = outside_windows(stats.action_db_ms)
     action_ms_in_windows = [ms for (a, b), ms in spans if run.in_window(a, b)]
     acked_total = sum(stats.acked.values())
     stored_total = sum(stored.get(slug, 0) for slug in run.slugs)
@@ -107,6 +113,8 @@ def build(
             "p99_ms": ms(percentile(stats.lag_ms, 0.99)),
             "max_ms": ms(max(stats.lag_ms, default=0.0)),
             "samples": len(stats.lag_ms),
+            "full_collections": len(stats.full_collections_ms),
+            "full_collection_max_ms": ms(max(stats.full_collections_ms, default=0.0)),
             # Its CPU over its wall time in each phase (1.0: its whole core).
             "cpu_share": {
                 phase: round((cpu_end - cpu) / (end - start), 2)
@@ -140,6 +148,10 @@ def build(
             "at_server_p50_ms": ms(percentile(at_server, 0.50)),
             "at_server_p95_ms": ms(percentile(at_server, 0.95)),
             "at_server_p99_ms": ms(percentile(at_server, 0.99)),
+            "cpu_p50_ms": ms(percentile(cpu_at_server, 0.50)),
+            "cpu_p95_ms": ms(percentile(cpu_at_server, 0.95)),
+            "db_p50_ms": ms(percentile(db_at_server, 0.50)),
+            "db_p95_ms": ms(percentile(db_at_server, 0.95)),
             "in_windows": len(action_ms_in_windows),
             "in_windows_p50_ms": ms(percentile(action_ms_in_windows, 0.50)),
             "in_windows_p95_ms": ms(percentile(action_ms_in_windows, 0.95)),
@@ -269,7 +281,9 @@ def print_report(report: dict[str, Any]) -> None:
     lines = [
         *([f"VOID: {report['void']}"] if report["void"] else []),
         f"load generator's own lag: p50 {lag['p50_ms']} ms, p99 {lag['p99_ms']} ms, "
-        f"max {lag['max_ms']} ms (void above {VOID_LAG_MS:.0f} ms at p99); its CPU, of its "
+        f"max {lag['max_ms']} ms (void above {VOID_LAG_MS:.0f} ms at p99); "
+        f"its full garbage collections: {lag.get('full_collections', 0)}, the longest "
+        f"{lag.get('full_collection_max_ms', 0)} ms; its CPU, of its "
         "core: "
         + ", ".join(f"{phase} {share:.0%}" for phase, share in lag.get("cpu_share", {}).items()),
         f"make load: {b['count']} boards, {o['players']} players, {o['readers']} readers, "
@@ -296,7 +310,10 @@ def print_report(report: dict[str, Any]) -> None:
         f"p95 {a['in_windows_p95_ms']} ms",
         f"the same actions as Django timed them (Server-Timing; the rest is the wait for a "
         f"thread and the generator's own lag): p50 {a['at_server_p50_ms']} ms, "
-        f"p95 {a['at_server_p95_ms']} ms, p99 {a['at_server_p99_ms']} ms",
+        f"p95 {a['at_server_p95_ms']} ms, p99 {a['at_server_p99_ms']} ms; of which its "
+        f"thread's CPU p50 {a.get('cpu_p50_ms')} ms, p95 {a.get('cpu_p95_ms')} ms, and its "
+        f"queries p50 {a.get('db_p50_ms')} ms, p95 {a.get('db_p95_ms')} ms (the rest: "
+        "waiting for the core, the GIL or a connection)",
         (
             "a move made on node B seen by every waiting board of its room on node A"
             if o["nodes"] > 1

@@ -4,6 +4,7 @@ windows and the samplers, driven from one event loop."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import math
 import random
 import ssl
@@ -17,7 +18,7 @@ import psycopg
 from bench import front
 from bench.load import report as reporting
 from bench.load.clients import TURN_ACTIONS, Browser, Seat, StateReader, live_poll, next_action
-from bench.load.measure import Board, Move, Stats
+from bench.load.measure import Board, Move, Stats, server_ms
 from bench.load.options import HELD, LAG_TICK, NAMES, Options
 from bench.load.servers import (
     admin_url,
@@ -60,6 +61,7 @@ class Run:
         self.phase = "warmup"
         self.windows: list[tuple[float, float]] = []  # the throughput windows' (start, end)
         self.servers: dict[int, str] = {}  # each server's first pid -> its role
+        self.collection_started = 0.0  # perf_counter at the start of a full collection
 
     def log(self, text: str) -> None:
         if not self.options.quiet:
@@ -135,7 +137,7 @@ class Run:
     async def act(self, seat: Seat, reader: StateReader, name: str, body: dict[str, Any]) -> None:
         sent = time.monotonic()
         try:
-            status, answer, at_server = await seat.browser.post_timed(
+            status, answer, timing = await seat.browser.post_timed(
                 f"/api/rooms/{seat.slug}/actions/{name}", body
             )
         except (TimeoutError, aiohttp.ClientError) as error:
@@ -150,7 +152,9 @@ class Run:
             answered = time.monotonic()
             self.stats.action_ms.append((answered - sent) * 1000)
             self.stats.action_spans.append((sent, answered))
-            self.stats.action_server_ms.append(at_server)
+            self.stats.action_server_ms.append(server_ms(timing))
+            self.stats.action_cpu_ms.append(server_ms(timing, "cpu"))
+            self.stats.action_db_ms.append(server_ms(timing, "db"))
             if name in TURN_ACTIONS:
                 self.stats.acked[seat.slug] += 1
             self.stats.moves.append(Move(seat.slug, int(answer["version"]), sent))
@@ -273,6 +277,17 @@ class Run:
             await asyncio.sleep(LAG_TICK)
             self.stats.lag_ms.append(max(0.0, (time.monotonic() - asked - LAG_TICK) * 1000))
 
+    def time_full_collections(self, phase: str, info: dict[str, int]) -> None:
+        """gc's callback: how long each full collection stopped the generator's loop."""
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self.collection_started = time.perf_counter()
+        else:
+            self.stats.full_collections_ms.append(
+                (time.perf_counter() - self.collection_started) * 1000
+            )
+
     async def sample_memory(self, servers: dict[int, str]) -> None:
         """Each server's processes (the master and its workers), by role."""
         self.servers = servers
@@ -383,6 +398,10 @@ class Run:
             await asyncio.sleep(0.5)
         waiting = sum(1 for b in self.boards if b.started)
         self.log(f"{waiting} boards open in {time.monotonic() - opened:.1f} s")
+        # The boards' connections and tasks live to the end: out of the collector's
+        # sight, so that its full collections (each stops this loop for as long as it
+        # scans them, over a second at 10,000 boards) do not add to what it measures.
+        gc.freeze()
         # What the open boards cost the node alone: their waits held and renewed.
         self.mark("boards waiting")
         await asyncio.sleep(options.still)
