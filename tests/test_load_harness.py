@@ -121,6 +121,14 @@ def test_the_server_timing_header_is_read_as_django_wrote_it():
     assert server_ms(None) is None and server_ms("app;dur=x") is None
 
 
+def test_the_generators_full_collections_are_told_by_phase():
+    from bench.load.report import by_phase
+
+    collections = [("seeding", 3.0), ("opening the boards", 1520.84), ("seeding", 5.0)]
+    assert by_phase(collections) == {"seeding": [2, 5.0], "opening the boards": [1, 1520.8]}
+    assert by_phase([]) == {}
+
+
 def test_the_timing_middleware_says_what_was_cpu_and_what_was_queries(db):
     """bench/web/timing.py around a view that queries and computes: its three
     metrics as the report reads them, each within the whole."""

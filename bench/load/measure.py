@@ -59,8 +59,9 @@ class Stats:
     rss_before_boards_kb: dict[int, int] = field(default_factory=dict)  # pid -> before them
     process_names: dict[int, str] = field(default_factory=dict)
     lag_ms: list[float] = field(default_factory=list)  # the generator's timer, woken late
-    # The generator's full garbage collections (generation 2): each stops its loop.
-    full_collections_ms: list[float] = field(default_factory=list)
+    # The generator's full garbage collections (generation 2), each (phase, ms): each
+    # stops its loop.
+    full_collections_ms: list[tuple[str, float]] = field(default_factory=list)
     # (phase, monotonic, process CPU seconds) as each phase begins: the generator's
     # own CPU over its wall time says whether a lag was its work or the machine's.
     cpu_marks: list[tuple[str, float, float]] = field(default_factory=list)

@@ -113,8 +113,8 @@ def build(
             "p99_ms": ms(percentile(stats.lag_ms, 0.99)),
             "max_ms": ms(max(stats.lag_ms, default=0.0)),
             "samples": len(stats.lag_ms),
-            "full_collections": len(stats.full_collections_ms),
-            "full_collection_max_ms": ms(max(stats.full_collections_ms, default=0.0)),
+            # Each phase's count and longest (ms): the heap is frozen once the boards are open.
+            "full_collections": by_phase(stats.full_collections_ms),
             # Its CPU over its wall time in each phase (1.0: its whole core).
             "cpu_share": {
                 phase: round((cpu_end - cpu) / (end - start), 2)
@@ -272,6 +272,14 @@ def rss_by_role(rss_mb: dict[str, float]) -> dict[str, float]:
     return dict(found)
 
 
+def by_phase(collections: list[tuple[str, float]]) -> dict[str, list[float]]:
+    """Each phase's [count, longest ms] of the generator's full collections."""
+    found: dict[str, list[float]] = {}
+    for phase, took in collections:
+        found.setdefault(phase, []).append(took)
+    return {phase: [len(took), round(max(took), 1)] for phase, took in found.items()}
+
+
 def print_report(report: dict[str, Any]) -> None:
     a, s, b, pg = (report[k] for k in ("actions", "seen_by_every_board", "boards", "postgres"))
     o, cores = report["options"], report["cores"]
@@ -282,8 +290,15 @@ def print_report(report: dict[str, Any]) -> None:
         *([f"VOID: {report['void']}"] if report["void"] else []),
         f"load generator's own lag: p50 {lag['p50_ms']} ms, p99 {lag['p99_ms']} ms, "
         f"max {lag['max_ms']} ms (void above {VOID_LAG_MS:.0f} ms at p99); "
-        f"its full garbage collections: {lag.get('full_collections', 0)}, the longest "
-        f"{lag.get('full_collection_max_ms', 0)} ms; its CPU, of its "
+        "its full garbage collections (how many, the longest): "
+        + (
+            ", ".join(
+                f"{phase} {count:.0f}, {longest} ms"
+                for phase, (count, longest) in lag.get("full_collections", {}).items()
+            )
+            or "none"
+        )
+        + "; its CPU, of its "
         "core: "
         + ", ".join(f"{phase} {share:.0%}" for phase, share in lag.get("cpu_share", {}).items()),
         f"make load: {b['count']} boards, {o['players']} players, {o['readers']} readers, "
