@@ -3,7 +3,7 @@
 Binding a seat cycles the session key (games.web.seats.remember_seat), and
 the old key is deleted at once. The same browser may still have a request in
 flight with that old key: above all the board's long poll, which reads the
-session only when the room moves, up to 25 seconds later. Django finds no
+session only when the room moves, up to 45 seconds later. Django finds no
 session for the old key and answers with "delete the session cookie"; the
 browser, which by then holds the new key, drops it, and every seat with it.
 

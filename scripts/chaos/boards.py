@@ -55,7 +55,7 @@ class Board(threading.Thread):
             path += f"?wait={self.version}"
         request = urllib.request.Request(f"{SITE}{path}", headers=headers)
         try:
-            # Above nginx's proxy_read_timeout (40 s): nginx answers first.
+            # Above nginx's proxy_read_timeout (55 s): nginx answers first.
             with self.opener.open(request, timeout=60) as response:
                 status, text, given = response.status, response.read(), response.headers
         except urllib.error.HTTPError as error:

@@ -1,4 +1,4 @@
-"""One held wait: until the room moves past the board's version, or 25 s.
+"""One held wait: until the room moves past the board's version, or 45 s.
 
 A waiter:
 
@@ -16,15 +16,24 @@ A waiter:
 2. answers at once when the room's version is not the board's;
 3. otherwise waits for a pulse of its room on the channel (a pulse not older
    than the one it started from: a finished analysis publishes the same
-   pulse, and the board's state still changed), at most 25 s, and has the
+   pulse, and the board's state still changed), at most 45 s, and has the
    database confirm the room is still where it was (one query for the waits
    ending together, games.web.live.database).
 
 Catching up: while the subscription is down, at most LONG_POLL_WAITERS
 waiters of this process poll the database once a second; the others hold
 on (no herd of queries or of state answers at the moment Redis blinks).
-Whatever was lost, every wait ends within 25 s (21 to 25, spread) with the
+Whatever was lost, every wait ends within 45 s (38 to 45, spread) with the
 board re-reading its state.
+
+Why 45 s: a board nobody moves on costs this process one renewal a wait
+(the 304, the board's next request, the database's confirmation). At 10,000
+boards and 25 s those were 430 a second, a third of a core, and every
+player's move waited behind them; at 45 s there are about half as many, and
+the moves wait that much less (docs/LOAD.md). A lost pulse now
+costs a board at most 45 s, and nginx's proxy_read_timeout (55 s) stays
+above the longest wait. gunicorn's fallback (games.web.longpoll) holds a
+thread, not a coroutine, and keeps its 25 s.
 """
 
 import logging
@@ -37,7 +46,7 @@ from games.web.live.hub import Waiter, hub, tick
 
 log = logging.getLogger(__name__)
 
-WAIT_SECONDS = 25.0  # as games.web.longpoll: below nginx's proxy_read_timeout (40 s)
+WAIT_SECONDS = 45.0  # below nginx's proxy_read_timeout (55 s); see above
 POLL_EVERY = 1.0  # the database, only while the hub has no subscription
 # Unsubscribed and not one of the pollers: how often a waiter looks for a free slot.
 SLOT_EVERY = 5.0

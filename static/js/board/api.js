@@ -64,7 +64,7 @@ export function createApi({ stateUrl, stepsUrl, actionUrl }) {
     /**
      * The state, or null when it did not change since `etag` (304). With `wait` (the
      * version the board has) the server holds the answer until the room moves past it,
-     * up to about 25 seconds: long polling.
+     * up to 45 seconds: long polling.
      * @param {string | null} etag
      * @param {number | null} [wait]
      * @returns {Promise<StateAnswer>}
