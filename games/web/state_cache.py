@@ -42,6 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+import psycopg
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.locmem import LocMemCache
@@ -102,10 +103,25 @@ def one_snapshot() -> Iterator[None]:
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         yield
         return
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        yield
+    raw, before = None, None
+    try:
+        with transaction.atomic():
+            # Nothing is sent yet: psycopg begins the transaction at the first query,
+            # with these as "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", one
+            # round trip where a BEGIN and a SET TRANSACTION took two (every miss and
+            # every action's answer computes a state).
+            raw = connection.connection
+            before = (raw.isolation_level, raw.read_only)
+            raw.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            raw.read_only = True
+            yield
+    finally:
+        # Back as they were once the transaction is over, so that the connection's
+        # next transactions (its pool's next request) are the ordinary ones. A
+        # connection left in a transaction is broken: Django closes it, the pool drops it.
+        idle = psycopg.pq.TransactionStatus.IDLE
+        if raw is not None and before is not None and raw.info.transaction_status == idle:
+            raw.isolation_level, raw.read_only = before
 
 
 def _timestamp(moment: datetime | None) -> float | None:

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.cache import caches
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import translation
 
 from games import services
@@ -414,3 +414,74 @@ def test_a_move_committed_while_the_state_is_read_is_not_half_in_it(
     torn = state_cache.compute(load_room(room.slug), None)
     assert current_match(room).version == version + 1  # the move did commit meanwhile
     assert torn.body == before
+
+
+# -- one snapshot: the state's reads in one read-only REPEATABLE READ transaction.
+# Outside a test's own transaction (transaction=True), where the production code
+# opens it.
+
+
+def _show(setting: str) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SHOW {setting}")
+        return str(cursor.fetchone()[0])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_snapshot_is_one_begin_and_the_connection_is_itself_again_after():
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite has no snapshot to take")
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries, state_cache.one_snapshot():
+        assert (_show("transaction_isolation"), _show("transaction_read_only")) == (
+            "repeatable read",
+            "on",
+        )
+    # Django's log of the transaction around the two SHOWs: the isolation came with
+    # psycopg's BEGIN (sent with the first SHOW), no SET TRANSACTION of its own.
+    assert [q["sql"] for q in queries.captured_queries] == [
+        "BEGIN",
+        "SHOW transaction_isolation",
+        "SHOW transaction_read_only",
+        "COMMIT",
+    ]
+    raw = connection.connection
+    assert (raw.isolation_level, raw.read_only) == (None, None)
+    assert (_show("transaction_isolation"), _show("transaction_read_only")) == (
+        "read committed",
+        "off",
+    )
+    with pytest.raises(RuntimeError), state_cache.one_snapshot():
+        _show("transaction_isolation")
+        raise RuntimeError("a read that failed")
+    assert (raw.isolation_level, raw.read_only) == (None, None)
+    with transaction.atomic():  # a read-only BEGIN left behind would refuse this
+        Game.objects.update(rolls_drawn=0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_committed_between_two_reads_of_the_snapshot_is_not_seen():
+    """The state's reads see the database of their first read, not a move that
+    another connection commits in between."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite has no snapshot to take")
+    import psycopg
+
+    alice = services.room_create(rules={}, nickname="alice")
+    services.room_join(room=alice.room, nickname="bob")
+    settings_dict = connection.settings_dict
+    other = psycopg.connect(
+        dbname=settings_dict["NAME"],
+        user=settings_dict["USER"],
+        host=settings_dict["HOST"],
+        port=settings_dict["PORT"] or 5432,
+        password=settings_dict["PASSWORD"],
+        autocommit=True,
+    )
+    match = current_match(alice.room)
+    with other, state_cache.one_snapshot():
+        first = current_match(alice.room).version
+        other.execute("UPDATE games_match SET version = version + 1 WHERE id = %s", [match.pk])
+        assert current_match(alice.room).version == first
+    assert current_match(alice.room).version == first + 1
