@@ -416,9 +416,9 @@ def test_a_move_committed_while_the_state_is_read_is_not_half_in_it(
     assert torn.body == before
 
 
-# -- one snapshot: the state's reads in one read-only REPEATABLE READ transaction.
-# Outside a test's own transaction (transaction=True), where the production code
-# opens it.
+# -- one snapshot, as it opens: one read-only REPEATABLE READ transaction (that it
+# is one view of the database is the test above). Outside a test's own
+# transaction (transaction=True), where the production code opens it.
 
 
 def _show(setting: str) -> str:
@@ -428,9 +428,8 @@ def _show(setting: str) -> str:
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the snapshot is PostgreSQL's")
 def test_the_snapshot_is_one_begin_and_the_connection_is_itself_again_after():
-    if connection.vendor != "postgresql":
-        pytest.skip("SQLite has no snapshot to take")
     from django.test.utils import CaptureQueriesContext
 
     with CaptureQueriesContext(connection) as queries, state_cache.one_snapshot():
@@ -458,30 +457,3 @@ def test_the_snapshot_is_one_begin_and_the_connection_is_itself_again_after():
     assert (raw.isolation_level, raw.read_only) == (None, None)
     with transaction.atomic():  # a read-only BEGIN left behind would refuse this
         Game.objects.update(rolls_drawn=0)
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_move_committed_between_two_reads_of_the_snapshot_is_not_seen():
-    """The state's reads see the database of their first read, not a move that
-    another connection commits in between."""
-    if connection.vendor != "postgresql":
-        pytest.skip("SQLite has no snapshot to take")
-    import psycopg
-
-    alice = services.room_create(rules={}, nickname="alice")
-    services.room_join(room=alice.room, nickname="bob")
-    settings_dict = connection.settings_dict
-    other = psycopg.connect(
-        dbname=settings_dict["NAME"],
-        user=settings_dict["USER"],
-        host=settings_dict["HOST"],
-        port=settings_dict["PORT"] or 5432,
-        password=settings_dict["PASSWORD"],
-        autocommit=True,
-    )
-    match = current_match(alice.room)
-    with other, state_cache.one_snapshot():
-        first = current_match(alice.room).version
-        other.execute("UPDATE games_match SET version = version + 1 WHERE id = %s", [match.pk])
-        assert current_match(alice.room).version == first
-    assert current_match(alice.room).version == first + 1
