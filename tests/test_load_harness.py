@@ -155,6 +155,36 @@ def test_the_timing_middleware_says_what_was_cpu_and_what_was_queries(db):
         assert queries >= 50 and cpu < queries  # the sleep is the server's, not our CPU
 
 
+def test_the_timing_middleware_says_how_long_a_connection_was_waited_for(db, monkeypatch):
+    """`pool;dur=` is the thread's connect(), as ensure_connection calls it (with
+    DB_POOL_MAX, the pool's getconn); the connection object is itself again after."""
+    import time
+
+    from django.db import connections
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from bench.load import server_ms
+    from bench.web.timing import ServerTimingMiddleware
+
+    own = connections["default"]
+    monkeypatch.setattr(type(own), "connect", lambda self: time.sleep(0.03))  # a pool's queue
+
+    def view(request):
+        held, own.connection = own.connection, None  # not connected: the first query connects
+        try:
+            own.ensure_connection()
+        finally:
+            own.connection = held
+        return HttpResponse("ok")
+
+    header = ServerTimingMiddleware(view)(RequestFactory().get("/"))["Server-Timing"]
+    pool, app = server_ms(header, "pool"), server_ms(header, "app")
+    assert pool is not None and app is not None
+    assert 30 <= pool <= app
+    assert "connect" not in vars(own)  # the class's connect() again
+
+
 def test_a_run_whose_generator_lags_is_void():
     from bench.load import verdict
 

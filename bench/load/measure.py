@@ -36,9 +36,11 @@ class Stats:
     action_spans: list[tuple[float, float]] = field(default_factory=list)  # (sent, answered)
     # What Django spent on each of them (Server-Timing), None where not said.
     action_server_ms: list[float | None] = field(default_factory=list)
-    # Of those: the request thread's CPU, and its queries' wall time (bench/web/timing.py).
+    # Of those: the request thread's CPU, its queries' wall time and its wait for a
+    # pooled connection (bench/web/timing.py).
     action_cpu_ms: list[float | None] = field(default_factory=list)
     action_db_ms: list[float | None] = field(default_factory=list)
+    action_pool_ms: list[float | None] = field(default_factory=list)
     acked: Counter[str] = field(default_factory=Counter)  # room -> turn actions answered 200
     # room -> turn actions sent whose answer never came (a timeout) or was a 5xx:
     # stored or not, nobody was told either way

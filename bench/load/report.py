@@ -83,6 +83,7 @@ def build(
     at_server = outside_windows(stats.action_server_ms)
     cpu_at_server = outside_windows(stats.action_cpu_ms)
     db_at_server = outside_windows(stats.action_db_ms)
+    pool_at_server = outside_windows(stats.action_pool_ms)
     action_ms_in_windows = [ms for (a, b), ms in spans if run.in_window(a, b)]
     acked_total = sum(stats.acked.values())
     stored_total = sum(stored.get(slug, 0) for slug in run.slugs)
@@ -152,6 +153,8 @@ def build(
             "cpu_p95_ms": ms(percentile(cpu_at_server, 0.95)),
             "db_p50_ms": ms(percentile(db_at_server, 0.50)),
             "db_p95_ms": ms(percentile(db_at_server, 0.95)),
+            "pool_p50_ms": ms(percentile(pool_at_server, 0.50)),
+            "pool_p95_ms": ms(percentile(pool_at_server, 0.95)),
             "in_windows": len(action_ms_in_windows),
             "in_windows_p50_ms": ms(percentile(action_ms_in_windows, 0.50)),
             "in_windows_p95_ms": ms(percentile(action_ms_in_windows, 0.95)),
@@ -327,8 +330,9 @@ def print_report(report: dict[str, Any]) -> None:
         f"thread and the generator's own lag): p50 {a['at_server_p50_ms']} ms, "
         f"p95 {a['at_server_p95_ms']} ms, p99 {a['at_server_p99_ms']} ms; of which its "
         f"thread's CPU p50 {a.get('cpu_p50_ms')} ms, p95 {a.get('cpu_p95_ms')} ms, and its "
-        f"queries p50 {a.get('db_p50_ms')} ms, p95 {a.get('db_p95_ms')} ms (the rest: "
-        "waiting for the core, the GIL or a connection)",
+        f"queries p50 {a.get('db_p50_ms')} ms, p95 {a.get('db_p95_ms')} ms, and its wait "
+        f"for a pooled connection p50 {a.get('pool_p50_ms')} ms, p95 {a.get('pool_p95_ms')} ms "
+        "(the rest: waiting for the core or the GIL)",
         (
             "a move made on node B seen by every waiting board of its room on node A"
             if o["nodes"] > 1

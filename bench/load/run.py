@@ -155,6 +155,7 @@ class Run:
             self.stats.action_server_ms.append(server_ms(timing))
             self.stats.action_cpu_ms.append(server_ms(timing, "cpu"))
             self.stats.action_db_ms.append(server_ms(timing, "db"))
+            self.stats.action_pool_ms.append(server_ms(timing, "pool"))
             if name in TURN_ACTIONS:
                 self.stats.acked[seat.slug] += 1
             self.stats.moves.append(Move(seat.slug, int(answer["version"]), sent))
