@@ -47,6 +47,13 @@ class MailSeat(Protocol):
     def time_zone(self) -> str: ...
 
 
+def never_mailed(seat: MailSeat) -> bool:
+    """Whether no mail about `seat` can ever go out, whatever happens next: a guest
+    who gave no address, or no consent (a guest gives both once, taking the seat).
+    An account's seat is never this: its address may be confirmed tomorrow."""
+    return seat.user_id is None and not (seat.email and seat.email_consent)
+
+
 def recipient_for_user(user: User) -> Recipient | None:
     """The Recipient of mail to an account itself (an invitation by name), or None:
     the same rules as for an account's seat."""

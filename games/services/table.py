@@ -14,6 +14,7 @@ Dice: each Game has a secret seed; roll n of a game is derived from it
 
 from datetime import datetime
 
+from accounts.recipients import never_mailed
 from games.engine import (
     CONDITIONAL,
     Action,
@@ -324,7 +325,7 @@ def new_game(match: Match, number: int, now: datetime) -> Game:
 
 def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: bool) -> None:
     """Record, in this transaction: the bot's move, the "your turn" email for a
-    person, the end's email (games.services.outbox publishes them on commit)."""
+    person who may be mailed, the end's email (games.services.outbox publishes them on commit)."""
     if match.status == Match.Status.FINISHED:
         outbox.schedule("games.tasks.match_ended_email", match.pk)
     if turn_seat is None:
@@ -332,7 +333,9 @@ def _schedule_follow_up(match: Match, turn_seat: Seat | None, *, turn_changed: b
     if turn_seat.is_bot:
         # Every time: after its own roll the bot still has to move.
         outbox.schedule("games.tasks.bot_turn", match.pk, match.version)
-    elif turn_changed:
+    elif turn_changed and not never_mailed(turn_seat):
+        # Not for a guest with no address: a row, a broker message and a worker's
+        # run that could only find nobody to tell, on every move (docs/LOAD.md).
         # Owed for the turn (its start is its identity), not for this version:
         # the waiting player's own actions move the version, never the turn.
         started = match.turn_started_at.isoformat() if match.turn_started_at else None

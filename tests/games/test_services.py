@@ -176,11 +176,12 @@ class TestPlay:
         assert match.turn_seat_id == bob.seat.pk
         assert state_of(room).dice == (6, 5)
 
-    def test_a_turn_is_a_handful_of_queries(self, room, alice, django_assert_num_queries):
+    def test_a_turn_is_a_handful_of_queries(self, room, alice, bob, django_assert_num_queries):
         # lock, seats, game; write match, game, turns (one insert), room, the follow-up
-        # (outbox) row; plus the savepoint pair; and the room's state serial, counted
-        # once though the lock and the table both say the room moved
-        # (games.services.live.room_moved)
+        # (outbox) row of bob's "Es tu turno"; plus the savepoint pair; and the room's
+        # state serial, counted once though the lock and the table both say the room
+        # moved (games.services.live.room_moved)
+        Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
         with django_assert_num_queries(11):
             services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
 
@@ -566,6 +567,7 @@ class TestFollowUp:
 
         sent = []
         when_published(monkeypatch, tasks.turn_email, lambda *args: sent.append(args))
+        Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)  # bob may be mailed
         with django_capture_on_commit_callbacks(execute=True) as callbacks:
             match = services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
         assert len(callbacks) == 1

@@ -69,7 +69,14 @@ def test_the_bots_search_ends_its_budget_after_its_turn_began(
 
 
 def test_a_person_plays_a_whole_game_against_the_bot(db, clock, dice, random_bots, worker):
-    seat = worker(services.room_create, rules=MatchRules(), nickname="alice", bot="chofer")
+    seat = worker(
+        services.room_create,
+        rules=MatchRules(),
+        nickname="alice",
+        email="alice@example.com",
+        email_consent=True,
+        bot="chofer",
+    )
     alice = Persona("alice", seat=seat)
     room = alice.seat.room
     for _ in range(500):

@@ -202,3 +202,45 @@ def test_a_turn_email_owed_for_a_turn_that_passed_sends_nothing(clock, dice, mai
     services.game_play(seat=beto, version=version_of(room), play=first_legal_play(room, side))
     assert tasks.turn_email(*owed.args) is False  # beto played: that turn is over
     assert mailoutbox == []
+
+
+def test_a_guest_who_gave_no_address_is_owed_no_turn_email(clock, dice):
+    """No row, broker message or worker's run for mail that could never go out: the
+    turn passing to a guest without an address owes nothing; to one with an address
+    and consent, one "Es tu turno"."""
+    ana = services.room_create(rules=MatchRules(), nickname="ana")  # no address
+    dice.push((3, 1))
+    beto = services.room_join(room=ana.room, nickname="beto", email="beto@example.com")
+    Seat.objects.filter(pk=beto.pk).update(email_consent=True)
+    room = ana.room
+
+    def owed():
+        rows = FollowUp.objects.filter(task="games.tasks.turn_email")
+        return [tuple(row.args[:2]) for row in rows if row.args[0] == current_match(room).pk]
+
+    services.game_play(seat=ana, version=version_of(room), play=[[8, 5], [6, 5]])
+    betos_turn = [(current_match(room).pk, version_of(room))]
+    assert owed() == betos_turn  # the turn is beto's, who gave an address
+    side = current_match(room).side_of(beto)
+    services.game_play(seat=beto, version=version_of(room), play=first_legal_play(room, side))
+    assert current_match(room).turn_seat_id == ana.pk
+    assert owed() == betos_turn  # and none for ana's
+
+
+@pytest.mark.parametrize(
+    ("email", "consent", "account", "never"),
+    [
+        ("", False, False, True),
+        ("ana@example.com", False, False, True),  # an address without consent
+        ("", True, False, True),
+        ("ana@example.com", True, False, False),
+        ("", False, True, False),  # an account's address may be confirmed later
+    ],
+)
+def test_only_a_guest_without_an_address_or_consent_is_never_mailed(email, consent, account, never):
+    from types import SimpleNamespace
+
+    from accounts.recipients import never_mailed
+
+    seat = SimpleNamespace(user_id=7 if account else None, email=email, email_consent=consent)
+    assert never_mailed(seat) is never
