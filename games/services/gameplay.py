@@ -257,12 +257,14 @@ def game_act(
 def _act(seat: Seat, version: object, act: Act) -> Match:
     seen = cleaning.clean_version(version)
     with transaction.atomic():
-        match = lock_current_match(seat)
+        # The room's serial is counted by the table's save, with its last move: a
+        # refusal below rolls back, so nothing is left to count then.
+        match = lock_current_match(seat, count=False)
         if match.version != seen:
             raise Conflict("stale_version", f"client saw {seen}, match is at {match.version}")
         if match.status == Match.Status.FINISHED:
             raise Conflict("match_over")
-        table = open_table(match, locked_to_act=True)
+        table = open_table(match, count_on_save=True)
         act(table, match.side_of(seat))
         saved = table.save()
         if saved.status == Match.Status.FINISHED:

@@ -26,7 +26,7 @@ It fails open. The socket gives up after LIVE_REDIS_TIMEOUT (0.25 s), a
 failure is one log line and nothing else, and for the next few seconds the
 publisher does not try again (a hung Redis costs one request a quarter of a
 second, not every move). A board that missed a message sees the move when
-its wait ends (25 s at most) and re-reads the state. Without LIVE_REDIS_URL
+its wait ends (45 s at most, games.web.live.waits) and re-reads the state. Without LIVE_REDIS_URL
 (make run: no servers) the pulse goes to the waiters of this process only;
 the other processes' boards see it by their own long poll of the database.
 """
@@ -125,15 +125,17 @@ def stop_listening_here(listener: Listener) -> None:
             _listeners.remove(listener)
 
 
-def room_moved(room_id: int) -> None:
+def room_moved(room_id: int, **columns: object) -> None:
     """The room's boards show something new: count it in the room's state serial
     (the state cache's key, games.selectors.stamp) in the caller's transaction,
-    and publish the room's pulse once it commits (once per room).
+    and publish the room's pulse once it commits (once per room). `columns`: the
+    room's other columns the change sets, written in the same UPDATE (a move's
+    last_move_at: one round trip, not two).
 
     Counted at every call, not once per transaction: a savepoint rolled back
     takes its count with it, and what the transaction changes after it must
     still move the serial."""
-    Room.objects.filter(pk=room_id).update(state_serial=F("state_serial") + 1)
+    Room.objects.filter(pk=room_id).update(state_serial=F("state_serial") + 1, **columns)
     connection = transaction.get_connection()
     if not connection.in_atomic_block:
         publish_rooms({room_id})

@@ -40,7 +40,15 @@ from games.services.vacations import vacation_end_on_move
 class Table:
     """A locked Match, its current Game and the Turn rows one service call writes."""
 
-    def __init__(self, match: Match, seats: dict[int, Seat], game: Game, now: datetime) -> None:
+    def __init__(
+        self,
+        match: Match,
+        seats: dict[int, Seat],
+        game: Game,
+        now: datetime,
+        *,
+        count_on_save: bool = False,
+    ) -> None:
         self.match = match
         self.seats = seats
         self.game = game
@@ -52,6 +60,8 @@ class Table:
         self.games = {game.number: game}
         self.old_turn_seat_id = match.turn_seat_id
         self.started_game = False
+        # The room's serial is counted by save(), in its UPDATE of the room (open_table).
+        self.count_on_save = count_on_save
         # The people who have their forced plays made for them (the bots play their own).
         self.forced_for = frozenset(
             side for side in (0, 1) if _wants_forced_plays(self.seat_of(side))
@@ -157,6 +167,8 @@ class Table:
             Turn.objects.bulk_create(self.turns)
             for game in self.games.values():
                 game.save(update_fields=["turn_count"])
+            if self.count_on_save:
+                live.room_moved(match.room_id)  # the writer's board shows them
             return match
         match.version += 1
         owing = self.owing_side()
@@ -194,13 +206,15 @@ class Table:
             if turn.reason == CONDITIONAL and turn.kind in _ANSWERS and not turn.seat.is_bot:
                 self._tell_answer_played(turn, turn_seat if passed else None)
         room = match.room
-        room.last_move_at = now
-        fields = ["last_move_at"]
+        changes: dict[str, object] = {"last_move_at": now}
         if match.status == Match.Status.FINISHED and room.status == Room.Status.PLAYING:
-            room.status = Room.Status.FINISHED
-            room.ended_at = now
-            fields += ["status", "ended_at"]
-        room.save(update_fields=fields)
+            changes.update(status=Room.Status.FINISHED, ended_at=now)
+        for name, value in changes.items():
+            setattr(room, name, value)
+        if self.count_on_save:
+            live.room_moved(room.pk, **changes)
+        else:
+            Room.objects.filter(pk=room.pk).update(**changes)
         if match.status == Match.Status.FINISHED:
             # Rated in this same transaction: the match and its rating change together.
             ratings.match_rate(match=match, seats=self.seats)
@@ -264,8 +278,10 @@ def _turn_row(*, action: Action, **fields: object) -> Turn:
     )
 
 
-def lock_current_match(seat: Seat) -> Match:
-    """Lock the seat's room's current match (select_for_update): one writer at a time."""
+def lock_current_match(seat: Seat, *, count: bool = True) -> Match:
+    """Lock the seat's room's current match (select_for_update): one writer at a time.
+    `count`: say the room moved now (games.services.live.room_moved); False for a
+    caller whose Table counts it when it saves (open_table's `count_on_save`)."""
     if not isinstance(seat, Seat) or seat.pk is None:
         raise NotSeatHolder()
     match = (
@@ -273,15 +289,18 @@ def lock_current_match(seat: Seat) -> Match:
     )
     if match is None:
         raise Conflict("no_match", "the room is still waiting for a second player")
-    live.room_moved(match.room_id)  # whoever locks the match to act: published on commit
+    if count:
+        live.room_moved(match.room_id)  # whoever locks the match to act: published on commit
     return match
 
 
-def open_table(match: Match, *, locked_to_act: bool = False) -> Table:
+def open_table(match: Match, *, count_on_save: bool = False) -> Table:
     """The Table of a match the caller has locked, with its seats and current game.
-    `locked_to_act`: locked by lock_current_match, which said the room moved already."""
-    if not locked_to_act:
-        live.room_moved(match.room_id)  # a sweep's or a new match's change: published on commit
+    The room moved (games.services.live.room_moved): said now (a sweep's or a new
+    match's change), or with `count_on_save` by the table's save, in the same
+    UPDATE as the room's last move (an action's, lock_current_match(count=False))."""
+    if not count_on_save:
+        live.room_moved(match.room_id)  # published on commit
     seats = {
         s.number: s
         for s in Seat.objects.filter(room_id=match.room_id).select_related("room", "user__profile")
@@ -289,7 +308,7 @@ def open_table(match: Match, *, locked_to_act: bool = False) -> Table:
     match.room = seats[1].room
     game = match.games.order_by("-number").first()
     assert game is not None, "a match starts with its first game"
-    return Table(match, seats, game, clock.now())
+    return Table(match, seats, game, clock.now(), count_on_save=count_on_save)
 
 
 def start_match(

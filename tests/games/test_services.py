@@ -177,12 +177,11 @@ class TestPlay:
         assert state_of(room).dice == (6, 5)
 
     def test_a_turn_is_a_handful_of_queries(self, room, alice, bob, django_assert_num_queries):
-        # lock, seats, game; write match, game, turns (one insert), room, the follow-up
-        # (outbox) row of bob's "Es tu turno"; plus the savepoint pair; and the room's
-        # state serial, counted once though the lock and the table both say the room
-        # moved (games.services.live.room_moved)
+        # lock, seats, game; write match, game, turns (one insert), the room (its last
+        # move and its state serial in one UPDATE: games.services.live.room_moved), the
+        # follow-up (outbox) row of bob's "Es tu turno"; plus the savepoint pair
         Seat.objects.filter(pk=bob.seat.pk).update(email_consent=True)
-        with django_assert_num_queries(11):
+        with django_assert_num_queries(10):
             services.game_play(seat=alice.seat, version=1, play=OPENING_PLAY)
 
     def test_a_stale_version_is_a_conflict_and_changes_nothing(self, room, alice, bob):
