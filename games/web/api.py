@@ -41,7 +41,13 @@ from games.services.rooms import PlayerDetails
 from games.web import etags, live_pass, longpoll, state_cache
 from games.web.action_requests import ACTION_SPECS, Body, perform
 from games.web.http_errors import database_unavailable, error_payload
-from games.web.seats import load_room, remember_seat, signed_in_user, viewer_seat
+from games.web.seats import (
+    acting_seat,
+    load_room,
+    remember_seat,
+    signed_in_user,
+    viewer_seat,
+)
 from games.web.throttle import P, View, rate_limited
 
 POINTS = range(0, 26)  # 0 = off, 25 = bar
@@ -115,9 +121,9 @@ def _content_length(request: HttpRequest) -> int:
 
 
 def state_response(request: HttpRequest, slug: str) -> HttpResponse:
-    """The viewer's state of room `slug` as it is now (games.web.state_cache), or 304
-    when they have it: after a request that changed the room, too."""
-    answer, seat = state_cache.viewer_state(request, slug)
+    """The viewer's state of room `slug` right after their own change (an action,
+    a join, a new room), or 304 when they have it already."""
+    answer, seat = state_cache.fresh_viewer_state(request, slug)
     response = answer_response(request, answer)
     response[live_pass.HEADER] = live_pass.issue(request, slug, seat)
     return response
@@ -176,8 +182,7 @@ def room_action(request: HttpRequest, slug: str, action: str) -> HttpResponse:
     if action not in ACTION_SPECS:
         raise RequestError("unknown_action", action)
     body = read_json_body(request)
-    room = load_room(slug)
-    perform(action, viewer_seat(request, room), body)
+    perform(action, acting_seat(request, slug), body)
     # Answer with the fresh state so the client needs no second request.
     return after_commit(request, lambda: state_response(request, slug))
 

@@ -15,6 +15,7 @@ from django.http import Http404, HttpRequest
 from games.lib.errors import NotFound
 from games.models import Room, Seat
 from games.selectors.board import seat_held
+from games.selectors.stamp import room_head
 
 SESSION_SEATS = "mesa_seats"  # {room slug: seat token}
 
@@ -67,6 +68,20 @@ def viewer_seat(
     """The seat this request may act for, or None for a spectator (`seats`: as seat_for_token)."""
     token, user_id = who_asks(request, room.slug)
     return seat_held(room.seats.all() if seats is None else seats, token=token, user_id=user_id)
+
+
+def acting_seat(request: HttpRequest, slug: str) -> Seat | None:
+    """The seat this request may act for in room `slug` (None: a spectator), found
+    among the room's seats as its head reads them (games.selectors.stamp): one
+    query where load_room's two read the room and seats whole for an action that
+    needs neither. The seat has HEAD_SEAT_FIELDS loaded, which hold what the
+    services read of the seat they are given (its id, room, number and account);
+    any other field is loaded when read. NotFound: no such room."""
+    token, user_id = who_asks(request, slug)
+    head = room_head(slug, token=token, user_id=user_id)
+    if head is None:
+        raise NotFound("not_found", f"no room {slug!r}")
+    return head.viewer
 
 
 def who_asks(request: HttpRequest, slug: str) -> tuple[str | None, int | None]:

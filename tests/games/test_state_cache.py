@@ -461,3 +461,34 @@ def test_the_snapshot_is_one_begin_and_the_connection_is_itself_again_after():
     assert (raw.isolation_level, raw.read_only) == (None, None)
     with transaction.atomic():  # a read-only BEGIN left behind would refuse this
         Game.objects.update(rolls_drawn=0)
+
+
+def test_an_action_writes_its_room_once_and_answers_without_the_cache(
+    room, alice, bob, monkeypatch
+):
+    """An action's round trips: the room's serial and last move in one UPDATE, and
+    the answer computed from rows read after the commit, neither looked up nor kept
+    (the move has just changed its key). It is the answer the cache then gives."""
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.helpers import action_url, post_json, version_of
+
+    bind(alice, room)
+
+    def through_the_cache(*args):
+        raise AssertionError("an action's answer went through the state cache")
+
+    monkeypatch.setattr(state_cache, "_get", through_the_cache)
+    monkeypatch.setattr(state_cache, "_set", through_the_cache)
+    side = current_match(room).side_of(alice.seat)
+    body = {"version": version_of(room), "play": first_legal_play(room, side)}
+    with CaptureQueriesContext(connection) as queries:
+        answer = post_json(alice.client, action_url(room, "play"), body)
+    assert answer.status_code == 200
+    assert answer.json()["version"] == version_of(room)
+    writes = [q["sql"] for q in queries if q["sql"].startswith('UPDATE "games_room"')]
+    assert len(writes) == 1
+    assert "state_serial" in writes[0] and "last_move_at" in writes[0]
+    monkeypatch.undo()
+    again = alice.client.get(state_url(room), HTTP_IF_NONE_MATCH=answer["ETag"])
+    assert again.status_code == 304
