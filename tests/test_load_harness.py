@@ -1,7 +1,8 @@
 """`make load` itself (bench/load/), tiny: five boards, two players, behind nginx,
 gunicorn and uvicorn as the deploy kit starts them, on PostgreSQL and Redis. Nothing
 timed: the run goes through, every acknowledged action is one Turn row, every board
-ends at its room's final version, nothing failed, the run's database is gone."""
+ends at its room's final version, nothing failed, the run's database is gone. And
+the benchmark's pieces: its Server-Timing, its verdicts, bench/nginx_held.py."""
 
 import json
 import os
@@ -9,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
+
+import pytest
 
 from tests.helpers import missing
 
@@ -318,3 +321,21 @@ def test_nginx_is_sized_for_the_boards_within_the_open_file_limit():
     size = NginxSize.for_boards(10_000, hard_limit=20_000)
     assert size.workers == 2 and size.open_files <= 20_000
     assert size.workers * size.connections >= 2 * 10_000
+
+
+@pytest.mark.parametrize("http2", [False, True], ids=["http1.1", "http2"])
+def test_nginx_held_holds_every_wait_on_the_template_and_measures_it(http2):
+    """bench/nginx_held.py: nginx from the template, h2load's waits each held on a
+    silent upstream (so nginx holds them all), over as many TLS connections as the
+    shape says, and the workers' memory read before and during."""
+    import shutil
+
+    from bench.front import NGINX
+    from bench.nginx_held import measure
+
+    if shutil.which("h2load") is None or not shutil.which(NGINX):
+        missing("h2load (nghttp2-client) or nginx is not installed")
+    held = measure(waits=24, tabs=12, http2=http2, settle=2.0)
+    assert held.upstream == 24
+    assert held.connections == (2 if http2 else 24)
+    assert held.during_kb > held.before_kb > 0

@@ -1,0 +1,172 @@
+"""nginx's memory a held wait, as `make load`'s boards hold them and as browsers do.
+
+    python -m bench.nginx_held [--waits 2000] [--tabs 12] [--settle 20]
+
+nginx is rendered from deploy/nginx/mesa.conf.template (bench/front.py, as
+`make load` renders it) in front of two unix sockets that accept and never
+answer, in place of uvicorn and gunicorn: every board's `GET
+/api/rooms/<slug>/?wait=` is held until nginx's own timeout, and nothing
+but nginx grows. h2load (Debian's nghttp2-client) makes the requests, with a
+browser's headers (cookies, If-None-Match, X-Mesa-Pass), in two shapes:
+
+- HTTP/1.1, one TLS connection a wait: what `make load`'s boards do (aiohttp
+  speaks HTTP/1.1 only);
+- HTTP/2, --tabs waits on one TLS connection: what one person's tabs do, a
+  browser carrying all of them over one connection to the template's
+  `http2` listen.
+
+It prints the workers' RSS before the waits and --settle seconds into them,
+and the difference a held wait. uvicorn's share of a board is not in it:
+nginx speaks HTTP/1.1 to its upstreams, one connection a held wait, in both
+shapes, so that share is `make load`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.front import NGINX, Node, write_nginx
+
+# A browser's state request to the API, as api.js sends it (about 1.2 KB with its cookies).
+HEADERS = {
+    "Accept": "application/json",
+    "Accept-Language": "es",
+    "Cookie": f"sessionid={'s' * 32}; csrftoken={'c' * 32}; django_language=es",
+    "If-None-Match": f'"{"e" * 64}"',
+    "X-Mesa-Pass": "p" * 160,
+}
+
+
+@dataclass(frozen=True)
+class Held:
+    shape: str
+    waits: int
+    connections: int
+    upstream: int  # the waits that reached the sockets (all of them, or the figure says less)
+    before_kb: int
+    during_kb: int
+
+    @property
+    def kb_a_wait(self) -> float:
+        return (self.during_kb - self.before_kb) / self.waits
+
+    def line(self) -> str:
+        return (
+            f"{self.shape}: {self.waits} waits on {self.connections} TLS connections, "
+            f"{self.upstream} held upstream; nginx's workers {self.before_kb} -> "
+            f"{self.during_kb} KB: {self.kb_a_wait:.1f} KB a held wait"
+        )
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def rss_kb(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total
+
+
+def children(pid: int) -> list[int]:
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(word) for word in found.split()]
+
+
+class Silent:
+    """A unix socket that accepts every connection and never answers."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.listener = socket.socket(socket.AF_UNIX)
+        self.listener.bind(str(path))
+        self.listener.listen(16384)
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _address = self.listener.accept()
+            except OSError:
+                return
+            self.held.append(connection)
+
+    def close(self) -> None:
+        for connection in self.held:
+            connection.close()
+        self.listener.close()
+
+
+def measure(waits: int, tabs: int, http2: bool, settle: float) -> Held:
+    with tempfile.TemporaryDirectory(prefix="mesa-nginx-held-") as where:
+        folder = Path(where)
+        node = Node(folder, free_port(), free_port(), None)
+        (folder / "logs").mkdir()
+        live = Silent(Path(node.run_path("/run/mesa-live/uvicorn.sock")))
+        web = Silent(Path(node.run_path("/run/mesa/gunicorn.sock")))
+        conf = write_nginx(node, live=True, boards=waits)
+        master = subprocess.Popen(
+            [NGINX, "-p", str(folder), "-c", str(conf), "-g", "daemon off;"],
+            stderr=subprocess.DEVNULL,
+        )
+        load = None
+        try:
+            workers: list[int] = []
+            while not workers and master.poll() is None:
+                time.sleep(0.2)
+                workers = children(master.pid)
+            time.sleep(0.5)
+            before = rss_kb(workers)
+            connections = -(-waits // tabs) if http2 else waits
+            argv = ["h2load", "-n", str(waits), "-c", str(connections), "-T", "120"]
+            argv += ["-m", str(tabs)] if http2 else ["--h1", "-m", "1"]
+            for name, value in HEADERS.items():
+                argv += ["-H", f"{name}: {value}"]
+            argv.append(f"{node.base}/api/rooms/abcdefghijklmnop/?wait=3")
+            load = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(settle)
+            during = rss_kb(workers)
+            shape = f"HTTP/2, {tabs} tabs a connection" if http2 else "HTTP/1.1"
+            upstream = len(live.held) + len(web.held)
+            return Held(shape, waits, connections, upstream, before, during)
+        finally:
+            if load is not None:
+                load.kill()
+                load.wait()
+            master.terminate()
+            master.wait()
+            live.close()
+            web.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--waits", type=int, default=2000)
+    parser.add_argument("--tabs", type=int, default=12, help="waits on one HTTP/2 connection")
+    parser.add_argument("--settle", type=float, default=20.0, help="seconds before measuring")
+    options = parser.parse_args(argv)
+    if shutil.which("h2load") is None:
+        print("h2load is missing: apt-get install nghttp2-client")
+        return 2
+    for http2 in (False, True):
+        print(measure(options.waits, options.tabs, http2, options.settle).line(), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
