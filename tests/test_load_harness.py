@@ -339,3 +339,20 @@ def test_nginx_held_holds_every_wait_on_the_template_and_measures_it(http2):
     assert held.upstream == 24
     assert held.connections == (2 if http2 else 24)
     assert held.during_kb > held.before_kb > 0
+
+
+def test_a_boards_memory_is_told_for_both_holders_and_for_each():
+    from bench.load.measure import Stats
+    from bench.load.report import per_board_kb
+
+    stats = Stats()
+    stats.process_names = {1: "node0 uvicorn", 2: "node0 nginx", 3: "node0 gunicorn"}
+    stats.rss_before_boards_kb = {1: 100_000, 2: 10_000, 3: 90_000}
+    stats.rss_kb = {1: 120_000, 2: 40_000, 3: 500_000}  # gunicorn holds no board
+    assert per_board_kb(stats, 1000) == {
+        "whole": 160.0,
+        "above_idle": 50.0,
+        "above_idle uvicorn": 20.0,
+        "above_idle nginx": 30.0,
+    }
+    assert per_board_kb(stats, 0) == {"whole": None, "above_idle": None}

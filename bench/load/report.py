@@ -220,19 +220,22 @@ HOLDERS = ("uvicorn", "nginx")
 def per_board_kb(stats: Stats, boards: int) -> dict[str, float | None]:
     """uvicorn's and nginx's peak RSS over the boards ("whole"), and the part of
     it that came with them: the peak less what they held before the boards opened
-    ("above_idle")."""
+    ("above_idle"), for both and for each ("above_idle uvicorn", "above_idle nginx")."""
 
-    def holds(pid: int) -> bool:
-        return stats.process_names.get(pid, "").rpartition(" ")[2] in HOLDERS
+    def server(pid: int) -> str:
+        return stats.process_names.get(pid, "").rpartition(" ")[2]
 
-    peak = sum(kb for pid, kb in stats.rss_kb.items() if holds(pid))
-    before = sum(kb for pid, kb in stats.rss_before_boards_kb.items() if holds(pid))
+    def summed(rss: dict[int, int], names: tuple[str, ...]) -> int:
+        return sum(kb for pid, kb in rss.items() if server(pid) in names)
+
+    peak = summed(stats.rss_kb, HOLDERS)
     if not boards or not peak:
         return {"whole": None, "above_idle": None}
-    return {
-        "whole": round(peak / boards, 1),
-        "above_idle": round((peak - before) / boards, 1) if before else None,
-    }
+    found: dict[str, float | None] = {"whole": round(peak / boards, 1)}
+    for label, names in (("", HOLDERS), *((f" {name}", (name,)) for name in HOLDERS)):
+        high, before = summed(stats.rss_kb, names), summed(stats.rss_before_boards_kb, names)
+        found["above_idle" + label] = round((high - before) / boards, 1) if before else None
+    return found
 
 
 def server_cpu(
@@ -353,7 +356,8 @@ def print_report(report: dict[str, Any]) -> None:
         "RSS (peak, summed over each server's processes): "
         + ", ".join(f"{role}: {mb:.0f} MB" for role, mb in rss_by_role(report["rss_mb"]).items())
         + f"; uvicorn + nginx a waiting board: {m['whole']} KB ({m['above_idle']} KB above "
-        "what they held before the boards)",
+        f"what they held before the boards: uvicorn {m.get('above_idle uvicorn')} KB, "
+        f"nginx {m.get('above_idle nginx')} KB)",
         f"statuses: {report['statuses']}; exceptions: {report['exceptions']}; "
         f"5xx: {report['errors_5xx']}; answers not JSON (error pages): {report['error_pages']}",
         f"nothing lost: {report['nothing_lost']}",
