@@ -26,9 +26,10 @@ It fails open. The socket gives up after LIVE_REDIS_TIMEOUT (0.25 s), a
 failure is one log line and nothing else, and for the next few seconds the
 publisher does not try again (a hung Redis costs one request a quarter of a
 second, not every move). A board that missed a message sees the move when
-its wait ends (45 s at most, games.web.live.waits) and re-reads the state. Without LIVE_REDIS_URL
-(make run: no servers) the pulse goes to the waiters of this process only;
-the other processes' boards see it by their own long poll of the database.
+its wait ends (45 s at most, games.web.live.waits) and re-reads the state.
+Without LIVE_REDIS_URL (make run: no servers) the pulse goes to the waiters
+of this process only; the other processes' boards see it by their own long
+poll of the database.
 """
 
 import logging
