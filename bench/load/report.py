@@ -106,6 +106,10 @@ def build(
     def ms(value: float | None) -> float | None:
         return round(value, 1) if value is not None else None
 
+    def at(prefix: str, values: list[float], *levels: int) -> dict[str, float | None]:
+        """{"<prefix>p50_ms": ..., ...}: the values' percentiles at each level."""
+        return {f"{prefix}p{level}_ms": ms(percentile(values, level / 100)) for level in levels}
+
     void = verdict(stats.lag_ms)
     return {
         "void": void,
@@ -143,21 +147,13 @@ def build(
             "count": len(stats.action_ms),
             "per_second": round(len(stats.action_ms) / options.duration, 1),
             "outside_windows": len(action_ms),
-            "p50_ms": ms(percentile(action_ms, 0.50)),
-            "p95_ms": ms(percentile(action_ms, 0.95)),
-            "p99_ms": ms(percentile(action_ms, 0.99)),
-            "at_server_p50_ms": ms(percentile(at_server, 0.50)),
-            "at_server_p95_ms": ms(percentile(at_server, 0.95)),
-            "at_server_p99_ms": ms(percentile(at_server, 0.99)),
-            "cpu_p50_ms": ms(percentile(cpu_at_server, 0.50)),
-            "cpu_p95_ms": ms(percentile(cpu_at_server, 0.95)),
-            "db_p50_ms": ms(percentile(db_at_server, 0.50)),
-            "db_p95_ms": ms(percentile(db_at_server, 0.95)),
-            "pool_p50_ms": ms(percentile(pool_at_server, 0.50)),
-            "pool_p95_ms": ms(percentile(pool_at_server, 0.95)),
+            **at("", action_ms, 50, 95, 99),
+            **at("at_server_", at_server, 50, 95, 99),
+            **at("cpu_", cpu_at_server, 50, 95),
+            **at("db_", db_at_server, 50, 95),
+            **at("pool_", pool_at_server, 50, 95),
             "in_windows": len(action_ms_in_windows),
-            "in_windows_p50_ms": ms(percentile(action_ms_in_windows, 0.50)),
-            "in_windows_p95_ms": ms(percentile(action_ms_in_windows, 0.95)),
+            **at("in_windows_", action_ms_in_windows, 50, 95),
         },
         "seen_by_every_board": {
             # --nodes 2: moves made on the second node, boards waiting on the first.
