@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.front import NGINX, Node, write_nginx
+from bench.load.servers import children, rss_kb
 
 # A browser's state request to the API, as api.js sends it (about 1.2 KB with its cookies).
 HEADERS = {
@@ -73,18 +74,8 @@ def free_port() -> int:
         return port
 
 
-def rss_kb(pids: list[int]) -> int:
-    total = 0
-    for pid in pids:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1])
-    return total
-
-
-def children(pid: int) -> list[int]:
-    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-    return [int(word) for word in found.split()]
+def workers_kb(pids: list[int]) -> int:
+    return sum(rss_kb(pid) or 0 for pid in pids)
 
 
 class Silent:
@@ -131,7 +122,7 @@ def measure(waits: int, tabs: int, http2: bool, settle: float) -> Held:
                 time.sleep(0.2)
                 workers = children(master.pid)
             time.sleep(0.5)
-            before = rss_kb(workers)
+            before = workers_kb(workers)
             connections = -(-waits // tabs) if http2 else waits
             argv = ["h2load", "-n", str(waits), "-c", str(connections), "-T", "120"]
             argv += ["-m", str(tabs)] if http2 else ["--h1", "-m", "1"]
@@ -140,7 +131,7 @@ def measure(waits: int, tabs: int, http2: bool, settle: float) -> Held:
             argv.append(f"{node.base}/api/rooms/abcdefghijklmnop/?wait=3")
             load = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(settle)
-            during = rss_kb(workers)
+            during = workers_kb(workers)
             shape = f"HTTP/2, {tabs} tabs a connection" if http2 else "HTTP/1.1"
             upstream = len(live.held) + len(web.held)
             return Held(shape, waits, connections, upstream, before, during)
