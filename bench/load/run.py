@@ -285,9 +285,9 @@ class Run:
         if phase == "start":
             self.collection_started = time.perf_counter()
         else:
-            phase = self.stats.cpu_marks[-1][0] if self.stats.cpu_marks else "start"
+            during = self.stats.cpu_marks[-1][0] if self.stats.cpu_marks else "start"
             took = (time.perf_counter() - self.collection_started) * 1000
-            self.stats.full_collections_ms.append((phase, took))
+            self.stats.full_collections_ms.append((during, took))
 
     async def sample_memory(self, servers: dict[int, str]) -> None:
         """Each server's processes (the master and its workers), by role."""
