@@ -887,3 +887,51 @@ def test_a_vacation_a_mute_and_a_claimed_seat_wake_the_boards(
     assert serials == sorted(set(serials))  # each change its own count
     assert heard[-1][1] == pulse_of(room)
     assert {pulse[:4] for _slug, pulse in heard} == {pulse_of(room)[:4]}  # no version moved
+
+
+def test_waiters_whose_alarms_fall_in_one_grain_share_one_timer(no_redis):
+    """A hundred waiters asleep until the same moment: one timer in the loop, each
+    woken no earlier than asked and at most a grain late; a waiter roused before
+    its alarm leaves it (the ring does not keep it)."""
+
+    async def scenario():
+        here = hubs.hub()
+        loop = asyncio.get_running_loop()
+        timers_before = len(loop._scheduled)  # the loop's timer heap
+        sleepers = [hubs.Waiter() for _ in range(100)]
+        early = hubs.Waiter()
+        began = loop.time()
+        naps = [asyncio.ensure_future(here.sleep(w, 0.3)) for w in sleepers]
+        nap = asyncio.ensure_future(here.sleep(early, 0.3))
+        await asyncio.sleep(0)
+        timers = len(loop._scheduled) - timers_before
+        [slot] = [s for s, waiting in here.alarms.items() if early in waiting]
+        early.rouse()
+        await nap
+        roused = loop.time() - began
+        still = early in here.alarms.get(slot, set())
+        await asyncio.gather(*naps)
+        return timers, roused, loop.time() - began, still, slot in here.alarms
+
+    timers, roused, slept, early_kept, slot_kept = async_to_sync(scenario)()
+    assert timers == 1
+    assert roused < 0.1
+    assert 0.29 <= slept < 0.3 + hubs.ALARM_GRAIN + 0.1  # (0.01: the float of the slot)
+    assert not early_kept and not slot_kept
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_held_wait_runs_in_the_request_task_and_one_watcher(room, no_redis):
+    """Beside the server's own task a held wait adds one task (the watcher of the
+    client's messages), not two: the wait runs in the request's task."""
+    version = version_of(room)
+
+    async def scenario():
+        before = len(asyncio.all_tasks())
+        waiting = asyncio.ensure_future(asgi_get(APP, state_url(room), f"wait={version}"))
+        await asyncio.sleep(0.3)
+        held = len(asyncio.all_tasks()) - before
+        waiting.cancel()
+        return held
+
+    assert async_to_sync(scenario)() == 2  # the request's task (asgi_get's) and its watcher

@@ -114,21 +114,16 @@ async def wait_for_pulse(
                 await here.slots.acquire()  # one of the few that poll the database
                 slot = True
             polling = slot and not here.subscribed
-            waiter.event.clear()
-            # Subscribed, one timer for the whole wait: the hub sets the event when
-            # a pulse comes and when its subscription goes down (hub.nudge). It
-            # was one every 5 s, a twentieth of a busy worker's main thread.
+            # Subscribed, one alarm for the whole wait: the hub rouses the waiter
+            # when a pulse comes and when its subscription goes down (hub.nudge).
+            # It was a look every 5 s, a twentieth of a busy worker's main thread;
+            # the alarm is the hub's, shared (no timer, task or cancellation of
+            # its own: each was seen in profiles or in the memory a wait holds).
             if polling:
                 step = min(left, POLL_EVERY)
             else:
                 step = left if here.subscribed else min(left, SLOT_EVERY)
-            # The timer sets the event: no task (wait_for's) and no cancellation
-            # raised through the wait (asyncio.timeout's), both seen in profiles.
-            timer = here.loop.call_later(step, waiter.event.set)
-            try:
-                await waiter.event.wait()
-            finally:
-                timer.cancel()
+            await here.sleep(waiter, step)
             if waiter.moved():
                 return Woken(True, waiter.newest(), waiter.tick)
             if polling and (now := await database_pulse(slug)) != start:
