@@ -2,7 +2,8 @@
 gunicorn and uvicorn as the deploy kit starts them, on PostgreSQL and Redis. Nothing
 timed: the run goes through, every acknowledged action is one Turn row, every board
 ends at its room's final version, nothing failed, the run's database is gone. And
-the benchmark's pieces: its Server-Timing, its verdicts, bench/nginx_held.py."""
+the benchmark's pieces: its Server-Timing, its verdicts, bench/nginx_held.py and
+bench/live_held.py."""
 
 import json
 import os
@@ -339,6 +340,37 @@ def test_nginx_held_holds_every_wait_on_the_template_and_measures_it(http2):
     assert held.upstream == 24
     assert held.connections == (2 if http2 else 24)
     assert held.during_kb > held.before_kb > 0
+
+
+@pytest.mark.parametrize("trace", [0, 4], ids=["rss", "traced"])
+def test_live_held_holds_every_wait_in_the_live_unit_and_measures_it(trace):
+    """bench/live_held.py: uvicorn as the live unit starts it, every wait held (none
+    answered early: the rooms did not move), the worker's memory read before and
+    during; traced, the lines that hold it, from the worker's own snapshots."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        missing("bench/live_held.py runs on PostgreSQL (DATABASE_URL=postgres://...)")
+    import redis
+
+    from bench.live_held import measure
+
+    redis_url = os.environ.get("MESA_LOAD_REDIS_URL", "redis://127.0.0.1:6379/12")
+    try:
+        redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
+    except redis.RedisError as error:
+        missing(f"Redis does not answer at {redis_url} ({error})")
+    parts = urlsplit(url)
+    database = urlunsplit(parts._replace(path=parts.path.rstrip("/") + "_liveheld"))
+    held, lines = measure(
+        waits=24, rooms=3, settle=1.0, trace=trace, database_url=database, redis_url=redis_url
+    )
+    assert held.waits == 24 and held.answered == 0
+    assert held.during_kb > 0 and held.before_kb > 0
+    if trace:
+        assert lines[0].startswith("traced: ") and len(lines) > 5
+        assert any("httptools_impl.py" in line for line in lines)  # uvicorn's own share
+    else:
+        assert lines == []
 
 
 def test_a_boards_memory_is_told_for_both_holders_and_for_each():
