@@ -1,6 +1,6 @@
 """nginx's memory a held wait, as `make load`'s boards hold them and as browsers do.
 
-    python -m bench.nginx_held [--waits 2000] [--tabs 12] [--settle 20]
+    python -m bench.nginx_held [--waits 2000] [--tabs 12] [--settle 20] [--nchan]
 
 nginx is rendered from deploy/nginx/mesa.conf.template (bench/front.py, as
 `make load` renders it) in front of two unix sockets that accept and never
@@ -18,14 +18,22 @@ browser's headers (cookies, If-None-Match, X-Mesa-Pass), in two shapes:
 It prints the workers' RSS before the waits and --settle seconds into them,
 and the difference a held wait. uvicorn's share of a board is not in it:
 nginx speaks HTTP/1.1 to its upstreams, one connection a held wait, in both
-shapes, so that share is `make load`'s.
+shapes, so that share is `make load`'s (and bench/live_held.py's).
+
+--nchan also measures a design the site does not run: each wait held by
+nginx itself, as an nchan long-poll subscriber (Debian's
+libnginx-mod-nchan) on the room's channel, with no upstream connection and
+no live server behind it: what a board would cost if nginx held the waits.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
+import re
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -33,8 +41,20 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.front import NGINX, Node, write_nginx
+from bench.front import HOST, NGINX, Node, write_nginx
 from bench.load.servers import children, rss_kb
+
+NCHAN_MODULE = Path("/usr/lib/nginx/modules/ngx_nchan_module.so")
+# --nchan: the boards' state requests held by nchan in the site's server block
+# (the template's own locations stay; this one is longer, so nginx picks it).
+NCHAN_LOCATION = """
+    location /api/rooms/ {
+        nchan_subscriber longpoll;
+        nchan_channel_id $uri;
+        nchan_subscriber_timeout 55s;
+    }
+    location = /.nchan-status { nchan_stub_status; }
+"""
 
 # A browser's state request to the API, as api.js sends it (about 1.2 KB with its cookies).
 HEADERS = {
@@ -51,7 +71,7 @@ class Held:
     shape: str
     waits: int
     connections: int
-    upstream: int  # the waits that reached the sockets (all of them, or the figure says less)
+    held: int  # the waits held upstream, or by nchan (all of them, or the figure says less)
     before_kb: int
     during_kb: int
 
@@ -62,7 +82,7 @@ class Held:
     def line(self) -> str:
         return (
             f"{self.shape}: {self.waits} waits on {self.connections} TLS connections, "
-            f"{self.upstream} held upstream; nginx's workers {self.before_kb} -> "
+            f"{self.held} held; nginx's workers {self.before_kb} -> "
             f"{self.during_kb} KB: {self.kb_a_wait:.1f} KB a held wait"
         )
 
@@ -103,7 +123,35 @@ class Silent:
         self.listener.close()
 
 
-def measure(waits: int, tabs: int, http2: bool, settle: float) -> Held:
+def subscribers(node: Node) -> int:
+    """How many waits nchan holds, by its own count (nchan_stub_status)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    connection = http.client.HTTPSConnection("127.0.0.1", node.https_port, context=context)
+    try:
+        connection.request("GET", "/.nchan-status", headers={"Host": HOST})
+        status = connection.getresponse().read().decode()
+    finally:
+        connection.close()
+    found = re.search(r"^subscribers: (\d+)$", status, re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"nchan's status says nothing of its subscribers: {status!r}")
+    return int(found[1])
+
+
+def held_by_nchan(conf: Path) -> None:
+    """The rendered site and nginx.conf of `conf`, with the waits held by nchan."""
+    site = conf.parent / "mesa.conf"
+    text = site.read_text()
+    location = "    location /static/ {"
+    if text.count(location) != 1:
+        raise RuntimeError("the template's static location, where nchan's goes, is not there")
+    site.write_text(text.replace(location, NCHAN_LOCATION.lstrip("\n") + location))
+    conf.write_text(f"load_module {NCHAN_MODULE};\n" + conf.read_text())
+
+
+def measure(waits: int, tabs: int, http2: bool, settle: float, nchan: bool = False) -> Held:
     with tempfile.TemporaryDirectory(prefix="mesa-nginx-held-") as where:
         folder = Path(where)
         node = Node(folder, free_port(), free_port(), None)
@@ -111,6 +159,8 @@ def measure(waits: int, tabs: int, http2: bool, settle: float) -> Held:
         live = Silent(Path(node.run_path("/run/mesa-live/uvicorn.sock")))
         web = Silent(Path(node.run_path("/run/mesa/gunicorn.sock")))
         conf = write_nginx(node, live=True, boards=waits)
+        if nchan:
+            held_by_nchan(conf)
         master = subprocess.Popen(
             [NGINX, "-p", str(folder), "-c", str(conf), "-g", "daemon off;"],
             stderr=subprocess.DEVNULL,
@@ -133,8 +183,10 @@ def measure(waits: int, tabs: int, http2: bool, settle: float) -> Held:
             time.sleep(settle)
             during = workers_kb(workers)
             shape = f"HTTP/2, {tabs} tabs a connection" if http2 else "HTTP/1.1"
-            upstream = len(live.held) + len(web.held)
-            return Held(shape, waits, connections, upstream, before, during)
+            if nchan:
+                shape += ", held by nchan"
+            held = subscribers(node) if nchan else len(live.held) + len(web.held)
+            return Held(shape, waits, connections, held, before, during)
         finally:
             if load is not None:
                 load.kill()
@@ -150,12 +202,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--waits", type=int, default=2000)
     parser.add_argument("--tabs", type=int, default=12, help="waits on one HTTP/2 connection")
     parser.add_argument("--settle", type=float, default=20.0, help="seconds before measuring")
+    parser.add_argument("--nchan", action="store_true", help="also with nchan holding the waits")
     options = parser.parse_args(argv)
     if shutil.which("h2load") is None:
         print("h2load is missing: apt-get install nghttp2-client")
         return 2
-    for http2 in (False, True):
-        print(measure(options.waits, options.tabs, http2, options.settle).line(), flush=True)
+    if options.nchan and not NCHAN_MODULE.exists():
+        print("nchan is missing: apt-get install libnginx-mod-nchan")
+        return 2
+    for nchan in (False, True) if options.nchan else (False,):
+        for http2 in (False, True):
+            held = measure(options.waits, options.tabs, http2, options.settle, nchan)
+            print(held.line(), flush=True)
     return 0
 
 

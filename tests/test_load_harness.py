@@ -324,22 +324,27 @@ def test_nginx_is_sized_for_the_boards_within_the_open_file_limit():
     assert size.workers * size.connections >= 2 * 10_000
 
 
+@pytest.mark.parametrize("nchan", [False, True], ids=["upstream", "nchan"])
 @pytest.mark.parametrize("http2", [False, True], ids=["http1.1", "http2"])
-def test_nginx_held_holds_every_wait_on_the_template_and_measures_it(http2):
+def test_nginx_held_holds_every_wait_on_the_template_and_measures_it(http2, nchan):
     """bench/nginx_held.py: nginx from the template, h2load's waits each held on a
-    silent upstream (so nginx holds them all), over as many TLS connections as the
-    shape says, and the workers' memory read before and during."""
+    silent upstream (so nginx holds them all), or by nchan in nginx itself (its own
+    count of subscribers), over as many TLS connections as the shape says, and the
+    workers' memory read before and during."""
     import shutil
 
     from bench.front import NGINX
-    from bench.nginx_held import measure
+    from bench.nginx_held import NCHAN_MODULE, measure
 
     if shutil.which("h2load") is None or not shutil.which(NGINX):
         missing("h2load (nghttp2-client) or nginx is not installed")
-    held = measure(waits=24, tabs=12, http2=http2, settle=2.0)
-    assert held.upstream == 24
+    if nchan and not NCHAN_MODULE.exists():
+        missing("nchan is not installed (apt-get install libnginx-mod-nchan; .ci/run does)")
+    held = measure(waits=24, tabs=12, http2=http2, settle=2.0, nchan=nchan)
+    assert held.held == 24
     assert held.connections == (2 if http2 else 24)
     assert held.during_kb > held.before_kb > 0
+    assert held.shape.endswith(", held by nchan") == nchan
 
 
 @pytest.mark.parametrize("trace", [0, 4], ids=["rss", "traced"])
