@@ -1,8 +1,9 @@
 """deploy/compose.yaml read as compose reads it (YAML with merge keys, then
 `${VAR}` from deploy/.env): nginx finds certbot's certificate through its
-links, the ACME challenges are served and renewals reach nginx, and the app
-trusts X-Forwarded-For from nginx alone. `docker compose config` would check
-more, but the docker CLI here has no compose plugin (and CI no engine)."""
+links, the ACME challenges are served and renewals reach nginx, nginx holds a
+node's boards, and the app trusts X-Forwarded-For from nginx alone. `docker
+compose config` would check more, but the docker CLI here has no compose
+plugin (and CI no engine)."""
 
 from __future__ import annotations
 
@@ -147,3 +148,29 @@ def test_the_app_trusts_forwarding_from_nginx_alone(compose):
         trusted = service["environment"]["TRUSTED_PROXIES"].split(",")
         networks = [ipaddress.ip_network(entry.strip(), strict=False) for entry in trusted]
         assert networks == [ipaddress.ip_network(address)], name
+
+
+def test_nginx_runs_its_own_file_and_holds_a_nodes_boards(compose):
+    """nginx runs deploy/nginx/nginx.conf, not the image's (1,024 connections a
+    worker: about 500 boards): nginx itself accepts the file, and one of its
+    workers holds a node's boards (tests/deploy/test_kit.py's figure) with a
+    descriptor for each connection, which the container's nofile allows."""
+    import subprocess
+
+    from bench.front import NGINX
+    from tests.deploy.test_kit import BOARDS_A_NODE
+    from tests.helpers import missing
+
+    nginx = compose["services"]["nginx"]
+    [source] = [s for s, target, ro in mounts(nginx) if target == "/etc/nginx/nginx.conf" and ro]
+    conf = COMPOSE.parent / source
+    text = conf.read_text()
+    connections = int(re.search(r"^\s*worker_connections (\d+);", text, re.M)[1])
+    open_files = int(re.search(r"^worker_rlimit_nofile (\d+);", text, re.M)[1])
+    assert connections >= 2 * BOARDS_A_NODE + 1024
+    assert open_files >= connections + 64
+    assert nginx["ulimits"]["nofile"] >= open_files
+    if not shutil.which(NGINX):
+        missing("nginx is not installed (apt-get install nginx; .ci/run does)")
+    tested = subprocess.run([NGINX, "-t", "-c", str(conf)], capture_output=True, text=True)
+    assert tested.returncode == 0, tested.stderr
