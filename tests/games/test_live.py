@@ -932,6 +932,9 @@ def test_a_held_wait_runs_in_the_request_task_and_one_watcher(room, no_redis):
         await asyncio.sleep(0.3)
         held = len(asyncio.all_tasks()) - before
         waiting.cancel()
-        return held
+        await asyncio.gather(waiting, return_exceptions=True)  # its wait ends, its waiter leaves
+        return held, room.slug in hubs.hub().rooms
 
-    assert async_to_sync(scenario)() == 2  # the request's task (asgi_get's) and its watcher
+    held, still_waiting = async_to_sync(scenario)()
+    assert held == 2  # the request's task (asgi_get's) and its watcher
+    assert not still_waiting
