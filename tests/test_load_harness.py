@@ -20,25 +20,31 @@ ROOT = Path(__file__).resolve().parent.parent
 PORT = os.environ.get("MESA_LOAD_TEST_PORT", "19170")  # make load's own: 19100
 
 
-def test_a_tiny_load_run_loses_nothing(tmp_path):
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
-        missing("the load benchmark runs on PostgreSQL (DATABASE_URL=postgres://...)")
-    import shutil
-
+def postgres_and_redis(bench: str, suffix: str) -> tuple[str, str]:
+    """A database of the test's own (DATABASE_URL's name + `suffix`) and the Redis
+    the benchmark `bench` runs on; missing() without them."""
     import redis
 
-    from bench.front import NGINX
-
-    if not (shutil.which(NGINX) and shutil.which("openssl")):
-        missing("make load runs behind nginx (apt-get install nginx openssl; .ci/run does)")
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        missing(f"{bench} runs on PostgreSQL (DATABASE_URL=postgres://...)")
     redis_url = os.environ.get("MESA_LOAD_REDIS_URL", "redis://127.0.0.1:6379/12")
     try:
         redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
     except redis.RedisError as error:
         missing(f"Redis does not answer at {redis_url} ({error})")
     parts = urlsplit(url)
-    database = urlunsplit(parts._replace(path=parts.path.rstrip("/") + "_loadtest"))
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + suffix)), redis_url
+
+
+def test_a_tiny_load_run_loses_nothing(tmp_path):
+    import shutil
+
+    from bench.front import NGINX
+
+    database, redis_url = postgres_and_redis("the load benchmark", "_loadtest")
+    if not (shutil.which(NGINX) and shutil.which("openssl")):
+        missing("make load runs behind nginx (apt-get install nginx openssl; .ci/run does)")
     report = tmp_path / "report.json"
     try:
         done = run_load(database, redis_url, report)
@@ -352,20 +358,9 @@ def test_live_held_holds_every_wait_in_the_live_unit_and_measures_it(trace):
     """bench/live_held.py: uvicorn as the live unit starts it, every wait held (none
     answered early: the rooms did not move), the worker's memory read before and
     during; traced, the lines that hold it, from the worker's own snapshots."""
-    url = os.environ.get("DATABASE_URL", "")
-    if not url.startswith(("postgres://", "postgresql://")):
-        missing("bench/live_held.py runs on PostgreSQL (DATABASE_URL=postgres://...)")
-    import redis
-
     from bench.live_held import measure
 
-    redis_url = os.environ.get("MESA_LOAD_REDIS_URL", "redis://127.0.0.1:6379/12")
-    try:
-        redis.Redis.from_url(redis_url, socket_connect_timeout=1).ping()
-    except redis.RedisError as error:
-        missing(f"Redis does not answer at {redis_url} ({error})")
-    parts = urlsplit(url)
-    database = urlunsplit(parts._replace(path=parts.path.rstrip("/") + "_liveheld"))
+    database, redis_url = postgres_and_redis("bench/live_held.py", "_liveheld")
     held, lines = measure(
         waits=24, rooms=3, settle=1.0, trace=trace, database_url=database, redis_url=redis_url
     )
