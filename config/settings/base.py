@@ -652,6 +652,10 @@ LIVE_REDIS_URL = env.str("LIVE_REDIS_URL", default=_live_redis_default())
 LIVE_REDIS_TIMEOUT = env.float("LIVE_REDIS_TIMEOUT", default=0.25)
 _live_db = LIVE_REDIS_URL.split("?")[0].rstrip("/").rpartition("/")[2]
 LIVE_CHANNEL = env.str("LIVE_CHANNEL", default=f"mesa:live:{_live_db if _live_db.isdigit() else 0}")
+# Behind the production front the boards wait in nginx's nchan (deploy/nginx):
+# every node's publisher, comma-separated, to which a room's slug is appended
+# ("http://127.0.0.1:8090/rooms/"). Empty (make run, no nginx): the boards long-poll.
+LIVE_NCHAN_URL = env.list("LIVE_NCHAN_URL", default=[])
 # With DEBUG off, SQLite, the filesystem broker and the database cache are
 # system check errors (config/checks.py) unless this says the operator means it.
 MESA_ALLOW_EMBEDDED = env.bool("MESA_ALLOW_EMBEDDED", default=False)

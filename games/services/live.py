@@ -22,6 +22,15 @@ on its own: "moved" is confirmed by the database, and a key whose serial is
 ahead of the database's is the trace of a timeline a restored backup undid
 (games.web.live forgets it).
 
+Behind the production front (LIVE_NCHAN_URL set) the boards wait in nginx,
+each a subscriber of its room's nchan channel (deploy/nginx/mesa.conf.template,
+static/js/channel.js), and the same pulse is also POSTed to every node's
+nchan publisher: one HTTP round trip a node, on this machine or the nodes'
+network. Each publisher fails open the same way (a failure is a log line and a
+pause of its own); a board that missed it re-reads its state when its wait
+times out (90 s), and one whose channel does not answer falls back to the
+long poll above.
+
 It fails open. The socket gives up after LIVE_REDIS_TIMEOUT (0.25 s), a
 failure is one log line and nothing else, and for the next few seconds the
 publisher does not try again (a hung Redis costs one request a quarter of a
@@ -35,6 +44,7 @@ poll of the database.
 import logging
 import threading
 import time
+import urllib.request
 from collections.abc import Callable
 from typing import Any
 
@@ -89,12 +99,23 @@ _client: Any = None
 _script: Any = None
 _client_url = ""
 _paused_until = 0.0
+_nchan_paused_until: dict[str, float] = {}  # by publisher URL
 
 
 def channel() -> str:
     """The site's one channel. Pub/sub ignores Redis's database numbers, so the
     name carries LIVE_CHANNEL (by default "mesa:live:<db>", the URL's database)."""
     return str(settings.LIVE_CHANNEL)
+
+
+# Where a board subscribes to its room's channel: the site's location in
+# deploy/nginx/mesa.conf.template, whose publisher LIVE_NCHAN_URL names.
+CHANNEL_PATH = "/live/rooms/"
+
+
+def channel_url(slug: str) -> str | None:
+    """The board's wait on nginx's channel of room `slug`; None without nchan."""
+    return CHANNEL_PATH + slug if settings.LIVE_NCHAN_URL else None
 
 
 def room_key(slug: str) -> str:
@@ -173,6 +194,7 @@ def publish_rooms(room_ids: set[int]) -> None:
 
 def publish(slug: str, pulse: Pulse) -> bool:
     """Send the pulse to every node; True when Redis took it. Never raises."""
+    _announce(slug, pulse)
     sent = _send(slug, pulse)
     if not sent:
         # Redis has not got it (none configured, or down): at least this
@@ -201,6 +223,39 @@ def _send(slug: str, pulse: Pulse) -> bool:
         log.warning(
             "live: publish of room %s failed (%s: %s); not trying for %.0f s",
             slug,
+            type(error).__name__,
+            error,
+            PAUSE_AFTER_FAILURE,
+        )
+        return False
+
+
+def _announce(slug: str, pulse: Pulse) -> int:
+    """POST the pulse to the room's nchan channel on every node (each URL of
+    LIVE_NCHAN_URL + slug): how many nginx took it."""
+    return sum(_announce_to(base, slug, pulse) for base in settings.LIVE_NCHAN_URL)
+
+
+def _announce_to(base: str, slug: str, pulse: Pulse) -> bool:
+    """One node's publisher. Fails open like _send, with a pause for that node alone."""
+    if time.monotonic() < _nchan_paused_until.get(base, 0.0):
+        return False
+    request = urllib.request.Request(
+        base + slug,
+        data=pulse.encode().encode("ascii"),
+        method="POST",
+        headers={"Content-Type": "text/plain"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=settings.LIVE_REDIS_TIMEOUT) as answer:
+            answer.read()
+        return True
+    except Exception as error:  # URLError, HTTPError, timeouts: never into the request
+        _nchan_paused_until[base] = time.monotonic() + PAUSE_AFTER_FAILURE
+        log.warning(
+            "live: nchan publish of room %s to %s failed (%s: %s); not trying for %.0f s",
+            slug,
+            base,
             type(error).__name__,
             error,
             PAUSE_AFTER_FAILURE,
@@ -238,3 +293,4 @@ def reset() -> None:
             _client.close()
         _client = _script = None
         _paused_until = 0.0
+        _nchan_paused_until.clear()

@@ -1,4 +1,5 @@
-"""The board's words that change with a number, for static/js/board/texts.js.
+"""The board's words that change with a number, for static/js/board/texts.js, and
+the URLs it talks to.
 
 The script picks "one" or "other" with Intl.PluralRules; the forms come from
 the catalogs' ngettext entries, so "1 punto" / "2 puntos" and "1 point" /
@@ -6,13 +7,39 @@ the catalogs' ngettext entries, so "1 punto" / "2 puntos" and "1 point" /
 these two categories; a language with more would need a form per category.)
 """
 
+import time
 from collections.abc import Callable
 from typing import Any
 
 from django import template
+from django.urls import reverse
+from django.utils.http import http_date
 from django.utils.translation import gettext, ngettext
 
+from games.services import live
+
 register = template.Library()
+
+
+@register.simple_tag
+def board_config(slug: str) -> dict[str, str | None]:
+    """The board's URLs (static/js/types.js BoardConfig); `channelUrl`, where it waits
+    for its room's next change, only where nginx holds the waits (LIVE_NCHAN_URL),
+    and `channelSince`, the first wait's starting point (static/js/channel.js): a
+    second before now, when the page's state is read (a message of the same second
+    comes at once: a read too many rather than a move missed)."""
+    channel = live.channel_url(slug)
+    # nginx's clock, not the game's (games.lib.clock, which tests move): nchan
+    # stamps its messages with the machine's time.
+    since = http_date(time.time() - 1) if channel else None
+    return {
+        "stateUrl": reverse("games:api_state", args=[slug]),
+        "stepsUrl": reverse("games:api_steps", args=[slug]),
+        "actionUrl": reverse("games:api_action", args=[slug, "__action__"]),
+        "reviewUrl": reverse("games:review", args=[slug, 90001, 90002]),
+        "channelUrl": channel,
+        "channelSince": since,
+    }
 
 
 def _forms(words: Callable[[int], str]) -> dict[str, str]:
