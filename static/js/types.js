@@ -258,7 +258,12 @@
 
 // --- the board page --------------------------------------------------------------
 
-/** The URLs the page hands to the board (templates/games/_board_app.html). @typedef {{stateUrl: string, stepsUrl: string, actionUrl: string, reviewUrl: string}} BoardConfig */
+/**
+ * The URLs the page hands to the board (templates/games/_board_app.html).
+ * `channelUrl`: the room's nchan channel (channel.js); without it the board long polls the state.
+ * `channelSince`: the server's time (an HTTP date) a second before it drew the page's state.
+ * @typedef {{stateUrl: string, stepsUrl: string, actionUrl: string, reviewUrl: string, channelUrl?: string | null, channelSince?: string | null}} BoardConfig
+ */
 
 /** The computer player's card beside its name. @typedef {{label: string, style: string}} BotCard */
 

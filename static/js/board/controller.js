@@ -22,6 +22,7 @@ import {
   viewerSide,
 } from "./table.js";
 import { boardView } from "./view.js";
+import { channelCheck, roomChannel } from "../channel.js";
 import { livePoll } from "../poll.js";
 
 const HOME_LEFT_KEY = "mesa.board.homeLeft";
@@ -406,7 +407,13 @@ export function startController(app, { state, config, texts, bot }) {
   // --- start -----------------------------------------------------------------------------------
 
   renderNow();
-  poll = livePoll(() => refresh({ wait: true })); // the board's only poller
+  // The board's only poller. Where the page offers the room's channel, nginx holds
+  // the wait (no server memory for a waiting board); else the state request does.
+  const longPoll = () => refresh({ wait: true });
+  const check = config.channelUrl
+    ? channelCheck(roomChannel(config.channelUrl, { since: config.channelSince }), { refresh: () => refresh(), longPoll })
+    : longPoll;
+  poll = livePoll(check);
   lookForAnalysis();
   if (myMove(model)) loadOptions();
   window.setInterval(requestRender, 60000); // "desde hace 5 minutos" moves on
