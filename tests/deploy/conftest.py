@@ -56,6 +56,7 @@ class Front:
     access_log: Path
     app_log: Path
     static_root: Path
+    publish_port: int  # the template's nchan publisher (LIVE_NCHAN_URL)
 
     def context(self) -> ssl.SSLContext:
         context = ssl.create_default_context(cafile=str(self.folder / "cert.pem"))
@@ -110,7 +111,7 @@ def front(tmp_path_factory):
     (folder / "logs").mkdir()
     static_root = folder / "static"
     static_root.mkdir()
-    http_port, https_port = free_ports(2)
+    http_port, https_port, publish_port = free_ports(3)
     certificate(folder)
 
     env = production_env(
@@ -127,6 +128,7 @@ def front(tmp_path_factory):
         GUNICORN_BIND=f"unix:{folder / 'gunicorn.sock'}",
         WEB_CONCURRENCY="1",
         GUNICORN_THREADS="8",
+        LIVE_NCHAN_URL=nginxconf.publish_url(publish_port),
     )
     for command in (["createcachetable"], ["migrate", "--noinput", "-v0"]):
         subprocess.run(
@@ -149,6 +151,7 @@ def front(tmp_path_factory):
         "MESA_LIVE_UPSTREAM": f"unix:{folder / 'uvicorn.sock'}",
         "MESA_STATIC_ROOT": str(static_root),
         "MESA_LOG_DIR": str(folder / "logs"),
+        **nginxconf.channel_values(publish_port),
     }
     site = render((ROOT / "deploy" / "nginx" / "mesa.conf.template").read_text(), values)
     (folder / "mesa.conf").write_text(site)
@@ -181,6 +184,7 @@ def front(tmp_path_factory):
         access_log=folder / "logs" / "mesa-access.log",
         app_log=app_log,
         static_root=static_root,
+        publish_port=publish_port,
     )
     try:
         _wait_for(front, [gunicorn, nginx])

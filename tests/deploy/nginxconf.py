@@ -11,6 +11,23 @@ import subprocess
 from pathlib import Path
 
 TEMPLATE = Path(__file__).resolve().parent.parent.parent / "deploy/nginx/mesa.conf.template"
+# The template's boards wait in nchan (Debian's libnginx-mod-nchan, which .ci/run
+# installs); Debian's own nginx.conf loads it from modules-enabled, this one here.
+NCHAN_MODULE = Path("/usr/lib/nginx/modules/ngx_nchan_module.so")
+
+
+def channel_values(publish_port: int) -> dict[str, str]:
+    """The template's channel placeholders for a front on this machine: its nchan
+    publisher on 127.0.0.1:`publish_port` (the app's LIVE_NCHAN_URL names
+    publish_url(publish_port))."""
+    return {
+        "MESA_PUBLISH_LISTEN": f"127.0.0.1:{publish_port}",
+        "MESA_PUBLISH_FROM": "127.0.0.1",
+    }
+
+
+def publish_url(publish_port: int) -> str:
+    return f"http://127.0.0.1:{publish_port}/rooms/"
 
 
 def render(template: str, values: dict[str, str]) -> str:
@@ -57,7 +74,8 @@ def write_nginx_conf(
         # Each connection is a descriptor, the listening sockets and logs a few more.
         files = f"worker_rlimit_nofile {worker_connections + 64};"
     (folder / "nginx.conf").write_text(
-        f"""{user}
+        f"""load_module {NCHAN_MODULE};
+{user}
 worker_processes {worker_processes};
 {files}
 pid {folder}/nginx.pid;

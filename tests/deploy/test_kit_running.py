@@ -52,6 +52,7 @@ from tests.helpers import (
 from .browser import Browser
 from .conftest import HOST, NGINX, certificate, free_ports, render, write_nginx_conf
 from .machine import Machine, Service
+from .nginxconf import channel_values, publish_url
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 EXAMPLE = ROOT / "deploy" / "mesa.env.example"
@@ -104,7 +105,9 @@ class Site:
             assert not errors, f"{service.name}: " + "\n".join(errors)
 
 
-def _nginx(folder: Path, machine: Machine, web: Service, live: Service) -> tuple[int, Path]:
+def _nginx(
+    folder: Path, machine: Machine, web: Service, live: Service, publish_port: int
+) -> tuple[int, Path]:
     """The template rendered as docs/DEPLOY.md renders it, with the sockets the units bind."""
     bind = web.environment["GUNICORN_BIND"]
     assert bind.startswith("unix:"), bind
@@ -120,6 +123,7 @@ def _nginx(folder: Path, machine: Machine, web: Service, live: Service) -> tuple
         "MESA_LIVE_UPSTREAM": f"unix:{machine.path(uvicorn_socket)}",
         "MESA_STATIC_ROOT": str(machine.path("/srv/mesa/staticfiles")),
         "MESA_LOG_DIR": str(folder / "logs"),
+        **channel_values(publish_port),
     }
     (folder / "mesa.conf").write_text(
         render((ROOT / "deploy" / "nginx" / "mesa.conf.template").read_text(), values)
@@ -184,6 +188,7 @@ def kit(django_db_setup, django_db_blocker, tmp_path_factory):
     smtp.start()
     folder = tmp_path_factory.mktemp("kit")
     certificate(folder)
+    publish_port = free_port()
     with django_db_blocker.unblock():
         database = database_url_for_the_worker()
     # The operator's own values for this machine, beside the shipped file.
@@ -192,6 +197,7 @@ def kit(django_db_setup, django_db_blocker, tmp_path_factory):
         f"CELERY_BROKER_URL={REDIS_URL}\n"
         f"CACHE_URL={REDIS_URL}\n"
         f"EMAIL_URL=smtp://127.0.0.1:{smtp.port}\n"
+        f"LIVE_NCHAN_URL={publish_url(publish_port)}\n"
     )
     machine = Machine(
         folder / "machine",
@@ -216,7 +222,11 @@ def kit(django_db_setup, django_db_blocker, tmp_path_factory):
         started = {name: machine.start(name) for name in SERVICES}
         started["mesa-web.service"].wait_ready(90)
         https_port, conf = _nginx(
-            folder, machine, started["mesa-web.service"], started["mesa-live.service"]
+            folder,
+            machine,
+            started["mesa-web.service"],
+            started["mesa-live.service"],
+            publish_port,
         )
         check = subprocess.run(
             [NGINX, "-t", "-p", str(folder), "-c", str(conf)], capture_output=True, text=True

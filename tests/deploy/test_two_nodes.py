@@ -38,6 +38,7 @@ from tests.test_deploy import ROOT, production_env
 
 from .browser import Browser
 from .conftest import GUNICORN, HOST, NGINX, certificate, free_ports, render, write_nginx_conf
+from .nginxconf import channel_values, publish_url
 
 UVICORN = Path(sys.executable).with_name("uvicorn")
 
@@ -65,10 +66,10 @@ class Node:
         return (self.folder / f"{process}.log").read_text(errors="replace")
 
 
-def _start_node(name: str, root: Path, ports: tuple[int, int], env: dict[str, str]) -> Node:
+def _start_node(name: str, root: Path, ports: tuple[int, int, int], env: dict[str, str]) -> Node:
     folder = root / name
     (folder / "logs").mkdir(parents=True)
-    http_port, https_port = ports
+    http_port, https_port, publish_port = ports
     values = {
         "MESA_SERVER_NAME": HOST,
         "MESA_HTTP_LISTEN": f"127.0.0.1:{http_port}",
@@ -79,6 +80,7 @@ def _start_node(name: str, root: Path, ports: tuple[int, int], env: dict[str, st
         "MESA_LIVE_UPSTREAM": f"unix:{folder / 'uvicorn.sock'}",
         "MESA_STATIC_ROOT": str(folder),
         "MESA_LOG_DIR": str(folder / "logs"),
+        **channel_values(publish_port),
     }
     template = (ROOT / "deploy" / "nginx" / "mesa.conf.template").read_text()
     (folder / "mesa.conf").write_text(render(template, values))
@@ -174,11 +176,13 @@ def nodes(django_db_setup, django_db_blocker, tmp_path_factory):
         TRUSTED_PROXIES="127.0.0.1",
         STATICFILES_BACKEND="django.contrib.staticfiles.storage.StaticFilesStorage",
     )
-    ports = free_ports(4)
+    ports = free_ports(6)
+    # Each node's processes publish a room's pulse to both nodes' nginx.
+    env["LIVE_NCHAN_URL"] = f"{publish_url(ports[2])},{publish_url(ports[5])}"
     started: list[Node] = []
     try:
-        for name, pair in (("a", ports[:2]), ("b", ports[2:])):
-            started.append(_start_node(name, root, (pair[0], pair[1]), env))
+        for name, pair in (("a", ports[:3]), ("b", ports[3:])):
+            started.append(_start_node(name, root, (pair[0], pair[1], pair[2]), env))
         yield {"a": started[0], "b": started[1], "channel": channel, "redis": redis_url}
     finally:
         _stop(started)
