@@ -20,6 +20,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 COMPOSE = ROOT / "deploy" / "compose.yaml"
+START = ROOT / "deploy" / "nginx" / "start.sh"
 CERT_NAME = "mesa.example.com"
 
 
@@ -122,11 +123,8 @@ def test_acme_challenges_are_served_and_renewals_reach_nginx(compose):
     (certbot_webroot,) = [target for source, target in written if source in served]
     assert f"--webroot -w {certbot_webroot}" in command_line(certbot)
     assert ("/etc/letsencrypt", "/etc/letsencrypt") in written
-    # nginx reloads on its own, and still starts through the image's entrypoint,
-    # which renders the template only for a command that is `nginx`.
-    nginx = command_line(services["nginx"])
-    assert re.search(r"while sleep \d+h; do nginx -s reload; done", nginx)
-    assert "exec /docker-entrypoint.sh nginx -g 'daemon off;'" in nginx
+    # nginx reloads on its own: its image's start (deploy/nginx/start.sh).
+    assert re.search(r"while sleep \d+h; do nginx -s reload; done", START.read_text())
 
 
 def test_the_app_trusts_forwarding_from_nginx_alone(compose):
@@ -173,4 +171,85 @@ def test_nginx_runs_its_own_file_and_holds_a_nodes_boards(compose):
     if not shutil.which(NGINX):
         missing("nginx is not installed (apt-get install nginx; .ci/run does)")
     tested = subprocess.run([NGINX, "-t", "-c", str(conf)], capture_output=True, text=True)
+    assert tested.returncode == 0, tested.stderr
+
+
+def test_nginxs_image_starts_the_site_rendered_from_the_template(compose, tmp_path):
+    """The nginx service's image is Debian's nginx with nchan, whose command is
+    deploy/nginx/start.sh: run here with sh, as the image runs it, with the
+    service's environment (and nginx a stand-in that says how it was called),
+    it renders exactly the template's MESA_ placeholders, and nginx accepts
+    what it rendered."""
+    import os
+    import signal
+    import subprocess
+
+    from bench.front import NGINX
+    from tests.deploy import nginxconf
+    from tests.helpers import missing
+
+    nginx = compose["services"]["nginx"]
+    dockerfile = (
+        COMPOSE.parent / nginx["build"]["context"] / nginx["build"]["dockerfile"]
+    ).resolve()
+    image = dockerfile.read_text()
+    assert "libnginx-mod-nchan" in image and "gettext-base" in image
+    assert "COPY deploy/nginx/start.sh /usr/local/bin/mesa-nginx" in image
+    assert 'CMD ["sh", "/usr/local/bin/mesa-nginx"]' in image
+    [template] = [s for s, target, ro in mounts(nginx) if target.endswith(".template") and ro]
+    if not shutil.which("envsubst"):
+        missing("envsubst is not installed (gettext-base; .ci/run installs it)")
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    called = tmp_path / "called"
+    (bin_folder / "nginx").write_text(f'#!/bin/sh\necho "$@" > {called}\n')
+    (bin_folder / "nginx").chmod(0o755)
+    site = tmp_path / "mesa.conf"
+    environment = {name: str(value) for name, value in nginx["environment"].items()}
+    run = subprocess.Popen(
+        ["sh", str(START)],
+        env={
+            "PATH": f"{bin_folder}:{os.environ['PATH']}",
+            "NGINX_TEMPLATE": str(COMPOSE.parent / template),
+            "NGINX_SITE": str(site),
+            **environment,
+        },
+        start_new_session=True,  # its reload loop goes with it
+    )
+    try:
+        run.wait(timeout=30)
+    finally:
+        os.killpg(run.pid, signal.SIGTERM)
+    assert run.returncode == 0
+    assert called.read_text().strip() == "-g daemon off;"
+    text = (COMPOSE.parent / template).read_text()
+    placeholders = set(re.findall(r"\$\{(MESA_\w+)\}", text))
+    assert placeholders <= set(environment), placeholders - set(environment)
+    expected = nginxconf.render(text, {name: environment[name] for name in placeholders})
+
+    def directives(conf: str) -> list[str]:
+        # envsubst fills a bare $MESA_NAME too, which only the comments have.
+        return [line for line in conf.splitlines() if not line.lstrip().startswith("#")]
+
+    assert directives(site.read_text()) == directives(expected)
+    if not shutil.which(NGINX):
+        missing("nginx is not installed (apt-get install nginx; .ci/run does)")
+    # Its names and files are the container's: nginx -t on this machine's own.
+    here = {
+        **{name: environment[name] for name in placeholders},
+        "MESA_HTTP_LISTEN": "127.0.0.1:18680",
+        "MESA_HTTPS_LISTEN": "127.0.0.1:18681",
+        "MESA_PUBLISH_LISTEN": "127.0.0.1:18682",
+        "MESA_TLS_CERT": str(tmp_path / "cert.pem"),
+        "MESA_TLS_KEY": str(tmp_path / "key.pem"),
+        "MESA_LOG_DIR": str(tmp_path / "logs"),
+        "MESA_UPSTREAM": "127.0.0.1:18683",
+        "MESA_LIVE_UPSTREAM": "127.0.0.1:18684",
+    }
+    nginxconf.certificate(tmp_path, "mesa.example.com")
+    (tmp_path / "mesa.conf").write_text(nginxconf.render(text, here))
+    conf = nginxconf.write_nginx_conf(tmp_path)
+    tested = subprocess.run(
+        [NGINX, "-t", "-p", str(tmp_path), "-c", str(conf)], capture_output=True, text=True
+    )
     assert tested.returncode == 0, tested.stderr
