@@ -37,28 +37,32 @@ NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 UNITS = ROOT / "deploy" / "systemd"
 ON_MACHINE = "/srv/mesa"  # where the units expect the checkout (WorkingDirectory=)
 HOST = "127.0.0.1"
-# The held waits of thousands of boards, each a client and an upstream connection.
+# The waits of thousands of boards: each the board's connection, and on the long
+# poll (the fallback) an upstream one too.
 WORKER_CONNECTIONS = 16384
-# Besides two per board: the players, readers, throughput clients, idle keep-alives.
+# Besides those: the players, readers, throughput clients, idle keep-alives.
 SPARE_CONNECTIONS = 4096
 
 
 @dataclass(frozen=True)
 class NginxSize:
     """nginx's workers and each one's connections and open files for `boards` waiting
-    boards (two connections each: the board's and uvicorn's). One worker when the
-    machine's open-file limit lets one hold them all; else more, each allowed as many
-    as the limit lets (the kernel does not share the connections out evenly)."""
+    boards (`per_board` connections each: the board's, and on the long poll
+    uvicorn's). One worker when the machine's open-file limit lets one hold them
+    all, as deploy/nginx/nginx.conf runs (nchan's channels); else more, each allowed
+    as many as the limit lets (the kernel does not share the connections out evenly)."""
 
     workers: int
     connections: int
     open_files: int
 
     @classmethod
-    def for_boards(cls, boards: int, hard_limit: int | None = None) -> NginxSize:
+    def for_boards(
+        cls, boards: int, hard_limit: int | None = None, per_board: int = 1
+    ) -> NginxSize:
         if hard_limit is None:
             hard_limit = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-        needed = max(WORKER_CONNECTIONS, 2 * boards + SPARE_CONNECTIONS)
+        needed = max(WORKER_CONNECTIONS, per_board * boards + SPARE_CONNECTIONS)
         if hard_limit == resource.RLIM_INFINITY:
             hard_limit = needed + 64
         # Without CAP_SYS_RESOURCE (a container) nginx cannot raise its workers'
@@ -130,6 +134,7 @@ class Node:
     https_port: int
     http_port: int
     reference_port: int | None
+    publish_port: int  # its nginx's nchan publisher, which its processes POST to
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
 
     @property
@@ -183,7 +188,12 @@ def replace_flag(argv: list[str], flag: str, value: str) -> list[str]:
     return [*argv[: at + 1], value, *argv[at + 2 :]]
 
 
-def write_nginx(node: Node, live: bool, boards: int = 0) -> Path:
+def write_nginx(
+    node: Node,
+    live: bool,
+    boards: int = 0,
+    per_board: int = 1,
+) -> Path:
     folder = node.folder
     nginxconf.certificate(folder, HOST)
     values = {
@@ -197,6 +207,7 @@ def write_nginx(node: Node, live: bool, boards: int = 0) -> Path:
         "MESA_LIVE_UPSTREAM": f"unix:{node.run_path('/run/mesa-live/uvicorn.sock')}",
         "MESA_STATIC_ROOT": str(folder / "static"),
         "MESA_LOG_DIR": str(folder / "logs"),
+        **nginxconf.channel_values(node.publish_port),
     }
     (folder / "static").mkdir(exist_ok=True)
     site = nginxconf.render(nginxconf.TEMPLATE.read_text(), values)
@@ -206,7 +217,7 @@ def write_nginx(node: Node, live: bool, boards: int = 0) -> Path:
         extra = REFERENCE_SERVER.format(
             socket=folder / "reference.sock", port=node.reference_port, host=HOST, folder=folder
         )
-    size = NginxSize.for_boards(boards)
+    size = NginxSize.for_boards(boards, per_board=per_board)
     conf = nginxconf.write_nginx_conf(
         folder,
         worker_connections=size.connections,
@@ -280,6 +291,7 @@ def start_node(
     database_url: str,
     cores: str,
     boards: int = 0,
+    per_board: int = 1,
 ) -> dict[str, str]:
     """gunicorn, uvicorn (live is None: not started) and nginx of one node, and the
     reference project when the node has its port: the sizes they run with."""
@@ -315,8 +327,8 @@ def start_node(
             "bareref.wsgi:application",
         ]
         node.processes["reference"] = spawn(argv, reference_env, project, log, cores)
-    conf = write_nginx(node, live is not None, boards)
-    size = NginxSize.for_boards(boards)
+    conf = write_nginx(node, live is not None, boards, per_board)
+    size = NginxSize.for_boards(boards, per_board=per_board)
     sizes["nginx_workers"] = str(size.workers)
     sizes["nginx_connections"] = str(size.connections)
     node.processes["nginx"] = spawn(

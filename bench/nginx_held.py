@@ -20,10 +20,11 @@ and the difference a held wait. uvicorn's share of a board is not in it:
 nginx speaks HTTP/1.1 to its upstreams, one connection a held wait, in both
 shapes, so that share is `make load`'s (and bench/live_held.py's).
 
---nchan also measures a design the site does not run: each wait held by
-nginx itself, as an nchan long-poll subscriber (Debian's
-libnginx-mod-nchan) on the room's channel, with no upstream connection and
-no live server behind it: what a board would cost if nginx held the waits.
+Those are the fallback's waits (the long poll, held upstream). --nchan also
+measures the boards' own: each held by nginx itself, an nchan long-poll
+subscriber (Debian's libnginx-mod-nchan) of its room's channel at the
+template's /live/rooms/<slug>, with no upstream connection and no live
+server behind it.
 """
 
 from __future__ import annotations
@@ -43,16 +44,10 @@ from pathlib import Path
 
 from bench.front import HOST, NGINX, Node, write_nginx
 from bench.load.servers import children, rss_kb
+from tests.deploy.nginxconf import NCHAN_MODULE
 
-NCHAN_MODULE = Path("/usr/lib/nginx/modules/ngx_nchan_module.so")
-# --nchan: the boards' state requests held by nchan in the site's server block
-# (the template's own locations stay; this one is longer, so nginx picks it).
-NCHAN_LOCATION = """
-    location /api/rooms/ {
-        nchan_subscriber longpoll;
-        nchan_channel_id $uri;
-        nchan_subscriber_timeout 55s;
-    }
+# --nchan: nchan's count of the waits it holds, beside the template's locations.
+NCHAN_STATUS = """
     location = /.nchan-status { nchan_stub_status; }
 """
 
@@ -140,27 +135,26 @@ def subscribers(node: Node) -> int:
     return int(found[1])
 
 
-def held_by_nchan(conf: Path) -> None:
-    """The rendered site and nginx.conf of `conf`, with the waits held by nchan."""
+def with_nchan_status(conf: Path) -> None:
+    """The rendered site of `conf`, with nchan's status page in the site's server."""
     site = conf.parent / "mesa.conf"
     text = site.read_text()
     location = "    location /static/ {"
     if text.count(location) != 1:
-        raise RuntimeError("the template's static location, where nchan's goes, is not there")
-    site.write_text(text.replace(location, NCHAN_LOCATION.lstrip("\n") + location))
-    conf.write_text(f"load_module {NCHAN_MODULE};\n" + conf.read_text())
+        raise RuntimeError("the template's static location, where the status goes, is not there")
+    site.write_text(text.replace(location, NCHAN_STATUS.lstrip("\n") + location))
 
 
 def measure(waits: int, tabs: int, http2: bool, settle: float, nchan: bool = False) -> Held:
     with tempfile.TemporaryDirectory(prefix="mesa-nginx-held-") as where:
         folder = Path(where)
-        node = Node(folder, free_port(), free_port(), None)
+        node = Node(folder, free_port(), free_port(), None, free_port())
         (folder / "logs").mkdir()
         live = Silent(Path(node.run_path("/run/mesa-live/uvicorn.sock")))
         web = Silent(Path(node.run_path("/run/mesa/gunicorn.sock")))
-        conf = write_nginx(node, live=True, boards=waits)
+        conf = write_nginx(node, live=True, boards=waits, per_board=1 if nchan else 2)
         if nchan:
-            held_by_nchan(conf)
+            with_nchan_status(conf)
         master = subprocess.Popen(
             [NGINX, "-p", str(folder), "-c", str(conf), "-g", "daemon off;"],
             stderr=subprocess.DEVNULL,
@@ -178,7 +172,10 @@ def measure(waits: int, tabs: int, http2: bool, settle: float, nchan: bool = Fal
             argv += ["-m", str(tabs)] if http2 else ["--h1", "-m", "1"]
             for name, value in HEADERS.items():
                 argv += ["-H", f"{name}: {value}"]
-            argv.append(f"{node.base}/api/rooms/abcdefghijklmnop/?wait=3")
+            if nchan:  # static/js/channel.js's wait: no ETag or pass, nchan's own answer
+                argv.append(f"{node.base}/live/rooms/abcdefghijklmnop")
+            else:
+                argv.append(f"{node.base}/api/rooms/abcdefghijklmnop/?wait=3")
             load = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(settle)
             during = workers_kb(workers)
@@ -202,12 +199,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--waits", type=int, default=2000)
     parser.add_argument("--tabs", type=int, default=12, help="waits on one HTTP/2 connection")
     parser.add_argument("--settle", type=float, default=20.0, help="seconds before measuring")
-    parser.add_argument("--nchan", action="store_true", help="also with nchan holding the waits")
+    parser.add_argument("--nchan", action="store_true", help="also the channels' waits (nchan)")
     options = parser.parse_args(argv)
     if shutil.which("h2load") is None:
         print("h2load is missing: apt-get install nghttp2-client")
         return 2
-    if options.nchan and not NCHAN_MODULE.exists():
+    if not NCHAN_MODULE.exists():
         print("nchan is missing: apt-get install libnginx-mod-nchan")
         return 2
     for nchan in (False, True) if options.nchan else (False,):

@@ -59,6 +59,8 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
         == (result["nothing_lost"]["stored_turn_rows"])
     )
     assert result["boards"]["at_final_version"] == 5
+    # They waited on nginx's channels (nchan), as the board does behind the front.
+    assert result["statuses"].get("WAIT 200", 0) >= 5, result["statuses"]
     # Four boards on the room being played, the fifth on a room where nobody moves.
     assert result["rooms"] == {"played": 1, "idle": 1}
     assert result["errors_5xx"] == 0
@@ -255,7 +257,9 @@ def test_the_servers_are_started_with_the_units_own_command_lines(tmp_path):
     flags restated in the benchmark."""
     from bench import front
 
-    node = front.Node(folder=tmp_path, https_port=1, http_port=2, reference_port=None)
+    node = front.Node(
+        folder=tmp_path, https_port=1, http_port=2, reference_port=None, publish_port=3
+    )
     argv, env = front.unit_command("mesa-live.service", node, {"PATH": "/usr/bin"}, {})
     assert argv[0] == str(front.ROOT / ".venv" / "bin" / "uvicorn")  # /srv/mesa/.venv/bin/...
     assert argv[argv.index("--uds") + 1] == str(tmp_path / "run/mesa-live/uvicorn.sock")
@@ -285,7 +289,9 @@ def test_the_front_is_the_template_with_the_reference_beside_it(tmp_path):
 
     if not (shutil.which("openssl") and shutil.which(front.NGINX)):
         missing("nginx and openssl make the benchmark's front")
-    node = front.Node(folder=tmp_path, https_port=21391, http_port=21392, reference_port=21393)
+    node = front.Node(
+        folder=tmp_path, https_port=21391, http_port=21392, reference_port=21393, publish_port=21394
+    )
     conf = front.write_nginx(node, live=True)  # runs nginx -t, raises on an error
     site = (tmp_path / "mesa.conf").read_text()
     assert site.startswith((front.ROOT / "deploy/nginx/mesa.conf.template").read_text()[:200])
@@ -317,15 +323,18 @@ def test_the_state_and_the_reference_take_their_windows_in_turn_rounds_times():
 
 
 def test_nginx_is_sized_for_the_boards_within_the_open_file_limit():
-    """Two connections a waiting board and spare ones: one worker while the
-    machine's hard open-file limit lets it hold them all; else more workers, none
-    allowed past the limit (nginx cannot raise it without CAP_SYS_RESOURCE: its
-    workers then ran out of descriptors at 10,000 boards)."""
+    """A connection a board waiting on its channel (two on the long poll: the
+    board's and uvicorn's) and spare ones: one worker while the machine's hard
+    open-file limit lets it hold them all; else more workers, none allowed past
+    the limit (nginx cannot raise it without CAP_SYS_RESOURCE: its workers then
+    ran out of descriptors at 10,000 boards)."""
     from bench.front import NginxSize
 
     assert NginxSize.for_boards(0, hard_limit=65536) == NginxSize(1, 16384, 16448)
-    assert NginxSize.for_boards(10_000, hard_limit=65536) == NginxSize(1, 24096, 24160)
-    size = NginxSize.for_boards(10_000, hard_limit=20_000)
+    assert NginxSize.for_boards(10_000, hard_limit=20_000) == NginxSize(1, 16384, 16448)
+    long_poll = NginxSize.for_boards(10_000, hard_limit=65536, per_board=2)
+    assert long_poll == NginxSize(1, 24096, 24160)
+    size = NginxSize.for_boards(10_000, hard_limit=20_000, per_board=2)
     assert size.workers == 2 and size.open_files <= 20_000
     assert size.workers * size.connections >= 2 * 10_000
 
@@ -344,7 +353,7 @@ def test_nginx_held_holds_every_wait_on_the_template_and_measures_it(http2, ncha
 
     if shutil.which("h2load") is None or not shutil.which(NGINX):
         missing("h2load (nghttp2-client) or nginx is not installed")
-    if nchan and not NCHAN_MODULE.exists():
+    if not NCHAN_MODULE.exists():
         missing("nchan is not installed (apt-get install libnginx-mod-nchan; .ci/run does)")
     held = measure(waits=24, tabs=12, http2=http2, settle=2.0, nchan=nchan)
     assert held.held == 24

@@ -63,6 +63,9 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--pool", type=int, default=defaults.pool, help="DB_POOL_MAX; 0 = off")
     parser.add_argument("--no-state-cache", dest="state_cache", action="store_false")
     parser.add_argument("--no-live-pass", dest="live_pass", action="store_false")
+    parser.add_argument(
+        "--long-poll", action="store_true", help="boards wait by the fallback (held by uvicorn)"
+    )
     parser.add_argument("--port", type=int, default=defaults.port)
     parser.add_argument("--database-url", default=defaults.database_url)
     parser.add_argument("--redis-url", default=defaults.redis_url)
@@ -94,6 +97,8 @@ def run_nodes(options: Options, nodes: list[front.Node]) -> dict[str, Any]:
             database_url=options.database_url,
             cores=options.server_cores,
             boards=options.boards,
+            # The long poll holds an upstream connection a board too.
+            per_board=2 if options.long_poll else 1,
         )
     context = ssl.create_default_context()
     for node in nodes:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import timedelta
+from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any
 
 import aiohttp
@@ -129,6 +132,7 @@ class StateReader:
         self.etag: str | None = None
         self.state: dict[str, Any] | None = None
         self.pass_: str | None = None  # X-Mesa-Pass, kept and sent back as api.js does
+        self.date: str | None = None  # the Date of its last 200: the page's time, for the channel
 
     @property
     def version(self) -> int:
@@ -159,10 +163,98 @@ class StateReader:
                 self.stats.error_page("GET", response.status)
                 raise RuntimeError(f"state {response.status}: not JSON")
             etag = response.headers.get("ETag")
+            self.date = response.headers.get("Date")
         changed = self.state is None or state["version"] != self.state["version"]
         if self.state is None or state["version"] >= self.state["version"]:
             self.state, self.etag = state, etag
         return changed
+
+
+WAIT_TIMEOUT = aiohttp.ClientTimeout(total=150)
+
+
+class RoomChannel:
+    """static/js/channel.js's roomChannel: one subscribe a next(), "message", "quiet"
+    or "broken", the last message's id sent back, a broken channel left alone
+    for REST seconds."""
+
+    REST = 60.0
+
+    def __init__(self, reader: StateReader) -> None:
+        self.reader = reader
+        self.url = f"{reader.base}/live/rooms/{reader.slug}"
+        self.last: tuple[str, str | None] | None = None  # Last-Modified, Etag
+        if reader.date is not None:  # the page's channelSince: a second before its state
+            since = parsedate_to_datetime(reader.date) - timedelta(seconds=1)
+            self.last = (format_datetime(since, usegmt=True), "0")
+        self.rest_until = -math.inf
+
+    def broken(self) -> str:
+        self.last = None
+        self.rest_until = time.monotonic() + self.REST
+        return "broken"
+
+    async def next(self) -> str:
+        if time.monotonic() < self.rest_until:
+            return "broken"
+        headers = {"Accept": "text/plain"}
+        if self.last is not None:
+            headers["If-Modified-Since"] = self.last[0]
+            if self.last[1] is not None:
+                headers["If-None-Match"] = self.last[1]
+        stats = self.reader.stats
+        try:
+            # Past nchan's 90 s (a browser's fetch has no timeout of its own).
+            async with self.reader.session.get(
+                self.url, headers=headers, timeout=WAIT_TIMEOUT
+            ) as response:
+                await response.read()
+                stats.status("WAIT", response.status)
+                status = response.status
+                modified = response.headers.get("Last-Modified")
+                tag = response.headers.get("Etag")
+        except (TimeoutError, aiohttp.ClientError) as error:
+            stats.failed(error)
+            return self.broken()
+        if status in (408, 304):
+            return "quiet"
+        if status != 200:
+            if status >= 500:
+                stats.error_page("WAIT", status)
+            return self.broken()
+        if not modified or self.last == (modified, tag):
+            return self.broken()
+        self.last = (modified, tag)
+        return "message"
+
+
+REREAD = 600.0  # channel.js's REREAD_MS: a quiet board reads its state this often
+
+
+def channel_check(
+    channel: RoomChannel,
+    refresh: Callable[[], Awaitable[bool]],
+    long_poll: Callable[[], Awaitable[bool]],
+    held: float = HELD,
+) -> Callable[[], Awaitable[bool]]:
+    """static/js/channel.js's channelCheck: True means "ask again at once"."""
+    read = time.monotonic()
+
+    async def check() -> bool:
+        nonlocal read
+        started = time.monotonic()
+        heard = await channel.next()
+        if heard == "broken":
+            read = time.monotonic()
+            return await long_poll()
+        waited = time.monotonic() - started
+        if heard == "quiet" and waited >= held and time.monotonic() - read < REREAD:
+            return True
+        changed = await refresh()
+        read = time.monotonic()
+        return heard == "message" or waited >= held or changed
+
+    return check
 
 
 async def live_poll(

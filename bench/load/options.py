@@ -52,6 +52,7 @@ class Options:
     # False: the boards never send their live pass back, so every woken board goes
     # through Django as before the shared wake-up (games.web.live.fanout): its A/B.
     live_pass: bool = True
+    long_poll: bool = False  # the boards wait by the fallback, not on nginx's channels
     port: int = DEFAULT_PORT  # node n: nginx on port+10n (HTTPS), +1 (HTTP), +2 (reference)
     keep_files: bool = False  # the nodes' folders (logs, configs) kept after the run
     database_url: str = DEFAULT_DATABASE

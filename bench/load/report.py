@@ -318,7 +318,12 @@ def print_report(report: dict[str, Any]) -> None:
             else ""
         )
         + f"; state cache {'on' if o['state_cache'] else 'off'}"
-        + ("" if o.get("live_pass", True) else "; boards send no live pass"),
+        + ("" if o.get("live_pass", True) else "; boards send no live pass")
+        + (
+            "; boards long-poll the state (the fallback, --long-poll)"
+            if o.get("long_poll")
+            else "; boards wait on nginx's channels (nchan)"
+        ),
         f"cores: server {cores['server']}, load generator {cores['client']} "
         f"(of {cores['machine']}; load average {load})",
         f"actions: {a['count']} ({a['per_second']}/s); outside the throughput windows "
@@ -341,7 +346,7 @@ def print_report(report: dict[str, Any]) -> None:
         f"{s['p50_ms']} ms, p95 {s['p95_ms']} ms, max {s['max_ms']} ms ({s['moves']} moves, "
         f"{s['never_seen']} never); in them ({s['in_windows']}): p95 {s['in_windows_p95_ms']} ms",
         f"rooms: {report['rooms']['played']} played, {report['rooms']['idle']} where nobody "
-        f"moves; boards' requests: {b['requests']}, held by the server: {b['held_share']}",
+        f"moves; boards' waits: {b['requests']}, held (by nchan or the server): {b['held_share']}",
         f"under load: state GET {report['state_get_per_second']} req/s, bare Django project "
         f"{report['reference_get_per_second']} req/s: {_ratio(report['state_to_reference'])}",
         f"idle server: state GET {report['idle_state_get_per_second']} req/s, bare Django project "

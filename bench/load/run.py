@@ -9,6 +9,7 @@ import math
 import random
 import ssl
 import time
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,16 @@ import psycopg
 
 from bench import front
 from bench.load import report as reporting
-from bench.load.clients import TURN_ACTIONS, Browser, Seat, StateReader, live_poll, next_action
+from bench.load.clients import (
+    TURN_ACTIONS,
+    Browser,
+    RoomChannel,
+    Seat,
+    StateReader,
+    channel_check,
+    live_poll,
+    next_action,
+)
 from bench.load.measure import Board, Move, Stats, server_ms
 from bench.load.options import HELD, LAG_TICK, NAMES, Options
 from bench.load.servers import (
@@ -196,7 +206,21 @@ class Run:
                 await self._pause(20.0, self.stop_boards)
         board.started = time.monotonic()
         answered(True, 0.0)
-        await live_poll(lambda: reader.refresh(wait=True), self.stop_boards, on_answer=answered)
+
+        def long_poll() -> Awaitable[bool]:
+            return reader.refresh(wait=True)
+
+        def refresh() -> Awaitable[bool]:
+            return reader.refresh(wait=False)
+
+        # The board waits on its room's channel in nginx, as the page tells it to
+        # behind the front (static/js/channel.js); --long-poll: only the fallback.
+        check = (
+            long_poll
+            if self.options.long_poll
+            else channel_check(RoomChannel(reader), refresh, long_poll)
+        )
+        await live_poll(check, self.stop_boards, on_answer=answered)
 
     # -- spectators reading --------------------------------------------------------------
 

@@ -18,6 +18,7 @@ import psycopg
 
 from bench import front
 from bench.load.options import ROOT, Options
+from tests.deploy import nginxconf
 
 
 def database_name(url: str) -> str:
@@ -37,6 +38,7 @@ def make_nodes(options: Options, folder: Path) -> list[front.Node]:
             https_port=options.port + 10 * n,
             http_port=options.port + 10 * n + 1,
             reference_port=options.port + 2 if n == 0 else None,
+            publish_port=options.port + 10 * n + 3,
         )
         for n in range(options.nodes)
     ]
@@ -63,6 +65,8 @@ def settings_env(options: Options, nodes: list[front.Node]) -> dict[str, str]:
             "MESA_RATE_LIMIT_SCALE": "1000",
             "MESA_STATE_CACHE": "1" if options.state_cache else "0",
             "LOG_LEVEL": "WARNING",
+            # Every node's processes publish to every node's nginx (mesa.env).
+            "LIVE_NCHAN_URL": ",".join(nginxconf.publish_url(n.publish_port) for n in nodes),
         }
     )
     return env

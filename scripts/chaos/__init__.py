@@ -22,7 +22,7 @@ site post there). Every player reaches the site through nginx over HTTPS (its
 throwaway certificate unchecked); nginx's own 502 for a request whose process
 died counts as a dropped connection (the app never answered). Ports from
 CHAOS_PORT_BASE (18200): nginx's HTTPS (the site), Redis, SMTP, PostgreSQL,
-nginx's HTTP, the push service are base+0..5.
+nginx's HTTP, the push service, nginx's nchan publisher are base+0..6.
 
 Scenarios (`--only NAME[,NAME]` runs some; all by default):
 

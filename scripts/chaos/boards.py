@@ -1,13 +1,21 @@
 """The players' boards, waiting: each polls the room's state as the real board does,
 and notes when it first saw each move of the other player.
 
-The board's poller is static/js/poll.js's livePoll around static/js/board/api.js's
-state(): one GET /api/rooms/<slug>/?wait=<version> at a time, with the ETag
-(If-None-Match) and the pass (X-Mesa-Pass) of its last answer. A held answer
-(news, or one that took 3 s or more) is followed by the next request at once;
-one that came back at once with nothing new means the server would not hold
-it, and the next waits 1 s, then 1.5 times longer each time up to 20 s; an
-error (a 5xx, a dropped connection: api.js throws) waits 20 s. A held request
+Behind the front the board waits on its room's channel in nginx
+(static/js/channel.js): GET /live/rooms/<slug>, held by nchan until the
+room's next pulse, sending back the last message's id; after a message or
+nchan's 408 it reads the state without waiting. A channel that answers
+anything else (Redis away: nchan's 5xx; nginx gone) is left alone for 60 s,
+and meanwhile the board long polls as below.
+
+The long poll, the fallback: static/js/poll.js's livePoll around
+static/js/board/api.js's state(): one GET /api/rooms/<slug>/?wait=<version>
+at a time, with the ETag (If-None-Match) and the pass (X-Mesa-Pass) of its
+last answer. A held answer (news, or one that took 3 s or more) is followed
+by the next request at once; one that came back at once with nothing new
+means the server would not hold it, and the next waits 1 s, then 1.5 times
+longer each time up to 20 s; an error (a 5xx, a dropped connection: api.js
+throws) waits 20 s. A held request
 whose uvicorn dies is not the board's to retry: nginx sends it on to gunicorn
 (proxy_next_upstream error timeout, mesa_live's backup), which answers it.
 """
@@ -17,11 +25,17 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from datetime import timedelta
+from email.utils import format_datetime, parsedate_to_datetime
 from pathlib import Path
 
 from scripts.chaos.env import SITE
 from scripts.chaos.players import GATEWAY, STATUS_LOCK, STATUSES, TLS, Player
 from scripts.chaos.polling import FAST, HELD, Owed, from_the_gateway, next_poll
+
+CHANNEL_REST = 60.0  # channel.js: a broken channel is left alone this long
+REREAD = 600.0  # channel.js: a quiet board reads its state this often
+HEARD = ("message", "quiet", "broken")
 
 
 class Board(threading.Thread):
@@ -42,6 +56,40 @@ class Board(threading.Thread):
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.requests = self.held = self.errors = 0
+        self.last: tuple[str, str | None] | None = None  # the channel's message id
+        self.rest_until = 0.0  # a broken channel is left alone until then
+        self.heard = dict.fromkeys(HEARD, 0)
+        self.read = time.monotonic()  # its last read of the state
+
+    def listen(self) -> str:
+        """channel.js's next(): one wait on the room's channel, "message", "quiet"
+        (nchan's 408 after 90 s) or "broken" (then left alone for 60 s)."""
+        if time.monotonic() < self.rest_until:
+            return "broken"
+        headers = {"Accept": "text/plain"}
+        if self.last is not None:
+            headers["If-Modified-Since"] = self.last[0]
+            if self.last[1] is not None:
+                headers["If-None-Match"] = self.last[1]
+        request = urllib.request.Request(f"{SITE}/live/rooms/{self.player.slug}", headers=headers)
+        try:
+            with self.opener.open(request, timeout=150) as response:
+                status, given = response.status, response.headers
+                response.read()
+        except urllib.error.HTTPError as error:
+            status, given = error.code, error.headers
+        except OSError:
+            status, given = 599, None
+        if status in (304, 408):
+            return "quiet"
+        modified = given.get("Last-Modified") if given is not None else None
+        tag = given.get("Etag") if given is not None else None
+        if status != 200 or not modified or self.last == (modified, tag):
+            self.last = None
+            self.rest_until = time.monotonic() + CHANNEL_REST
+            return "broken"
+        self.last = (modified, tag)
+        return "message"
 
     def refresh(self, wait: bool) -> bool:
         """api.js state() and controller.js refresh(): True when the version changed."""
@@ -75,6 +123,10 @@ class Board(threading.Thread):
             raise ConnectionError(f"state answered {status}")
         state = json.loads(text)
         self.etag = given.get("ETag") if given is not None else None
+        if self.version is None and given is not None and given.get("Date"):
+            # The page's channelSince: a second before its state was read.
+            since = parsedate_to_datetime(given["Date"]) - timedelta(seconds=1)
+            self.last = (format_datetime(since, usegmt=True), "0")
         changed = state["version"] != self.version
         self.version = state["version"]
         with self.lock:
@@ -86,7 +138,18 @@ class Board(threading.Thread):
         while not self.stopping.wait(pause):
             started = time.monotonic()
             try:
-                changed, failed = self.refresh(wait=True), False
+                heard = self.listen()
+                self.heard[heard] += 1
+                waited = time.monotonic() - started
+                if heard == "broken":
+                    changed, failed = self.refresh(wait=True), False
+                    self.read = time.monotonic()
+                elif heard == "quiet" and waited >= HELD and time.monotonic() - self.read < REREAD:
+                    changed, failed = True, False  # channel.js: no read before REREAD
+                else:  # channel.js's channelCheck
+                    changed = self.refresh(wait=False)
+                    changed, failed = heard == "message" or waited >= HELD or changed, False
+                    self.read = time.monotonic()
             except (ConnectionError, ValueError, KeyError):
                 changed, failed = False, True
                 self.errors += 1
@@ -161,8 +224,13 @@ class Boards:
         boards = self.by_seat.values()
         seen = sorted(self.lateness())
         median = f", median {seen[len(seen) // 2]:.1f} s late" if seen else ""
+        heard = {
+            what: sum(b.heard[what] for b in boards) for what in ("message", "quiet", "broken")
+        }
         return (
-            f"{len(self.by_seat)} boards, {sum(b.requests for b in boards)} polls "
+            f"{len(self.by_seat)} boards, channel waits: {heard['message']} messages, "
+            f"{heard['quiet']} quiet, {heard['broken']} on the fallback; "
+            f"{sum(b.requests for b in boards)} state reads "
             f"({sum(b.held for b in boards)} held 3 s+, {sum(b.errors for b in boards)} "
             f"failed, {self.failed_over()} sent on to gunicorn by nginx){median}"
         )

@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 # in the run's folder, as the units put them); HTTP is nginx's redirect to it.
 PORT_BASE = int(os.environ.get("CHAOS_PORT_BASE", "18200"))
 WEB, REDIS, SMTP, PG = PORT_BASE, PORT_BASE + 1, PORT_BASE + 2, PORT_BASE + 3
-HTTP, PUSH = PORT_BASE + 4, PORT_BASE + 5
+HTTP, PUSH, PUBLISH = PORT_BASE + 4, PORT_BASE + 5, PORT_BASE + 6
 SITE = f"https://127.0.0.1:{WEB}"
 DATABASE_URL = f"postgres://postgres@127.0.0.1:{PG}/mesa_chaos"
 REDIS_URL = f"redis://127.0.0.1:{REDIS}/0"
@@ -33,6 +33,8 @@ SETTINGS = {
     "ALLOWED_HOSTS": "127.0.0.1",
     # nginx on this machine: the client is the X-Forwarded-For entry it appends.
     "TRUSTED_PROXIES": "127.0.0.1",
+    # Every process publishes a room's pulse to nginx's nchan publisher.
+    "LIVE_NCHAN_URL": f"http://127.0.0.1:{PUBLISH}/rooms/",
     "SECRET_KEY": "chaos-" + "k" * 50,
     "DEBUG": "false",
     # The follow-up machinery runs on production's own timings (the follow-up

@@ -15,7 +15,17 @@ from pathlib import Path
 import psycopg
 
 from bench import front
-from scripts.chaos.env import HTTP, PG, REDIS, ROOT, SETTINGS, WEB, log, wait_until
+from scripts.chaos.env import (
+    HTTP,
+    PG,
+    PUBLISH,
+    REDIS,
+    ROOT,
+    SETTINGS,
+    WEB,
+    log,
+    wait_until,
+)
 
 # --- processes ------------------------------------------------------------------
 
@@ -169,7 +179,13 @@ def start_analysis_worker(processes: Processes) -> None:
 
 
 def site_node(processes: Processes) -> front.Node:
-    return front.Node(folder=processes.folder, https_port=WEB, http_port=HTTP, reference_port=None)
+    return front.Node(
+        folder=processes.folder,
+        https_port=WEB,
+        http_port=HTTP,
+        reference_port=None,
+        publish_port=PUBLISH,
+    )
 
 
 def start_unit(processes: Processes, name: str, unit: str) -> None:
