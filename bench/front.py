@@ -40,8 +40,10 @@ HOST = "127.0.0.1"
 # The waits of thousands of boards: each the board's connection, and on the long
 # poll (the fallback) an upstream one too.
 WORKER_CONNECTIONS = 16384
-# Besides those: the players, readers, throughput clients, idle keep-alives.
-SPARE_CONNECTIONS = 4096
+# Besides those: the players, readers, throughput clients, idle keep-alives, and
+# the boards' state reads upstream (with 4,096 at 10,000 boards on the channels
+# nginx logged "worker_connections are not enough" and 33 connects failed).
+SPARE_CONNECTIONS = 8192
 
 
 @dataclass(frozen=True)

@@ -331,9 +331,9 @@ def test_nginx_is_sized_for_the_boards_within_the_open_file_limit():
     from bench.front import NginxSize
 
     assert NginxSize.for_boards(0, hard_limit=65536) == NginxSize(1, 16384, 16448)
-    assert NginxSize.for_boards(10_000, hard_limit=20_000) == NginxSize(1, 16384, 16448)
+    assert NginxSize.for_boards(10_000, hard_limit=20_000) == NginxSize(1, 18192, 18256)
     long_poll = NginxSize.for_boards(10_000, hard_limit=65536, per_board=2)
-    assert long_poll == NginxSize(1, 24096, 24160)
+    assert long_poll == NginxSize(1, 28192, 28256)
     size = NginxSize.for_boards(10_000, hard_limit=20_000, per_board=2)
     assert size.workers == 2 and size.open_files <= 20_000
     assert size.workers * size.connections >= 2 * 10_000

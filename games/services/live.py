@@ -194,8 +194,10 @@ def publish_rooms(room_ids: set[int]) -> None:
 
 def publish(slug: str, pulse: Pulse) -> bool:
     """Send the pulse to every node; True when Redis took it. Never raises."""
-    _announce(slug, pulse)
     sent = _send(slug, pulse)
+    # After Redis: a board told by nginx that falls back to the long poll finds
+    # uvicorn's hub already told too.
+    _announce(slug, pulse)
     if not sent:
         # Redis has not got it (none configured, or down): at least this
         # process's waiters hear it. With Redis it comes back on the channel.

@@ -18,7 +18,7 @@ from django.db import transaction
 from games import services
 from games.selectors.pulse import room_pulse
 from games.services import live
-from tests.helpers import first_legal_play, version_of
+from tests.helpers import action_url, bind, first_legal_play, post_json, version_of
 
 
 class Publisher(ThreadingHTTPServer):
@@ -81,6 +81,18 @@ def pulse_text(room) -> str:
 @pytest.mark.django_db(transaction=True)
 def test_a_committed_move_posts_the_rooms_pulse_to_its_channel_once(room, alice, publisher):
     services.act_with_message(seat=alice.seat, text="suerte", act=lambda: play(room, alice))
+    assert publisher.posts == [(f"/rooms/{room.slug}", pulse_text(room))]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_action_posted_to_the_api_reaches_the_channel(room, alice, publisher):
+    bind(alice, room)
+    response = post_json(
+        alice.client,
+        action_url(room, "play"),
+        {"version": version_of(room), "play": first_legal_play(room, 0)},
+    )
+    assert response.status_code == 200, response.content
     assert publisher.posts == [(f"/rooms/{room.slug}", pulse_text(room))]
 
 
