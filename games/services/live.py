@@ -27,9 +27,9 @@ each a subscriber of its room's nchan channel (deploy/nginx/mesa.conf.template,
 static/js/channel.js), and the same pulse is also POSTed to every node's
 nchan publisher: one HTTP round trip a node, on this machine or the nodes'
 network. Each publisher fails open the same way (a failure is a log line and a
-pause of its own); a board that missed it re-reads its state when its wait
-times out (90 s), and one whose channel does not answer falls back to the
-long poll above.
+pause of its own); a board that missed it re-reads its state within ten
+minutes (static/js/channel.js), and one whose channel does not answer falls
+back to the long poll above.
 
 It fails open. The socket gives up after LIVE_REDIS_TIMEOUT (0.25 s), a
 failure is one log line and nothing else, and for the next few seconds the
@@ -100,6 +100,9 @@ _script: Any = None
 _client_url = ""
 _paused_until = 0.0
 _nchan_paused_until: dict[str, float] = {}  # by publisher URL
+# The publishers are the nodes' own nginx: never through an HTTP proxy the
+# environment names (urlopen would follow http_proxy).
+_nchan_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def channel() -> str:
@@ -249,7 +252,7 @@ def _announce_to(base: str, slug: str, pulse: Pulse) -> bool:
         headers={"Content-Type": "text/plain"},
     )
     try:
-        with urllib.request.urlopen(request, timeout=settings.LIVE_REDIS_TIMEOUT) as answer:
+        with _nchan_opener.open(request, timeout=settings.LIVE_REDIS_TIMEOUT) as answer:
             answer.read()
         return True
     except Exception as error:  # URLError, HTTPError, timeouts: never into the request

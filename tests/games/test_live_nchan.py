@@ -97,6 +97,18 @@ def test_an_action_posted_to_the_api_reaches_the_channel(room, alice, publisher)
 
 
 @pytest.mark.django_db(transaction=True)
+def test_the_publisher_is_reached_directly_whatever_proxy_the_environment_names(
+    room, alice, publisher, monkeypatch
+):
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    play(room, alice)
+    assert publisher.posts == [(f"/rooms/{room.slug}", pulse_text(room))]
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_rolled_back_move_posts_nothing(room, alice, publisher):
     with pytest.raises(RuntimeError), transaction.atomic():
         play(room, alice)
