@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import timedelta
-from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any
 
 import aiohttp
 from yarl import URL
 
+from bench.channel import ChannelWaits
 from bench.load.measure import Stats, json_or_none
 from bench.load.options import HELD
 from games.engine import Position, legal_plays
@@ -174,39 +172,22 @@ WAIT_TIMEOUT = aiohttp.ClientTimeout(total=150)
 
 
 class RoomChannel:
-    """static/js/channel.js's roomChannel: one subscribe a next(), "message", "quiet"
-    or "broken", the last message's id sent back, a broken channel left alone
-    for REST seconds."""
-
-    REST = 60.0
+    """static/js/channel.js's roomChannel over the board's session: one subscribe
+    a next(), "message", "quiet" or "broken" (bench/channel.py)."""
 
     def __init__(self, reader: StateReader) -> None:
         self.reader = reader
         self.url = f"{reader.base}/live/rooms/{reader.slug}"
-        self.last: tuple[str, str | None] | None = None  # Last-Modified, Etag
-        if reader.date is not None:  # the page's channelSince: a second before its state
-            since = parsedate_to_datetime(reader.date) - timedelta(seconds=1)
-            self.last = (format_datetime(since, usegmt=True), "0")
-        self.rest_until = -math.inf
-
-    def broken(self) -> str:
-        self.last = None
-        self.rest_until = time.monotonic() + self.REST
-        return "broken"
+        self.waits = ChannelWaits(reader.date)
 
     async def next(self) -> str:
-        if time.monotonic() < self.rest_until:
+        if self.waits.resting():
             return "broken"
-        headers = {"Accept": "text/plain"}
-        if self.last is not None:
-            headers["If-Modified-Since"] = self.last[0]
-            if self.last[1] is not None:
-                headers["If-None-Match"] = self.last[1]
         stats = self.reader.stats
         try:
             # Past nchan's 90 s (a browser's fetch has no timeout of its own).
             async with self.reader.session.get(
-                self.url, headers=headers, timeout=WAIT_TIMEOUT
+                self.url, headers=self.waits.headers(), timeout=WAIT_TIMEOUT
             ) as response:
                 await response.read()
                 stats.status("WAIT", response.status)
@@ -215,17 +196,10 @@ class RoomChannel:
                 tag = response.headers.get("Etag")
         except (TimeoutError, aiohttp.ClientError) as error:
             stats.failed(error)
-            return self.broken()
-        if status in (408, 304):
-            return "quiet"
-        if status != 200:
-            if status >= 500:
-                stats.error_page("WAIT", status)
-            return self.broken()
-        if not modified or self.last == (modified, tag):
-            return self.broken()
-        self.last = (modified, tag)
-        return "message"
+            return self.waits.broken()
+        if status >= 500:
+            stats.error_page("WAIT", status)
+        return self.waits.heard(status, modified, tag)
 
 
 REREAD = 600.0  # channel.js's REREAD_MS: a quiet board reads its state this often

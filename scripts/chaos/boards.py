@@ -25,15 +25,13 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from datetime import timedelta
-from email.utils import format_datetime, parsedate_to_datetime
 from pathlib import Path
 
+from bench.channel import ChannelWaits
 from scripts.chaos.env import SITE
 from scripts.chaos.players import GATEWAY, STATUS_LOCK, STATUSES, TLS, Player
 from scripts.chaos.polling import FAST, HELD, Owed, from_the_gateway, next_poll
 
-CHANNEL_REST = 60.0  # channel.js: a broken channel is left alone this long
 REREAD = 600.0  # channel.js: a quiet board reads its state this often
 HEARD = ("message", "quiet", "broken")
 
@@ -56,22 +54,17 @@ class Board(threading.Thread):
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.requests = self.held = self.errors = 0
-        self.last: tuple[str, str | None] | None = None  # the channel's message id
-        self.rest_until = 0.0  # a broken channel is left alone until then
+        self.waits = ChannelWaits()  # its place on the room's channel
         self.heard = dict.fromkeys(HEARD, 0)
         self.read = time.monotonic()  # its last read of the state
 
     def listen(self) -> str:
         """channel.js's next(): one wait on the room's channel, "message", "quiet"
         (nchan's 408 after 90 s) or "broken" (then left alone for 60 s)."""
-        if time.monotonic() < self.rest_until:
+        if self.waits.resting():
             return "broken"
-        headers = {"Accept": "text/plain"}
-        if self.last is not None:
-            headers["If-Modified-Since"] = self.last[0]
-            if self.last[1] is not None:
-                headers["If-None-Match"] = self.last[1]
-        request = urllib.request.Request(f"{SITE}/live/rooms/{self.player.slug}", headers=headers)
+        url = f"{SITE}/live/rooms/{self.player.slug}"
+        request = urllib.request.Request(url, headers=self.waits.headers())
         try:
             with self.opener.open(request, timeout=150) as response:
                 status, given = response.status, response.headers
@@ -80,16 +73,9 @@ class Board(threading.Thread):
             status, given = error.code, error.headers
         except OSError:
             status, given = 599, None
-        if status in (304, 408):
-            return "quiet"
         modified = given.get("Last-Modified") if given is not None else None
         tag = given.get("Etag") if given is not None else None
-        if status != 200 or not modified or self.last == (modified, tag):
-            self.last = None
-            self.rest_until = time.monotonic() + CHANNEL_REST
-            return "broken"
-        self.last = (modified, tag)
-        return "message"
+        return self.waits.heard(status, modified, tag)
 
     def refresh(self, wait: bool) -> bool:
         """api.js state() and controller.js refresh(): True when the version changed."""
@@ -124,9 +110,7 @@ class Board(threading.Thread):
         state = json.loads(text)
         self.etag = given.get("ETag") if given is not None else None
         if self.version is None and given is not None and given.get("Date"):
-            # The page's channelSince: a second before its state was read.
-            since = parsedate_to_datetime(given["Date"]) - timedelta(seconds=1)
-            self.last = (format_datetime(since, usegmt=True), "0")
+            self.waits = ChannelWaits(given["Date"])  # the page's channelSince
         changed = state["version"] != self.version
         self.version = state["version"]
         with self.lock:
