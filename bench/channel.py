@@ -1,15 +1,24 @@
 """static/js/channel.js's roomChannel without its fetch, for the clients that play
 the board (bench/load's and scripts/chaos's): the message id it sends back,
-what an answer means, and its minute of rest after a failure."""
+what an answer means, the version a message names, and its minute of rest
+after a failure."""
 
 from __future__ import annotations
 
 import math
+import re
 import time
 from datetime import timedelta
 from email.utils import format_datetime, parsedate_to_datetime
 
 REST = 60.0  # channel.js's REST_MS: a broken channel is left alone this long
+PULSE = re.compile(r"(\d+):\d+:\d+:\d+(?::\d+)?")  # channel.js's pulseVersion
+
+
+def pulse_version(text: str) -> int | None:
+    """The room's version a message's pulse names (channel.js's pulseVersion)."""
+    found = PULSE.fullmatch(text.strip())
+    return int(found[1]) if found else None
 
 
 class ChannelWaits:
@@ -21,6 +30,7 @@ class ChannelWaits:
             since = parsedate_to_datetime(page_date) - timedelta(seconds=1)
             self.last = (format_datetime(since, usegmt=True), "0")
         self.rest_until = -math.inf
+        self.news: int | None = None  # the version the last message named
 
     def resting(self) -> bool:
         return time.monotonic() < self.rest_until
@@ -33,13 +43,14 @@ class ChannelWaits:
                 headers["If-None-Match"] = self.last[1]
         return headers
 
-    def heard(self, status: int, modified: str | None, tag: str | None) -> str:
+    def heard(self, status: int, modified: str | None, tag: str | None, body: str = "") -> str:
         """ "message", "quiet" or "broken" (then resting), for one answer."""
         if status in (408, 304):
             return "quiet"
         if status != 200 or not modified or self.last == (modified, tag):
             return self.broken()
         self.last = (modified, tag)
+        self.news = pulse_version(body)
         return "message"
 
     def broken(self) -> str:

@@ -189,7 +189,7 @@ class RoomChannel:
             async with self.reader.session.get(
                 self.url, headers=self.waits.headers(), timeout=WAIT_TIMEOUT
             ) as response:
-                await response.read()
+                body = await response.read()
                 stats.status("WAIT", response.status)
                 status = response.status
                 modified = response.headers.get("Last-Modified")
@@ -199,7 +199,10 @@ class RoomChannel:
             return self.waits.broken()
         if status >= 500:
             stats.error_page("WAIT", status)
-        return self.waits.heard(status, modified, tag)
+        return self.waits.heard(status, modified, tag, body.decode("latin-1"))
+
+    def news(self) -> int | None:
+        return self.waits.news
 
 
 REREAD = 600.0  # channel.js's REREAD_MS: a quiet board reads its state this often
@@ -207,7 +210,7 @@ REREAD = 600.0  # channel.js's REREAD_MS: a quiet board reads its state this oft
 
 def channel_check(
     channel: RoomChannel,
-    refresh: Callable[[], Awaitable[bool]],
+    refresh: Callable[[int | None], Awaitable[bool]],
     long_poll: Callable[[], Awaitable[bool]],
     held: float = HELD,
 ) -> Callable[[], Awaitable[bool]]:
@@ -224,7 +227,7 @@ def channel_check(
         waited = time.monotonic() - started
         if heard == "quiet" and waited >= held and time.monotonic() - read < REREAD:
             return True
-        changed = await refresh()
+        changed = await refresh(channel.news() if heard == "message" else None)
         read = time.monotonic()
         return heard == "message" or waited >= held or changed
 

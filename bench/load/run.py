@@ -210,8 +210,9 @@ class Run:
         def long_poll() -> Awaitable[bool]:
             return reader.refresh(wait=True)
 
-        def refresh() -> Awaitable[bool]:
-            return reader.refresh(wait=False)
+        def refresh(news: int | None) -> Awaitable[bool]:
+            # controller.js: a message naming a newer version is read as a ?wait=.
+            return reader.refresh(wait=news is not None and news > reader.version)
 
         # The board waits on its room's channel in nginx, as the page tells it to
         # behind the front (static/js/channel.js); --long-poll: only the fallback.

@@ -3,8 +3,10 @@ and notes when it first saw each move of the other player.
 
 Behind the front the board waits on its room's channel in nginx
 (static/js/channel.js): GET /live/rooms/<slug>, held by nchan until the
-room's next pulse, sending back the last message's id; after a message or
-nchan's 408 it reads the state without waiting. A channel that answers
+room's next pulse, sending back the last message's id; after a message that
+names a newer version it reads the state as a ?wait= from its own (answered
+at once: controller.js), after any other message or nchan's 408 without
+waiting. A channel that answers
 anything else (Redis away: nchan's 5xx; nginx gone) is left alone for 60 s,
 and meanwhile the board long polls as below.
 
@@ -65,17 +67,18 @@ class Board(threading.Thread):
             return "broken"
         url = f"{SITE}/live/rooms/{self.player.slug}"
         request = urllib.request.Request(url, headers=self.waits.headers())
+        body = b""
         try:
             with self.opener.open(request, timeout=150) as response:
                 status, given = response.status, response.headers
-                response.read()
+                body = response.read()
         except urllib.error.HTTPError as error:
             status, given = error.code, error.headers
         except OSError:
             status, given = 599, None
         modified = given.get("Last-Modified") if given is not None else None
         tag = given.get("Etag") if given is not None else None
-        return self.waits.heard(status, modified, tag)
+        return self.waits.heard(status, modified, tag, body.decode("latin-1"))
 
     def refresh(self, wait: bool) -> bool:
         """api.js state() and controller.js refresh(): True when the version changed."""
@@ -130,8 +133,10 @@ class Board(threading.Thread):
                     self.read = time.monotonic()
                 elif heard == "quiet" and waited >= HELD and time.monotonic() - self.read < REREAD:
                     changed, failed = True, False  # channel.js: no read before REREAD
-                else:  # channel.js's channelCheck
-                    changed = self.refresh(wait=False)
+                else:  # channel.js's channelCheck; controller.js's read after a message
+                    news = self.waits.news if heard == "message" else None
+                    ahead = news is not None and self.version is not None and news > self.version
+                    changed = self.refresh(wait=ahead)
                     changed, failed = heard == "message" or waited >= HELD or changed, False
                     self.read = time.monotonic()
             except (ConnectionError, ValueError, KeyError):

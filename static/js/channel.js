@@ -1,9 +1,13 @@
 // The board's wait for news, held by the front instead of the Python server:
-// an nchan long-poll subscriber on the room's channel (nginx). A message only
-// says "the room moved, or may have"; the board then reads the state with a
-// plain request. Where the channel does not work (no nchan, nginx restarted),
-// the board long polls the state endpoint as before, and tries the channel
-// again a minute later.
+// an nchan long-poll subscriber on the room's channel (nginx). A message is the
+// room's pulse ("version:message:number:rematch:serial", games/selectors/pulse.py):
+// "the room moved, or may have", and to which version. The board then reads its
+// state: as a ?wait= from its own version when the message names another (the
+// live server answers it at once, with the state it read once for every board
+// of the room), else with a plain request (a word, a finished analysis: the
+// version did not move). Where the channel does not work (no nchan, nginx
+// restarted), the board long polls the state endpoint as before, and tries the
+// channel again a minute later.
 
 const REST_MS = 60000; // a broken channel is left alone this long
 const HELD_MS = 3000; // a quiet answer quicker than this was not held
@@ -18,7 +22,21 @@ const REREAD_MS = 600000;
  * @typedef {"message" | "quiet" | "broken"} Heard
  */
 
-/** @typedef {{next: () => Promise<Heard>}} RoomChannel */
+/**
+ * `news()`: the room's version that the last message named (null: none, or not
+ * a pulse).
+ * @typedef {{next: () => Promise<Heard>, news: () => number | null}} RoomChannel
+ */
+
+/**
+ * The room's version in a pulse's text, or null when it is not one.
+ * @param {string} text
+ * @returns {number | null}
+ */
+export function pulseVersion(text) {
+  const found = /^(\d+):\d+:\d+:\d+(?::\d+)?$/.exec(text.trim());
+  return found ? Number(found[1]) : null;
+}
 
 /**
  * The room's channel at `url`. Each `next()` is one subscribe; it resolves (never
@@ -38,6 +56,8 @@ export function roomChannel(url, { fetch: get = (input, init) => fetch(input, in
   /** @type {{modified: string, tag: string | null} | null} */
   let last = since ? { modified: since, tag: "0" } : null;
   let restUntil = -Infinity;
+  /** @type {number | null} */
+  let news = null;
 
   /** @returns {Heard} */
   function broken() {
@@ -56,9 +76,10 @@ export function roomChannel(url, { fetch: get = (input, init) => fetch(input, in
     }
     /** @type {Response} */
     let response;
+    let text = "";
     try {
       response = await get(url, { headers, credentials: "same-origin", cache: "no-store" });
-      if (response.status === 200) await response.text(); // the pulse: nothing in it the board needs
+      if (response.status === 200) text = await response.text();
     } catch {
       return broken(); // offline, or the front cut the held request
     }
@@ -70,23 +91,25 @@ export function roomChannel(url, { fetch: get = (input, init) => fetch(input, in
     // wait from: subscribing again would come back at once, over and over.
     if (!modified || (last && last.modified === modified && last.tag === tag)) return broken();
     last = { modified, tag };
+    news = pulseVersion(text);
     return "message";
   }
 
-  return { next };
+  return { next, news: () => news };
 }
 
 /**
  * The board's check for livePoll (poll.js) through `channel`: true means "ask
- * again at once". After a message the state is read with `refresh` (a plain
- * request: a 304 when nothing changed for this viewer); after a quiet answer
+ * again at once". After a message the state is read with `refresh`, given the
+ * version the message named (null after a quiet answer, or a message that named
+ * none): a 304 when nothing changed for this viewer; after a quiet answer
  * only once `reread` has passed since the last read, which catches a publish
  * that got lost. A message is followed by the next subscribe at once (nchan
  * holds it); so is a quiet answer that was held; a quiet answer that came back
  * at once is read and paced by livePoll like a plain poll. A broken channel:
  * `longPoll` this time, as a board without a channel does.
  * @param {RoomChannel} channel
- * @param {{refresh: () => Promise<boolean>, longPoll: () => Promise<boolean>, now?: () => number, held?: number, reread?: number}} ways
+ * @param {{refresh: (news: number | null) => Promise<boolean>, longPoll: () => Promise<boolean>, now?: () => number, held?: number, reread?: number}} ways
  * @returns {() => Promise<boolean>}
  */
 export function channelCheck(channel, { refresh, longPoll, now = Date.now, held = HELD_MS, reread = REREAD_MS }) {
@@ -100,7 +123,7 @@ export function channelCheck(channel, { refresh, longPoll, now = Date.now, held 
     }
     const waited = now() - started;
     if (heard === "quiet" && waited >= held && now() - read < reread) return true;
-    const changed = await refresh();
+    const changed = await refresh(heard === "message" ? channel.news() : null);
     read = now();
     return heard === "message" || waited >= held || changed;
   };

@@ -23,6 +23,9 @@ from django.test import Client
 from games.services import live
 from games.web import live_pass, state_cache
 from games.web.live import LiveWaits, fanout, waits
+
+# redis_channel is a fixture, used by name.
+from tests.games.test_live import count_calls, pulse_of, redis_channel, subscribed  # noqa: F401
 from tests.helpers import asgi_get, bind, first_legal_play, state_url, version_of
 
 APP = LiveWaits(get_asgi_application())
@@ -181,6 +184,85 @@ def test_fifty_boards_woken_by_one_move_share_one_state_per_role_and_language(
     for browser, answer in zip(browsers[::7], answers[::7], strict=True):
         assert browser.look(room) == answer.json()
         assert browser.etag == answer.headers["etag"]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("redis_channel")
+def test_boards_that_read_after_their_channels_message_share_one_query_and_one_state(
+    room, alice, django_requests, computations, monkeypatch
+):
+    """Boards waiting in nginx hear the move from their channel and then all read
+    at once, each with ?wait=<its version> (static/js/channel.js): the room's key
+    is ahead of them, which the database confirms once for all of them, and each
+    (role, language) gets one state, as when they were woken while waiting here.
+    Boards a moment behind (a second batch) ask nobody again."""
+    bind(alice, room)
+    browsers = []
+    for number in range(40):
+        client = alice.client if number < 20 else Client()  # alice's tabs, and spectators
+        browser = Browser(client, "es" if number % 2 else "en")
+        browser.look(room)
+        browsers.append(browser)
+    version = version_of(room)
+    asked = count_calls(monkeypatch, waits, "database_pulse")
+
+    async def scenario():
+        hub = await subscribed()
+        await sync_to_async(play)(room, alice)
+        for _ in range(100):  # the publish reaches the hub, as it reaches nginx
+            known = hub.known.get(room.slug)
+            if known is not None and known.version == version + 1:
+                break
+            await asyncio.sleep(0.02)
+        else:
+            pytest.fail("the hub never heard the move")
+        django_requests.clear()
+        computations.clear()
+        asked.clear()
+
+        def read(group):
+            return asyncio.gather(
+                *(asgi_get(APP, state_url(room), f"wait={version}", b.headers()) for b in group)
+            )
+
+        first = await read(browsers[::2])
+        await asyncio.sleep(0.3)
+        return first + await read(browsers[1::2])
+
+    answers = async_to_sync(scenario)()
+    assert [answer.status for answer in answers] == [200] * 40
+    assert {answer.json()["version"] for answer in answers} == {version + 1}
+    assert asked == [room.slug]  # one query: the key ahead of the boards, confirmed
+    assert django_requests["requests"] == 0
+    assert {key: n for key, n in computations.items() if key[0] == "shared"} == {
+        ("shared", "1", "es"): 1,
+        ("shared", "1", "en"): 1,
+        ("shared", "-", "es"): 1,
+        ("shared", "-", "en"): 1,
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("redis_channel")
+def test_a_key_the_database_does_not_confirm_is_never_lent_to_the_next_waits(room, monkeypatch):
+    """A word of the database that disagreed with the key (a lost publish, a restore)
+    is forgotten as it lands: the next wait asks again."""
+    monkeypatch.setattr(waits, "WAIT_SECONDS", 0.3)
+    version = version_of(room)
+    asked = count_calls(monkeypatch, waits, "database_pulse")
+    ahead = pulse_of(room)._replace(version=version + 5, serial=pulse_of(room).serial + 5)
+
+    async def scenario():
+        hub = await subscribed()
+        hub.hear(room.slug, ahead)  # a pulse of a timeline the database does not have
+        first = await asgi_get(APP, state_url(room), f"wait={version}")
+        hub.hear(room.slug, ahead)  # heard again: the same key
+        second = await asgi_get(APP, state_url(room), f"wait={version}")
+        return first, second
+
+    first, second = async_to_sync(scenario)()
+    assert first.status == second.status == 200
+    assert asked == [room.slug, room.slug]
 
 
 @pytest.mark.django_db(transaction=True)

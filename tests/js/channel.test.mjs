@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { channelCheck, roomChannel } from "../../static/js/channel.js";
+import { channelCheck, pulseVersion, roomChannel } from "../../static/js/channel.js";
 
 const URL = "/live/rooms/abc123";
 const FIRST_ID = { "Last-Modified": "Tue, 04 Mar 2025 10:00:00 GMT", Etag: "0" };
@@ -112,6 +112,26 @@ test("a 200 that gives no newer id breaks the channel instead of coming back at 
   assert.equal(await channel.next(), "broken", "no id at all");
 });
 
+test("a pulse's version is its first number; anything else names none", () => {
+  assert.equal(pulseVersion("12:3:1:0:45"), 12);
+  assert.equal(pulseVersion("7:0:2:0"), 7); // published by the release before the serial
+  assert.equal(pulseVersion("0:0:1:0:0\n"), 0);
+  for (const text of ["", "hola", "12", "12:3:1", "-1:0:1:0:0", "12:3:1:0:45:9", "1.5:0:1:0:0"]) {
+    assert.equal(pulseVersion(text), null, text);
+  }
+});
+
+test("news() is the version the last message named", async () => {
+  const { fetch } = fakeFetch([message(FIRST_ID, "12:3:1:0:45"), timeout(), message(SECOND_ID, "not a pulse")]);
+  const channel = roomChannel(URL, { fetch, now: clock().now });
+  assert.equal(channel.news(), null, "nothing heard yet");
+  assert.equal(await channel.next(), "message");
+  assert.equal(channel.news(), 12);
+  assert.equal(await channel.next(), "quiet");
+  assert.equal(await channel.next(), "message");
+  assert.equal(channel.news(), null);
+});
+
 test("a message without an Etag is followed by If-Modified-Since alone", async () => {
   const { fetch, asked } = fakeFetch([message({ "Last-Modified": FIRST_ID["Last-Modified"] }), timeout()]);
   const channel = roomChannel(URL, { fetch, now: clock().now });
@@ -126,19 +146,22 @@ test("a message without an Etag is followed by If-Modified-Since alone", async (
  * A channel that hears `heard` after `ms` of the clock, and the board's two ways
  * of reading the state, counted.
  */
-function board(heard, { ms = 0, changed = false, longPolled = false } = {}) {
+function board(heard, { ms = 0, changed = false, longPolled = false, news = 12 } = {}) {
   const time = clock();
   const calls = { next: 0, refresh: 0, longPoll: 0 };
+  const given = []; // what each read was told the message named
   const channel = {
     async next() {
       calls.next += 1;
       time.pass(ms);
       return heard;
     },
+    news: () => news,
   };
   const check = channelCheck(channel, {
-    refresh: async () => {
+    refresh: async (named) => {
       calls.refresh += 1;
+      given.push(named);
       time.pass(50);
       return changed;
     },
@@ -148,23 +171,27 @@ function board(heard, { ms = 0, changed = false, longPolled = false } = {}) {
     },
     now: time.now,
   });
-  return { check, calls };
+  return { check, calls, given };
 }
 
-test("a message: the state is read plainly and the next subscribe goes out at once", async () => {
+test("a message: the state is read, told the version it named, and the next subscribe goes out at once", async () => {
   for (const changed of [false, true]) {
-    const { check, calls } = board("message", { ms: 10, changed });
-    assert.equal(await check(), true);
-    assert.deepEqual(calls, { next: 1, refresh: 1, longPoll: 0 });
+    for (const news of [12, null]) {
+      const { check, calls, given } = board("message", { ms: 10, changed, news });
+      assert.equal(await check(), true);
+      assert.deepEqual(calls, { next: 1, refresh: 1, longPoll: 0 });
+      assert.deepEqual(given, [news]);
+    }
   }
 });
 
 test("a held quiet answer: the next subscribe at once, the state read only every ten minutes", async () => {
-  const { check, calls } = board("quiet", { ms: 90000 });
+  const { check, calls, given } = board("quiet", { ms: 90000 });
   for (let n = 1; n <= 6; n++) assert.equal(await check(), true); // 9 minutes of quiet
   assert.deepEqual(calls, { next: 6, refresh: 0, longPoll: 0 });
   assert.equal(await check(), true); // 10.5 minutes: a publish may have been lost
   assert.deepEqual(calls, { next: 7, refresh: 1, longPoll: 0 });
+  assert.deepEqual(given, [null], "a quiet answer names no version");
   for (let n = 1; n <= 6; n++) await check();
   assert.deepEqual(calls, { next: 13, refresh: 1, longPoll: 0 }); // counted from that read
   assert.equal(await board("quiet", { ms: 3000 }).check(), true);
@@ -186,7 +213,7 @@ test("a broken channel: this look is the long poll, as without a channel", async
 });
 
 test("a failing state read fails the look, so livePoll waits before the next", async () => {
-  const channel = { next: async () => "message" };
+  const channel = { next: async () => "message", news: () => 3 };
   const check = channelCheck(channel, {
     refresh: async () => { throw new TypeError("Failed to fetch"); },
     longPoll: async () => true,
@@ -200,7 +227,7 @@ test("composed with a real channel: the fallback while it rests, the channel aga
   const { fetch, asked } = fakeFetch([status(502), message(FIRST_ID), () => { time.pass(90000); return timeout(); }]);
   const calls = [];
   const check = channelCheck(roomChannel(URL, { fetch, now: time.now }), {
-    refresh: async () => { calls.push("refresh"); return false; },
+    refresh: async (news) => { calls.push(`refresh ${news}`); return false; },
     longPoll: async () => { calls.push("longPoll"); time.pass(45000); return false; },
     now: time.now,
   });
@@ -209,6 +236,6 @@ test("composed with a real channel: the fallback while it rests, the channel aga
   assert.equal(asked.length, 1);
   assert.equal(await check(), true); // 90 s after the failure: the newest message, then the state
   assert.equal(await check(), true); // held 90 s: the next subscribe at once, no read
-  assert.deepEqual(calls, ["longPoll", "longPoll", "refresh"]);
+  assert.deepEqual(calls, ["longPoll", "longPoll", "refresh 12"]);
   assert.equal(asked[2].headers["If-None-Match"], "0");
 });

@@ -20,7 +20,7 @@ import itertools
 import logging
 import math
 import weakref
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 
@@ -48,6 +48,16 @@ def tick() -> int:
     """A number larger than every one before: the order in which a process heard of
     a room's change and began reading its state (games.web.live.fanout)."""
     return next(_ticks)
+
+
+class Word(NamedTuple):
+    """The database's word on a room, asked for the waits that started from `key`
+    (games.web.live.waits.database_word)."""
+
+    key: Pulse | None  # the newest pulse the waits knew of (the hub's, or the room's key)
+    asked: int  # tick() as it was asked: a state read after it is at least as new
+    moment: int | None  # the subscription it was asked under (Hub.learn)
+    answer: "asyncio.Future[Pulse | None]"
 
 
 class Waiter:
@@ -118,6 +128,8 @@ class Hub:
         self.client: Any = None  # redis.asyncio.Redis for the keys
         self.slots = asyncio.Semaphore(getattr(settings, "LONG_POLL_WAITERS", 16))
         self.database = Gathered(loop)
+        # By room: the database's word asked for the waits now starting (games.web.live.waits).
+        self.words: dict[str, Word] = {}
         live.listen_here(self.hear_from_any_thread)
 
     # -- waiters -------------------------------------------------------------

@@ -8,8 +8,9 @@ A waiter:
    says the room is where the board is, one query: no key (written then from
    the database's answer: a room quiet for longer than a key lasts costs one
    query, not one a wait), a key older than the board (a lost publish), or one
-   ahead of it, which the database confirms. A key ahead of the database is
-   left by a timeline that a restored backup undid (the room's serial only
+   ahead of it, which the database confirms (one query for the waits that
+   start from the same key together: database_word). A key ahead of the
+   database is left by a timeline that a restored backup undid (the room's serial only
    grows, and every key was read from the database before this): forgotten,
    so it neither ends waits at once nor holds back the restored room's
    publishes; the database's word is remembered by the hub in its place;
@@ -36,13 +37,14 @@ above the longest wait. gunicorn's fallback (games.web.longpoll) holds a
 thread, not a coroutine, and keeps its 25 s.
 """
 
+import asyncio
 import logging
 import random
 from typing import NamedTuple
 
 from games.selectors.pulse import Pulse
 from games.web.live.database import database_pulse
-from games.web.live.hub import Waiter, hub, tick
+from games.web.live.hub import Hub, Waiter, Word, hub, tick
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,9 @@ WAIT_SECONDS = 45.0  # below nginx's proxy_read_timeout (55 s); see above
 POLL_EVERY = 1.0  # the database, only while the hub has no subscription
 # Unsubscribed and not one of the pollers: how often a waiter looks for a free slot.
 SLOT_EVERY = 5.0
+# A word of the database that agreed with the room's key serves the waits that come
+# this long after it (a move's boards, each on its channel's message).
+WORD_KEPT = 2.0  # seconds
 
 
 async def wait_for_change(
@@ -58,6 +63,46 @@ async def wait_for_change(
     """Return when room `slug` moved past `version` (True) or the wait ran out with
     the database saying it is where it was (False): wait_for_pulse's first half."""
     return (await wait_for_pulse(slug, version, seconds=seconds, serial=serial)).moved
+
+
+def database_word(here: Hub, slug: str, key: Pulse | None) -> Word:
+    """The database's word on room `slug` for a wait whose newest pulse is `key`: one
+    query for the waits that start from the same key together. A move's boards all
+    ask at once, each on its channel's message (static/js/channel.js: the read
+    after a message is a ?wait=, for the fan-out), and each used to cost a query
+    of its own through the one sync thread. Once it agrees with the key, the
+    word is kept WORD_KEPT for the boards a moment behind: their `asked` is the
+    word's, so they join the flight the first of them started
+    (games.web.live.fanout). A wait without a key never takes a word asked
+    before it began: with Redis away nothing says a move came in between."""
+    word = here.words.get(slug)
+    if word is not None and key is not None and word.key == key:
+        if not word.answer.done() or _agreed(word):
+            return word
+    word = Word(key, tick(), here.moment(), here.loop.create_task(database_pulse(slug)))
+    here.words[slug] = word
+
+    def landed(_answer: "asyncio.Future[Pulse | None]") -> None:
+        if _agreed(word):
+            here.loop.call_later(WORD_KEPT, _forget_word, here, slug, word)
+        else:
+            _forget_word(here, slug, word)
+
+    word.answer.add_done_callback(landed)
+    return word
+
+
+def _agreed(word: Word) -> bool:
+    """The database answered, and said what the key says."""
+    answer = word.answer
+    if not answer.done() or answer.cancelled() or answer.exception() is not None:
+        return False
+    return word.key is not None and answer.result() == word.key
+
+
+def _forget_word(here: Hub, slug: str, word: Word) -> None:
+    if here.words.get(slug) is word:
+        del here.words[slug]
 
 
 class Woken(NamedTuple):
@@ -88,20 +133,24 @@ async def wait_for_pulse(
     slot = False
     try:
         key = start = await here.start_pulse(slug)
+        asked: int | None = None  # when the database was asked (a state read after is as new)
         if key is None or key.version != version or (serial is not None and key.serial != serial):
-            moment = here.moment()
-            start = await database_pulse(slug)  # no key, a lost publish, or news to confirm
+            # No key, a lost publish, or news to confirm.
+            word = database_word(here, slug, key)
+            start, asked = await asyncio.shield(word.answer), word.asked
             if key is not None and start is not None and key.serial > start.serial:
                 waiter.ignore_key(key)  # of a timeline a restore undid
                 await here.forget_key(slug, key)
             elif key is None and start is not None:
                 await here.remember_key(slug, start)  # one query a quiet room, not a wait
             if start is not None:
-                here.learn(slug, start, moment)  # the next wait on it asks nobody
+                here.learn(slug, start, word.moment)  # the next wait on it asks nobody
         if start is None or start.version != version:
-            return Woken(True, start, tick())  # not there, or not where the board is
+            # Not there, or not where the board is.
+            return Woken(True, start, tick() if asked is None else asked)
         if serial is not None and start.serial != serial:
-            return Woken(True, start, tick())  # changed since the board's last answer
+            # Changed since the board's last answer.
+            return Woken(True, start, tick() if asked is None else asked)
         waiter.start = start
         # Spread over the last 15 %: boards that began together (a deploy, a
         # reconnect) do not all come back in the same second.

@@ -410,8 +410,13 @@ export function startController(app, { state, config, texts, bot }) {
   // The board's only poller. Where the page offers the room's channel, nginx holds
   // the wait (no server memory for a waiting board); else the state request does.
   const longPoll = () => refresh({ wait: true });
+  // After a message naming a newer version, the read is a ?wait= from the board's
+  // own: the live server answers it at once with the state it read once for all
+  // the room's boards, instead of a read each through the site's server.
+  /** @param {number | null} news */
+  const read = (news) => refresh({ wait: news !== null && news > model.state.version });
   const check = config.channelUrl
-    ? channelCheck(roomChannel(config.channelUrl, { since: config.channelSince }), { refresh: () => refresh(), longPoll })
+    ? channelCheck(roomChannel(config.channelUrl, { since: config.channelSince }), { refresh: read, longPoll })
     : longPoll;
   poll = livePoll(check);
   lookForAnalysis();
