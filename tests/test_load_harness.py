@@ -265,7 +265,7 @@ def test_the_servers_are_started_with_the_units_own_command_lines(tmp_path):
     assert argv[argv.index("--uds") + 1] == str(tmp_path / "run/mesa-live/uvicorn.sock")
     assert argv[argv.index("--workers") + 1] == "2"
     assert argv[argv.index("--limit-concurrency") + 1] == "10000"
-    assert env["DB_POOL_MAX"] == "2"
+    assert env["DB_POOL_MAX"] == "2" and env["MESA_STATE_LOCAL_ENTRIES"] == "100"
     assert (tmp_path / "run" / "mesa-live").is_dir()  # RuntimeDirectory=
 
     argv, env = front.unit_command(

@@ -180,6 +180,17 @@ def test_the_compose_defaults_stay_within_the_connection_budget():
     assert web_side + worker_processes(workers) + beats <= CONNECTION_BUDGET
 
 
+def test_the_live_server_keeps_few_states_in_both_kits():
+    """uvicorn's states are shared by the boards woken together: it keeps a tenth
+    of the web's copies, in the unit and in the compose file alike."""
+    live = units()["mesa-live.service"]
+    kept = int(re.search(r"^Environment=MESA_STATE_LOCAL_ENTRIES=(\d+)$", live, re.M)[1])
+    compose = (DEPLOY / "compose.yaml").read_text()
+    assert re.findall(r'^      MESA_STATE_LOCAL_ENTRIES: "(\d+)"$', compose, re.M) == [str(kept)]
+    assert "MESA_STATE_LOCAL_ENTRIES" not in units()["mesa-web.service"]  # the default, 1,000
+    assert 0 < kept <= 1000 // 10
+
+
 def test_nginx_closes_idle_upstream_connections_before_gunicorn_and_uvicorn_do():
     """Else a request nginx sends on a connection the server is closing is lost:
     a 502 for a POST, which nginx never sends twice."""
