@@ -397,3 +397,21 @@ def test_a_boards_memory_is_told_for_both_holders_and_for_each():
         "above_idle nginx": 30.0,
     }
     assert per_board_kb(stats, 0) == {"whole": None, "above_idle": None}
+
+
+def test_the_bench_reads_a_message_as_channel_js_does():
+    """bench/channel.py's pulse_version is channel.js's pulseVersion (the same
+    cases as tests/js/channel.test.mjs), and a message keeps what it named."""
+    from bench.channel import ChannelWaits, pulse_version
+
+    assert pulse_version("12:3:1:0:45") == 12
+    assert pulse_version("7:0:2:0") == 7
+    assert pulse_version("0:0:1:0:0\n") == 0
+    for text in ("", "hola", "12", "12:3:1", "-1:0:1:0:0", "12:3:1:0:45:9", "1.5:0:1:0:0"):
+        assert pulse_version(text) is None, text
+    waits = ChannelWaits()
+    stamp = "Tue, 04 Mar 2025 10:00:00 GMT"
+    assert waits.heard(200, stamp, "0", "12:3:1:0:45") == "message" and waits.news == 12
+    assert waits.heard(408, None, None) == "quiet" and waits.news == 12
+    later = "Tue, 04 Mar 2025 10:00:07 GMT"
+    assert waits.heard(200, later, "2", "not a pulse") == "message" and waits.news is None

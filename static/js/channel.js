@@ -2,10 +2,10 @@
 // an nchan long-poll subscriber on the room's channel (nginx). A message is the
 // room's pulse ("version:message:number:rematch:serial", games/selectors/pulse.py):
 // "the room moved, or may have", and to which version. The board then reads its
-// state: as a ?wait= from its own version when the message names another (the
-// live server answers it at once, with the state it read once for every board
-// of the room), else with a plain request (a word, a finished analysis: the
-// version did not move). Where the channel does not work (no nchan, nginx
+// state: as a ?wait= from its own version when the message names a newer one
+// (the live server answers it at once, with the state it read once for every
+// board of the room), else with a plain request (a word, a finished analysis:
+// the version did not move). Where the channel does not work (no nchan, nginx
 // restarted), the board long polls the state endpoint as before, and tries the
 // channel again a minute later.
 

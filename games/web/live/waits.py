@@ -10,10 +10,11 @@ A waiter:
    query, not one a wait), a key older than the board (a lost publish), or one
    ahead of it, which the database confirms (one query for the waits that
    start from the same key together: database_word). A key ahead of the
-   database is left by a timeline that a restored backup undid (the room's serial only
-   grows, and every key was read from the database before this): forgotten,
-   so it neither ends waits at once nor holds back the restored room's
-   publishes; the database's word is remembered by the hub in its place;
+   database is left by a timeline that a restored backup undid (the room's
+   serial only grows, and every key was read from the database before
+   this): forgotten, so it neither ends waits at once nor holds back the
+   restored room's publishes; the database's word is remembered by the hub
+   in its place;
 2. answers at once when the room's version is not the board's;
 3. otherwise waits for a pulse of its room on the channel (a pulse not older
    than the one it started from: a finished analysis publishes the same
