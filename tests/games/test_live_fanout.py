@@ -109,6 +109,32 @@ class Browser:
         return [(name, value) for name, value in given.items() if value]
 
 
+def tabs_and_spectators(room, alice, count: int) -> list[Browser]:
+    """`count` boards that have read the room: the first half alice's tabs, the rest
+    spectators, every other one in Spanish."""
+    bind(alice, room)
+    browsers = []
+    for number in range(count):
+        client = alice.client if number < count // 2 else Client()
+        browser = Browser(client, "es" if number % 2 else "en")
+        browser.look(room)
+        browsers.append(browser)
+    return browsers
+
+
+# One shared state for each role (alice's seat 1, a spectator) and language.
+ONE_STATE_EACH = {
+    ("shared", "1", "es"): 1,
+    ("shared", "1", "en"): 1,
+    ("shared", "-", "es"): 1,
+    ("shared", "-", "en"): 1,
+}
+
+
+def shared_states(computations) -> dict:
+    return {key: n for key, n in computations.items() if key[0] == "shared"}
+
+
 def play(room, alice):
     from games import services
 
@@ -149,14 +175,7 @@ def wake(room, alice, browsers, headers=None, act=play):
 def test_fifty_boards_woken_by_one_move_share_one_state_per_role_and_language(
     room, alice, no_redis, django_requests, computations
 ):
-    bind(alice, room)
-    browsers = []
-    for number in range(50):
-        language = "es" if number % 2 else "en"
-        client = alice.client if number < 25 else Client()  # alice's tabs, and spectators
-        browser = Browser(client, language)
-        browser.look(room)
-        browsers.append(browser)
+    browsers = tabs_and_spectators(room, alice, 50)
     state_cache.clear()
     django_requests.clear()
     computations.clear()
@@ -173,12 +192,7 @@ def test_fifty_boards_woken_by_one_move_share_one_state_per_role_and_language(
     # Neither the waits nor the woken boards went into Django; one shared state
     # per (role, language), each computed once.
     assert django_requests["requests"] == 0
-    assert {key: n for key, n in computations.items() if key[0] == "shared"} == {
-        ("shared", "1", "es"): 1,
-        ("shared", "1", "en"): 1,
-        ("shared", "-", "es"): 1,
-        ("shared", "-", "en"): 1,
-    }
+    assert shared_states(computations) == ONE_STATE_EACH
     assert computations[("computed",)] == 4
     # Same answers as Django gives each of them.
     for browser, answer in zip(browsers[::7], answers[::7], strict=True):
@@ -196,13 +210,7 @@ def test_boards_that_read_after_their_channels_message_share_one_query_and_one_s
     is ahead of them, which the database confirms once for all of them, and each
     (role, language) gets one state, as when they were woken while waiting here.
     Boards a moment behind (a second batch) ask nobody again."""
-    bind(alice, room)
-    browsers = []
-    for number in range(40):
-        client = alice.client if number < 20 else Client()  # alice's tabs, and spectators
-        browser = Browser(client, "es" if number % 2 else "en")
-        browser.look(room)
-        browsers.append(browser)
+    browsers = tabs_and_spectators(room, alice, 40)
     version = version_of(room)
     asked = count_calls(monkeypatch, waits, "database_pulse")
 
@@ -234,12 +242,7 @@ def test_boards_that_read_after_their_channels_message_share_one_query_and_one_s
     assert {answer.json()["version"] for answer in answers} == {version + 1}
     assert asked == [room.slug]  # one query: the key ahead of the boards, confirmed
     assert django_requests["requests"] == 0
-    assert {key: n for key, n in computations.items() if key[0] == "shared"} == {
-        ("shared", "1", "es"): 1,
-        ("shared", "1", "en"): 1,
-        ("shared", "-", "es"): 1,
-        ("shared", "-", "en"): 1,
-    }
+    assert shared_states(computations) == ONE_STATE_EACH
 
 
 @pytest.mark.django_db(transaction=True)
