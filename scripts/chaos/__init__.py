@@ -49,12 +49,20 @@ Scenarios (`--only NAME[,NAME]` runs some; all by default):
                 and people move
   pubsub-cut    the live hubs' Redis subscriptions killed 5 times (CLIENT
                 KILL TYPE pubsub) while the boards wait and people move
+  nginx-kill    nginx (master and workers) SIGKILLed 3 times and started
+                again 2 s later while the boards wait on its channels and
+                people and the computer move
+  nginx-reload  nginx reloaded 4 times (SIGHUP: certbot's deploy hook, the
+                compose kit's twelve-hourly reload) while the boards wait on
+                its channels and people and the computer move
   push          "Es tu turno" by Web Push beside the email, to signed-in
                 players whose browsers allowed notifications, the mail
                 worker SIGKILLed as they fall due and the push service slow
 
-In uvicorn-kill and pubsub-cut each player of a room of two has a board
-(boards.py) that polls as the real one does (static/js/poll.js around
+In uvicorn-kill, pubsub-cut and the two nginx scenarios each player of a
+room of two has a board (boards.py; in the nginx ones, each player against
+the computer too), which must end showing its room's version. It
+polls as the real one does (static/js/poll.js around
 static/js/board/api.js): one GET /api/rooms/<slug>/?wait=<version> at a
 time with its ETag and pass; the next at once after a held answer, after
 1 s growing 1.5× to 20 s after a quick one with nothing new, after 20 s

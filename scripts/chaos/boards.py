@@ -30,7 +30,8 @@ import urllib.request
 from pathlib import Path
 
 from bench.channel import ChannelWaits
-from scripts.chaos.env import SITE
+from games.models import Match
+from scripts.chaos.env import SITE, db
 from scripts.chaos.players import GATEWAY, STATUS_LOCK, STATUSES, TLS, Player
 from scripts.chaos.polling import FAST, HELD, Owed, from_the_gateway, next_poll
 
@@ -187,6 +188,23 @@ class Boards:
 
     def settled(self) -> bool:
         return all(board.unseen() == 0 for board in self.by_seat.values())
+
+    def behind(self) -> list[str]:
+        """The rooms whose board does not show the room's version now: moves nobody
+        acknowledged to a player (the computer's) are owed as well as theirs."""
+        versions = db(
+            lambda: dict(
+                Match.objects.filter(room__slug__in={slug for slug, _ in self.by_seat})
+                .order_by("room_id", "-number")
+                .distinct("room_id")
+                .values_list("room__slug", "version")
+            )
+        )
+        return [
+            slug
+            for (slug, _seat), board in self.by_seat.items()
+            if board.version != versions.get(slug)
+        ]
 
     def close(self) -> None:
         for board in self.by_seat.values():

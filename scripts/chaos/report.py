@@ -120,7 +120,10 @@ class Report:
         if self.boards is not None:
             self.boards.close()
             seen = self.boards.lateness()
-            self.board_unseen = self.boards.unseen()
+            behind = self.boards.behind()  # the computer's moves too, owed to nobody above
+            if behind:
+                note += f"; boards behind their room: {', '.join(sorted(behind))}"
+            self.board_unseen = self.boards.unseen() + len(behind)
             self.board_owed = len(seen) + self.board_unseen
             if seen:
                 self.late["board"] = max(seen)

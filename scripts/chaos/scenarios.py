@@ -35,6 +35,7 @@ from scripts.chaos.processes import (
     start_bots_worker,
     start_live,
     start_mail_worker,
+    start_nginx,
     start_redis,
 )
 from scripts.chaos.report import Report, emails_in
@@ -481,16 +482,29 @@ def es_tu_turno_told(mail: MailServer, starts: dict[str, bool], report: Report) 
     ) + "".join(f"; {line}" for line in report.wrong)
 
 
-def boards_waiting(report: Report, processes: Processes, tag: str, rooms: int) -> list[Player]:
+def boards_waiting(
+    report: Report, processes: Processes, tag: str, rooms: int, *, against_bots: bool = False
+) -> list[Player]:
     """Rooms of two whose boards wait for each other's moves (scripts.chaos.boards),
-    and a few rooms against the computer: every player, to play in threads."""
+    and a few rooms against the computer (`against_bots`: their players' boards
+    wait too, for the computer's moves): every player, to play in threads."""
     pairs = rooms_of_two(tag, rooms)
     players = [p for pair in pairs for p in pair]
     report.boards = Boards(processes.folder / "logs" / "mesa-access.log")
-    report.boards.open(players)
     report.bots = against_the_computer(tag, 3)
+    report.boards.open(players + (report.bots if against_bots else []))
     time.sleep(3)  # the boards' first waits are held
     return players + report.bots
+
+
+def caught_up(report: Report) -> bool:
+    """Every board shows its room as it is, and the computer owes no move."""
+    assert report.boards is not None
+    return (
+        report.boards.settled()
+        and not report.boards.behind()
+        and not waiting_for_the_computer(report.bots)
+    )
 
 
 def uvicorn_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
@@ -508,7 +522,7 @@ def uvicorn_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
         time.sleep(2)  # mesa-live.service's RestartSec
         start_live(processes)
     join_all(players, 90)
-    wait_until(lambda: report.boards.settled() and not waiting_for_the_computer(report.bots), 90)
+    wait_until(lambda: caught_up(report), 90)
     report.close(f"{kills} kills of the unit")
 
 
@@ -532,9 +546,52 @@ def pubsub_cut(processes: Processes, mail: MailServer, pg: Postgres) -> None:
         if wait_until(lambda n=subscribers: server.pubsub_numsub(channel)[0][1] >= n, 30, 0.05):
             back.append(time.monotonic() - cut)
     join_all(players, 90)
-    wait_until(lambda: report.boards.settled() and not waiting_for_the_computer(report.bots), 90)
+    wait_until(lambda: caught_up(report), 90)
     slowest = f"{max(back):.1f} s" if back else "-"
     report.close(f"5 cuts; subscribed again {len(back)}/5 times, within {slowest}")
+
+
+def nginx_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """nginx (its master and workers) SIGKILLed 3 times while the boards wait on its
+    channels and people and the computer move, and started again 2 s later, as an
+    operator or a supervisor would. The channels' subscribers and nchan's kept
+    pulses die with it; meanwhile the players' requests find nobody, and the
+    computer's moves (made by a worker, not through nginx) find no nchan to
+    publish to. Each board's broken wait sends it to the long poll for a minute,
+    which reads those moves from the database."""
+    report = Report("nginx SIGKILLed, boards waiting", "nk")
+    waiting = boards_waiting(report, processes, "nk", 6, against_bots=True)
+    players = play_in_threads(report, waiting, 55, pause=3)
+    kills = 0
+    for _ in range(3):
+        time.sleep(random.uniform(9, 12))
+        log("nginx SIGKILLed (master and workers); back in 2 s")
+        processes.kill("nginx", signal.SIGKILL)
+        kills += 1
+        time.sleep(2)
+        start_nginx(processes)
+    join_all(players, 90)
+    wait_until(lambda: caught_up(report), 90)
+    report.close(f"{kills} kills of nginx")
+
+
+def nginx_reload(processes: Processes, mail: MailServer, pg: Postgres) -> None:
+    """nginx reloaded 4 times (SIGHUP to its master: `systemctl reload nginx`, as
+    certbot's deploy hook and the kit's twelve-hourly reload do) while the boards
+    wait on its channels and people and the computer move. The old workers hand
+    over to new ones; no board may miss a move, and no request may fail."""
+    report = Report("nginx reloaded, boards waiting", "nr")
+    waiting = boards_waiting(report, processes, "nr", 6, against_bots=True)
+    players = play_in_threads(report, waiting, 55, pause=3)
+    reloads = 0
+    for _ in range(4):
+        time.sleep(random.uniform(7, 10))
+        log("nginx reloaded (SIGHUP)")
+        os.kill(processes.running["nginx"].pid, signal.SIGHUP)
+        reloads += 1
+    join_all(players, 90)
+    wait_until(lambda: caught_up(report), 90)
+    report.close(f"{reloads} reloads of nginx")
 
 
 def signed_in_with_push(mail: MailServer, name: str, address: str) -> Player:
@@ -604,5 +661,7 @@ SCENARIOS = {
     "mail-kill": mail_kill,
     "uvicorn-kill": uvicorn_kill,
     "pubsub-cut": pubsub_cut,
+    "nginx-kill": nginx_kill,
+    "nginx-reload": nginx_reload,
     "push": push_kill,
 }
