@@ -85,6 +85,13 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     assert result["memory_per_board_kb"]["whole"] > 0
     # The boards send their browser's cookies as one header: no answer of theirs set one.
     assert result["board_answers_setting_a_cookie"] == 0
+    # nginx reloaded under the boards (--reload-nginx-at): no 5xx above, every board
+    # at the final version, and the moves after it told apart.
+    reloaded = result["after_reloads"]
+    assert reloaded["reloads"] == 1
+    assert reloaded["actions"] + actions["outside_windows"] + actions["in_windows"] == (
+        actions["count"]
+    )
     # The run's own database is gone: make load dropped what it created.
     assert not database_exists(database)
     # Seeding's commits are not in the rate: a handful of actions a second, not hundreds.
@@ -99,7 +106,7 @@ def run_load(database: str, redis_url: str, report: Path) -> subprocess.Complete
             "--duration", "12", "--warmup", "2", "--window", "1", "--think", "0.5", "1",
             "--grace", "40", "--still", "2", "--web-workers", "1", "--threads", "8", "--pool", "2",
             "--port", PORT, "--database-url", database, "--redis-url", redis_url,
-            "--output", str(report), "--quiet",
+            "--reload-nginx-at", "8", "--output", str(report), "--quiet",
         ],
         cwd=ROOT, capture_output=True, text=True, timeout=400,
     )  # fmt: skip

@@ -74,6 +74,13 @@ def parse(argv: list[str]) -> Options:
     parser.add_argument("--still", type=float, default=defaults.still)
     parser.add_argument("--grace", type=float, default=defaults.grace)
     parser.add_argument("--open-rate", type=float, default=defaults.open_rate)
+    parser.add_argument(
+        "--reload-nginx-at",
+        dest="reload_at",
+        type=float,
+        default=defaults.reload_at,
+        help="reload every node's nginx (SIGHUP) this many seconds into the players' phase",
+    )
     parser.add_argument("--profile", default="", help="write the generator's cProfile here")
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--output", default="")

@@ -18,6 +18,9 @@ DEFAULT_REDIS = "redis://127.0.0.1:6379/2"
 # The two GETs compared: a spectator's room state, and the bare-Django reference.
 NAMES = ("state", "reference")
 HELD = 3.0  # poll.js: an answer that took this long was held by the server
+# After a reload of nginx: the boards' minute on the long poll (channel.js's
+# REST_MS) and their way back to the channels. Moves in it are reported apart.
+RELOAD_SPAN = 75.0
 # The generator's own lag (a timer woken late) beyond which its latencies are its own.
 VOID_LAG_MS = 100.0
 LAG_TICK = 0.05  # the lag probe's timer
@@ -67,6 +70,10 @@ class Options:
     # opened at this rate in every run before, 10,000 at 1,000/s, a herd of page
     # loads no server core answers (docs/LOAD.md); --open-rate 1000 is that herd.
     open_rate: float = 200.0
+    # Seconds into the players' phase at which every node's nginx is reloaded
+    # (SIGHUP to its master: `systemctl reload nginx` after certbot renews, the
+    # compose kit's nginx every 12 hours). None: never.
+    reload_at: float | None = None
     profile: str = ""  # a path: the generator's cProfile (pstats) written there
     seed: int = 19
     quiet: bool = False

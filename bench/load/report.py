@@ -11,7 +11,7 @@ from dataclasses import asdict
 from typing import Any, Protocol
 
 from bench.load.measure import Board, Move, Stats, percentile, verdict
-from bench.load.options import VOID_LAG_MS, Options
+from bench.load.options import RELOAD_SPAN, VOID_LAG_MS, Options
 
 
 class FinishedRun(Protocol):
@@ -23,6 +23,7 @@ class FinishedRun(Protocol):
     boards: list[Board]
     slugs: list[str]
     sizes: dict[str, str]
+    reloads: list[tuple[float, float]]  # each reload of nginx and the span after it
 
     @property
     def idle(self) -> Sized: ...
@@ -68,23 +69,36 @@ def build(
     """The run's report, as written to JSON and printed by print_report."""
     options, stats = run.options, run.stats
     seen, missed = run.seen_delays()
-    delays = [d for sent, d in seen if not run.in_window(sent, sent + d)]
-    delays_in_windows = [d for sent, d in seen if run.in_window(sent, sent + d)]
+
+    def reloaded(start: float, end: float) -> bool:
+        """Overlapping the span after a reload of nginx: reported on its own."""
+        return in_window(run.reloads, start, end)
+
+    def windowed(start: float, end: float) -> bool:
+        return run.in_window(start, end) and not reloaded(start, end)
+
+    def apart(start: float, end: float) -> bool:
+        return run.in_window(start, end) or reloaded(start, end)
+
+    delays = [d for sent, d in seen if not apart(sent, sent + d)]
+    delays_in_windows = [d for sent, d in seen if windowed(sent, sent + d)]
+    delays_reloaded = [d for sent, d in seen if reloaded(sent, sent + d)]
     spans = list(zip(stats.action_spans, stats.action_ms, strict=True))
-    action_ms = [ms for (a, b), ms in spans if not run.in_window(a, b)]
+    action_ms = [ms for (a, b), ms in spans if not apart(a, b)]
 
     def outside_windows(timed: list[float | None]) -> list[float]:
         return [
             ms
             for (a, b), ms in zip(stats.action_spans, timed, strict=True)
-            if ms is not None and not run.in_window(a, b)
+            if ms is not None and not apart(a, b)
         ]
 
     at_server = outside_windows(stats.action_server_ms)
     cpu_at_server = outside_windows(stats.action_cpu_ms)
     db_at_server = outside_windows(stats.action_db_ms)
     pool_at_server = outside_windows(stats.action_pool_ms)
-    action_ms_in_windows = [ms for (a, b), ms in spans if run.in_window(a, b)]
+    action_ms_in_windows = [ms for (a, b), ms in spans if windowed(a, b)]
+    action_ms_reloaded = [ms for (a, b), ms in spans if reloaded(a, b)]
     acked_total = sum(stats.acked.values())
     stored_total = sum(stored.get(slug, 0) for slug in run.slugs)
     # Every acknowledged action stored once: the Turn rows are the acknowledged
@@ -165,6 +179,15 @@ def build(
             "never_seen": missed,
             "in_windows": len(delays_in_windows),
             "in_windows_p95_ms": ms(_times_1000(percentile(delays_in_windows, 0.95))),
+        },
+        # The moves and actions in the span after each reload of nginx (--reload-nginx-at).
+        "after_reloads": {
+            "reloads": len(run.reloads),
+            "actions": len(action_ms_reloaded),
+            **at("actions_", action_ms_reloaded, 50, 95),
+            "moves": len(delays_reloaded),
+            "seen_p95_ms": ms(_times_1000(percentile(delays_reloaded, 0.95))),
+            "seen_max_ms": ms(_times_1000(max(delays_reloaded) if delays_reloaded else None)),
         },
         "rooms": {"played": len(run.slugs), "idle": len(run.idle)},
         "boards": {
@@ -288,6 +311,17 @@ def print_report(report: dict[str, Any]) -> None:
     load = ", ".join(f"{x:.1f}" for x in cores["load_average"])
     lag, z = report["generator_lag"], report["sizes"]
     m = report.get("memory_per_board_kb") or {"whole": None, "above_idle": None}
+    r = report.get("after_reloads") or {}
+    reloads = (
+        [
+            f"after {r['reloads']} reload(s) of nginx, for {RELOAD_SPAN:.0f} s (apart from "
+            f"the figures above): actions ({r['actions']}) p50 {r['actions_p50_ms']} ms, "
+            f"p95 {r['actions_p95_ms']} ms; a move seen by every board ({r['moves']}): "
+            f"p95 {r['seen_p95_ms']} ms, max {r['seen_max_ms']} ms"
+        ]
+        if r.get("reloads")
+        else []
+    )
     lines = [
         *([f"VOID: {report['void']}"] if report["void"] else []),
         f"load generator's own lag: p50 {lag['p50_ms']} ms, p99 {lag['p99_ms']} ms, "
@@ -345,6 +379,7 @@ def print_report(report: dict[str, Any]) -> None:
         + ", outside the windows: p50 "
         f"{s['p50_ms']} ms, p95 {s['p95_ms']} ms, max {s['max_ms']} ms ({s['moves']} moves, "
         f"{s['never_seen']} never); in them ({s['in_windows']}): p95 {s['in_windows_p95_ms']} ms",
+        *reloads,
         f"rooms: {report['rooms']['played']} played, {report['rooms']['idle']} where nobody "
         f"moves; boards' waits: {b['requests']}, held (by nchan or the server): {b['held_share']}",
         f"under load: state GET {report['state_get_per_second']} req/s, bare Django project "

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import math
+import os
 import random
+import signal
 import ssl
 import time
 from collections.abc import Awaitable
@@ -29,7 +31,7 @@ from bench.load.clients import (
     next_action,
 )
 from bench.load.measure import Board, Move, Stats, server_ms
-from bench.load.options import HELD, LAG_TICK, NAMES, Options
+from bench.load.options import HELD, LAG_TICK, NAMES, RELOAD_SPAN, Options
 from bench.load.servers import (
     admin_url,
     children,
@@ -70,6 +72,7 @@ class Run:
         self.start = 0.0
         self.phase = "warmup"
         self.windows: list[tuple[float, float]] = []  # the throughput windows' (start, end)
+        self.reloads: list[tuple[float, float]] = []  # each reload of nginx, and RELOAD_SPAN on
         self.servers: dict[int, str] = {}  # each server's first pid -> its role
         self.collection_started = 0.0  # perf_counter at the start of a full collection
 
@@ -441,6 +444,8 @@ class Run:
         commits_before, measured = await self.commits(), time.monotonic()
         players = [asyncio.create_task(self.player(seat)) for seat in self.seats]
         windows = asyncio.create_task(self.throughput_windows(bench_session))
+        if options.reload_at is not None:
+            players.append(asyncio.create_task(self.reload_nginx(options.reload_at)))
         await asyncio.sleep(options.duration)
         self.mark("after the players")
         self.log("players stop")
@@ -468,6 +473,23 @@ class Run:
             await browser.close()
         await connector.close()
         return self.report(final, caught_up, stored, commits)
+
+    async def reload_nginx(self, after: float) -> None:
+        """Every node's nginx reloaded `after` seconds into the players' phase: SIGHUP
+        to its master, as `systemctl reload nginx` sends it. nchan hands no
+        subscriber to the new worker: every board hears its channel break and
+        long polls for a minute (static/js/channel.js)."""
+        try:
+            await asyncio.wait_for(self.stop_players.wait(), after)
+            return  # the players stopped first
+        except TimeoutError:
+            pass
+        moment = time.monotonic()
+        masters = [pid for pid, role in self.servers.items() if role.endswith(" nginx")]
+        for pid in masters:
+            os.kill(pid, signal.SIGHUP)
+        self.reloads.append((moment, moment + RELOAD_SPAN))
+        self.log(f"nginx reloaded (SIGHUP to {len(masters)} master(s))")
 
     async def catch_up(self, final: dict[str, int]) -> int:
         deadline = time.monotonic() + self.options.grace
