@@ -123,8 +123,9 @@ def test_acme_challenges_are_served_and_renewals_reach_nginx(compose):
     (certbot_webroot,) = [target for source, target in written if source in served]
     assert f"--webroot -w {certbot_webroot}" in command_line(certbot)
     assert ("/etc/letsencrypt", "/etc/letsencrypt") in written
-    # nginx reloads on its own: its image's start (deploy/nginx/start.sh).
-    assert re.search(r"while sleep \d+h; do nginx -s reload; done", START.read_text())
+    # nginx reloads on its own when the certificate changed: its image's start
+    # (deploy/nginx/start.sh; test_nginx_reloads_only_for_a_renewed_certificate).
+    assert "nginx -s reload" in START.read_text()
 
 
 def test_the_app_trusts_forwarding_from_nginx_alone(compose):
@@ -172,6 +173,62 @@ def test_nginx_runs_its_own_file_and_holds_a_nodes_boards(compose):
         missing("nginx is not installed (apt-get install nginx; .ci/run does)")
     tested = subprocess.run([NGINX, "-t", "-c", str(conf)], capture_output=True, text=True)
     assert tested.returncode == 0, tested.stderr
+
+
+def test_nginx_reloads_only_for_a_renewed_certificate(compose, tmp_path):
+    """deploy/nginx/start.sh, run with sh as the image runs it (its check every
+    0.2 s instead of 12 h, nginx a stand-in that notes how it was called): no
+    reload while the certificate stays as it was, one when certbot renews it. A
+    reload closes every board's channel, so the boards long poll for a minute."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    if not shutil.which("envsubst"):
+        from tests.helpers import missing
+
+        missing("envsubst is not installed (gettext-base; .ci/run installs it)")
+    bin_folder = tmp_path / "bin"
+    bin_folder.mkdir()
+    called = tmp_path / "called"
+    (bin_folder / "nginx").write_text(
+        f'#!/bin/sh\necho "$@" >> {called}\n[ "$1" = -g ] && exec sleep 60\nexit 0\n'
+    )
+    (bin_folder / "nginx").chmod(0o755)
+    certificate = tmp_path / "fullchain.pem"
+    certificate.write_text("the first certificate\n")
+    environment = {
+        name: str(value) for name, value in compose["services"]["nginx"]["environment"].items()
+    }
+    run = subprocess.Popen(
+        ["sh", str(START)],
+        env={
+            "PATH": f"{bin_folder}:{os.environ['PATH']}",
+            "NGINX_TEMPLATE": str(ROOT / "deploy" / "nginx" / "mesa.conf.template"),
+            "NGINX_SITE": str(tmp_path / "mesa.conf"),
+            **environment,
+            "MESA_TLS_CERT": str(certificate),
+            "MESA_RELOAD_CHECK": "0.2",
+        },
+        start_new_session=True,  # its check loop goes with it
+    )
+
+    def calls() -> list[str]:
+        return called.read_text().splitlines() if called.exists() else []
+
+    try:
+        time.sleep(1.5)  # seven checks of an unchanged certificate
+        assert calls() == ["-g daemon off;"]
+        certificate.write_text("the renewed certificate\n")
+        deadline = time.monotonic() + 10
+        while "-s reload" not in calls() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1.5)  # and no second reload for the same certificate
+        assert calls() == ["-g daemon off;", "-s reload"]
+    finally:
+        os.killpg(run.pid, signal.SIGTERM)
+        run.wait(timeout=10)
 
 
 def test_nginxs_image_starts_the_site_rendered_from_the_template(compose, tmp_path):
