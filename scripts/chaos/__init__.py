@@ -52,9 +52,9 @@ Scenarios (`--only NAME[,NAME]` runs some; all by default):
   nginx-kill    nginx (master and workers) SIGKILLed 3 times and started
                 again 2 s later while the boards wait on its channels and
                 people and the computer move
-  nginx-reload  nginx reloaded 4 times (SIGHUP: certbot's deploy hook, the
-                compose kit's twelve-hourly reload) while the boards wait on
-                its channels and people and the computer move
+  nginx-reload  nginx reloaded 4 times (SIGHUP, as after certbot renewed
+                the certificate) while the boards wait on its channels and
+                people and the computer move
   push          "Es tu turno" by Web Push beside the email, to signed-in
                 players whose browsers allowed notifications, the mail
                 worker SIGKILLed as they fall due and the push service slow

@@ -577,9 +577,9 @@ def nginx_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
 
 def nginx_reload(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     """nginx reloaded 4 times (SIGHUP to its master: `systemctl reload nginx`, as
-    certbot's deploy hook and the kit's twelve-hourly reload do) while the boards
-    wait on its channels and people and the computer move. The old workers hand
-    over to new ones; no board may miss a move, and no request may fail."""
+    the kits do after certbot renewed the certificate) while the boards wait on
+    its channels and people and the computer move. The old workers hand over to
+    new ones; no board may miss a move, and no request may fail."""
     report = Report("nginx reloaded, boards waiting", "nr")
     waiting = boards_waiting(report, processes, "nr", 6, against_bots=True)
     players = play_in_threads(report, waiting, 55, pause=3)
