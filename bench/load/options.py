@@ -71,8 +71,8 @@ class Options:
     # loads no server core answers (docs/LOAD.md); --open-rate 1000 is that herd.
     open_rate: float = 200.0
     # Seconds into the players' phase at which every node's nginx is reloaded
-    # (SIGHUP to its master: `systemctl reload nginx` after certbot renews, the
-    # compose kit's nginx every 12 hours). None: never.
+    # (SIGHUP to its master: `systemctl reload nginx` after certbot renews a
+    # certificate). None: never.
     reload_at: float | None = None
     profile: str = ""  # a path: the generator's cProfile (pstats) written there
     seed: int = 19
