@@ -89,9 +89,8 @@ def test_a_tiny_load_run_loses_nothing(tmp_path):
     # at the final version, and the moves after it told apart.
     reloaded = result["after_reloads"]
     assert reloaded["reloads"] == 1
-    assert reloaded["actions"] + actions["outside_windows"] + actions["in_windows"] == (
-        actions["count"]
-    )
+    told_apart = reloaded["actions"] + actions["outside_windows"] + actions["in_windows"]
+    assert told_apart == actions["count"]
     # The run's own database is gone: make load dropped what it created.
     assert not database_exists(database)
     # Seeding's commits are not in the rate: a handful of actions a second, not hundreds.
