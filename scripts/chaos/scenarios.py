@@ -7,6 +7,7 @@ import shutil
 import signal
 import threading
 import time
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.contrib.auth.models import User
@@ -507,23 +508,41 @@ def caught_up(report: Report) -> bool:
     )
 
 
+def faults_under_boards(
+    report: Report,
+    processes: Processes,
+    fault: Callable[[], None],
+    times: int,
+    apart: tuple[float, float],
+    *,
+    against_bots: bool = False,
+) -> None:
+    """The board scenarios' run: boards waiting and people playing for 55 s, `fault`
+    done `times` times, `apart` (a range of seconds) between two; then every
+    player done and every board caught up."""
+    waiting = boards_waiting(report, processes, report.tag, 6, against_bots=against_bots)
+    players = play_in_threads(report, waiting, 55, pause=3)
+    for _ in range(times):
+        time.sleep(random.uniform(*apart))
+        fault()
+    join_all(players, 90)
+    wait_until(lambda: caught_up(report), 90)
+
+
 def uvicorn_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     """uvicorn (mesa-live, both its processes) SIGKILLed 4 times while the boards
     wait and people move, and started again 2 s later (RestartSec=2): the waits it
     held die with it, and nginx hands them to gunicorn (mesa_live's backup)."""
     report = Report("uvicorn SIGKILLed, boards waiting", "uk")
-    players = play_in_threads(report, boards_waiting(report, processes, "uk", 6), 55, pause=3)
-    kills = 0
-    for _ in range(4):
-        time.sleep(random.uniform(7, 10))
+
+    def kill() -> None:
         log("uvicorn SIGKILLed (the whole unit); back in 2 s")
         processes.kill("live", signal.SIGKILL)
-        kills += 1
         time.sleep(2)  # mesa-live.service's RestartSec
         start_live(processes)
-    join_all(players, 90)
-    wait_until(lambda: caught_up(report), 90)
-    report.close(f"{kills} kills of the unit")
+
+    faults_under_boards(report, processes, kill, 4, (7, 10))
+    report.close("4 kills of the unit")
 
 
 def pubsub_cut(processes: Processes, mail: MailServer, pg: Postgres) -> None:
@@ -533,20 +552,19 @@ def pubsub_cut(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     import redis
 
     report = Report("Redis pub/sub cut, boards waiting", "pc")
-    players = play_in_threads(report, boards_waiting(report, processes, "pc", 6), 55, pause=3)
     server = redis.Redis.from_url(REDIS_URL)
     channel = live.channel()
     back: list[float] = []
-    for _ in range(5):
-        time.sleep(random.uniform(6, 9))
+
+    def cut() -> None:
         subscribers = server.pubsub_numsub(channel)[0][1]
         killed = server.client_kill_filter(_type="pubsub")
-        cut = time.monotonic()
+        at = time.monotonic()
         log(f"Redis: {killed} pub/sub connections killed ({subscribers} on {channel})")
         if wait_until(lambda n=subscribers: server.pubsub_numsub(channel)[0][1] >= n, 30, 0.05):
-            back.append(time.monotonic() - cut)
-    join_all(players, 90)
-    wait_until(lambda: caught_up(report), 90)
+            back.append(time.monotonic() - at)
+
+    faults_under_boards(report, processes, cut, 5, (6, 9))
     slowest = f"{max(back):.1f} s" if back else "-"
     report.close(f"5 cuts; subscribed again {len(back)}/5 times, within {slowest}")
 
@@ -560,19 +578,15 @@ def nginx_kill(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     publish to. Each board's broken wait sends it to the long poll for a minute,
     which reads those moves from the database."""
     report = Report("nginx SIGKILLed, boards waiting", "nk")
-    waiting = boards_waiting(report, processes, "nk", 6, against_bots=True)
-    players = play_in_threads(report, waiting, 55, pause=3)
-    kills = 0
-    for _ in range(3):
-        time.sleep(random.uniform(9, 12))
+
+    def kill() -> None:
         log("nginx SIGKILLed (master and workers); back in 2 s")
         processes.kill("nginx", signal.SIGKILL)
-        kills += 1
         time.sleep(2)
         start_nginx(processes)
-    join_all(players, 90)
-    wait_until(lambda: caught_up(report), 90)
-    report.close(f"{kills} kills of nginx")
+
+    faults_under_boards(report, processes, kill, 3, (9, 12), against_bots=True)
+    report.close("3 kills of nginx")
 
 
 def nginx_reload(processes: Processes, mail: MailServer, pg: Postgres) -> None:
@@ -581,17 +595,13 @@ def nginx_reload(processes: Processes, mail: MailServer, pg: Postgres) -> None:
     its channels and people and the computer move. The old workers hand over to
     new ones; no board may miss a move, and no request may fail."""
     report = Report("nginx reloaded, boards waiting", "nr")
-    waiting = boards_waiting(report, processes, "nr", 6, against_bots=True)
-    players = play_in_threads(report, waiting, 55, pause=3)
-    reloads = 0
-    for _ in range(4):
-        time.sleep(random.uniform(7, 10))
+
+    def reload() -> None:
         log("nginx reloaded (SIGHUP)")
         os.kill(processes.running["nginx"].pid, signal.SIGHUP)
-        reloads += 1
-    join_all(players, 90)
-    wait_until(lambda: caught_up(report), 90)
-    report.close(f"{reloads} reloads of nginx")
+
+    faults_under_boards(report, processes, reload, 4, (7, 10), against_bots=True)
+    report.close("4 reloads of nginx")
 
 
 def signed_in_with_push(mail: MailServer, name: str, address: str) -> Player:
